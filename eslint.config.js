@@ -1,0 +1,68 @@
+// @ts-check
+import tseslint from 'typescript-eslint';
+
+/** Where an import may point: the runtime layering of the house style, enforced. */
+const node = ['node:*', 'fs', 'path', 'os', 'http', 'https', 'net', 'crypto', 'child_process', 'worker_threads', 'url', 'util', 'stream', 'events'];
+const pattern = (group, message) => ({ group, message });
+
+export default tseslint.config(
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'Use a const array and a union type: enums are not erasable TypeScript.' }],
+    },
+  },
+  {
+    files: ['src/shared/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          pattern(node, 'src/shared is pure TypeScript: no Node built-ins.'),
+          pattern(['electron', 'react-dom', 'react-dom/*'], 'src/shared runs everywhere: no Electron, no DOM.'),
+          pattern(['**/main/**', '**/renderer/**', '**/preload/**'], 'src/shared imports nothing but shared.'),
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/renderer/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          pattern(node, 'The renderer has no Node: talk to main through the console API.'),
+          pattern(['electron'], 'The renderer has no Electron: use the preload bridge.'),
+          pattern(['**/main/**', '**/preload/**'], 'The renderer may import only shared.'),
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/preload/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [pattern(['**/main/**', '**/renderer/**'], 'The preload imports only shared (and electron).')] }],
+    },
+  },
+  {
+    files: ['src/main/**', 'test/**', 'bench/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [pattern(['**/renderer/**'], 'Nothing imports the renderer.')] }],
+    },
+  },
+  {
+    files: ['src/main/engines/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          pattern(['**/renderer/**'], 'Nothing imports the renderer.'),
+          pattern(['node:sqlite', 'node:http', 'node:https', '**/store/index.ts', '**/store/db.ts', '**/http/**'], 'Engines get data, never a database or HTTP handle.'),
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/main/engines/**/*.test.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+);

@@ -1,0 +1,104 @@
+import type { Store } from '../store/index.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
+import { generateSecret } from '../auth/secret-box.ts';
+import { checkSendUrl } from '../../shared/protocol/send-url.ts';
+import { clientSettingsSchema, GROUP_POLICIES, type ClientSettings } from '../../shared/client-settings.ts';
+import { UsageError } from './args.ts';
+
+const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface ClientFlags {
+  secret?: string;
+  'send-url'?: string;
+  'bound-account'?: string;
+  'group-policy'?: string;
+  'retire-previous'?: boolean;
+}
+
+function requireId(id: string | undefined): string {
+  if (!id) throw new UsageError('a client ID is required');
+  if (!CLIENT_ID.test(id)) throw new UsageError(`client ID "${id}" must be 1..128 characters of A-Z a-z 0-9 . _ : -`);
+  return id;
+}
+
+function checkSecret(secret: string): string {
+  if (Buffer.byteLength(secret, 'utf8') < 32) throw new UsageError('--secret must be at least 32 bytes; omit it to have a random one generated');
+  return secret;
+}
+
+function settingsFrom(flags: ClientFlags): ClientSettings {
+  const raw: Record<string, unknown> = {};
+  if (flags['send-url'] !== undefined) {
+    const check = checkSendUrl(flags['send-url'], undefined);
+    if (!check.ok) throw new UsageError(`--send-url ${check.message}`);
+    raw['sendUrl'] = flags['send-url'];
+  }
+  if (flags['bound-account'] !== undefined) raw['boundAccount'] = flags['bound-account'];
+  if (flags['group-policy'] !== undefined) {
+    if (!(GROUP_POLICIES as readonly string[]).includes(flags['group-policy'])) {
+      throw new UsageError(`--group-policy must be one of ${GROUP_POLICIES.join(', ')}, got "${flags['group-policy']}"`);
+    }
+    raw['groupPolicy'] = flags['group-policy'];
+  }
+  const parsed = clientSettingsSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  return parsed.data;
+}
+
+function secretNotice(secret: string): string {
+  return `secret: ${secret}\nThis secret is shown once. Store it in the integration now; Switchboard keeps it encrypted and cannot show it again.`;
+}
+
+export function clientsCommand(store: Store, box: SecretBox, now: number, args: string[], flags: ClientFlags): string {
+  const [action, idArg] = args;
+  switch (action) {
+    case 'add': {
+      const id = requireId(idArg);
+      const settings = settingsFrom(flags);
+      const secret = flags.secret !== undefined ? checkSecret(flags.secret) : generateSecret();
+      store.transaction(() => {
+        if (store.clients.get(id)) throw new UsageError(`client "${id}" already exists; use "clients rotate ${id}" for a new secret`);
+        store.clients.create(id, settings, now);
+        store.clients.addSecret(id, box.seal(secret), secret.slice(-4), now);
+      });
+      return `client ${id} added\n${secretNotice(secret)}`;
+    }
+    case 'list': {
+      const rows = store.clients.list().map((c) => [
+        c.id,
+        c.enabled ? 'enabled' : 'disabled',
+        String(store.clients.activeSecrets(c.id).length),
+        c.settings.sendUrl ?? '-',
+        c.settings.boundAccount ?? '-',
+        c.settings.groupPolicy,
+        new Date(c.createdAt).toISOString(),
+      ]);
+      if (rows.length === 0) return 'no clients yet: add one with "npm run cli -- clients add ID"';
+      const header = ['ID', 'STATE', 'SECRETS', 'SEND_URL', 'BOUND_ACCOUNT', 'GROUP_POLICY', 'CREATED'];
+      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+      return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+    }
+    case 'rotate': {
+      const id = requireId(idArg);
+      const secret = flags.secret !== undefined ? checkSecret(flags.secret) : generateSecret();
+      let retired = 0;
+      store.transaction(() => {
+        if (!store.clients.get(id)) throw new UsageError(`no client "${id}"`);
+        store.clients.addSecret(id, box.seal(secret), secret.slice(-4), now);
+        if (flags['retire-previous']) retired = store.clients.retireOlderSecrets(id, now);
+      });
+      const previous = flags['retire-previous']
+        ? `The previous secret${retired === 1 ? ' was' : 's were'} retired at once.`
+        : 'The previous secret stays valid until the next rotation (or "rotate --retire-previous").';
+      return `client ${id}: new secret issued\n${secretNotice(secret)}\n${previous}`;
+    }
+    case 'disable':
+    case 'enable': {
+      const id = requireId(idArg);
+      if (!store.clients.setEnabled(id, action === 'enable', now)) throw new UsageError(`no client "${id}"`);
+      return `client ${id} ${action}d`;
+    }
+    default:
+      throw new UsageError(`unknown clients command "${action ?? ''}"; use add, list, rotate, disable or enable`);
+  }
+}

@@ -1,0 +1,110 @@
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { defaultDataDir } from '../config/server-config.ts';
+import { openDatabase } from '../store/db.ts';
+import { createStore, type Store } from '../store/index.ts';
+import { keyFileBox } from '../auth/secret-box.ts';
+import { databasePath, secretKeyPath } from '../service.ts';
+import { clientsCommand } from './clients-commands.ts';
+import { parsePairs, ImportError } from './kb-import.ts';
+import { UsageError } from './args.ts';
+
+const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
+  clients add ID [--secret S] [--send-url URL] [--bound-account ID] [--group-policy mention|all|never]
+  clients list
+  clients rotate ID [--retire-previous]
+  clients disable ID | clients enable ID
+  kb add --question Q --answer A
+  kb import FILE          (JSON array of {question, answer}, or CSV with header question,answer)
+  kb list`;
+
+function kbCommand(store: Store, now: number, args: string[], flags: { question?: string; answer?: string }): string {
+  const [action, file] = args;
+  switch (action) {
+    case 'add': {
+      const question = flags.question?.trim();
+      const answer = flags.answer?.trim();
+      if (!question || !answer) throw new UsageError('kb add needs --question and --answer, both non-empty');
+      return `entry ${store.kb.add(question, answer, now)} added`;
+    }
+    case 'import': {
+      if (!file) throw new UsageError('kb import needs a FILE');
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+      }
+      const pairs = parsePairs(file, text);
+      // All or nothing: a file with one bad line leaves the knowledge base as it was.
+      store.transaction(() => {
+        for (const p of pairs) store.kb.add(p.question, p.answer, now);
+      });
+      return `imported ${pairs.length} entr${pairs.length === 1 ? 'y' : 'ies'} from ${file}`;
+    }
+    case 'list': {
+      const entries = store.kb.list(10_000);
+      if (entries.length === 0) return 'the knowledge base is empty: add entries with "kb add" or "kb import"';
+      return entries.map((e) => `${e.id}\t${e.question}\t${e.answer.replace(/\s+/g, ' ').slice(0, 80)}`).join('\n');
+    }
+    default:
+      throw new UsageError(`unknown kb command "${action ?? ''}"; use add, import or list`);
+  }
+}
+
+function main(argv: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'data-dir': { type: 'string' },
+        secret: { type: 'string' },
+        'send-url': { type: 'string' },
+        'bound-account': { type: 'string' },
+        'group-policy': { type: 'string' },
+        'retire-previous': { type: 'boolean' },
+        question: { type: 'string' },
+        answer: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [group, ...rest] = positionals;
+  if (values.help || !group) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const dataDir = values['data-dir'] ?? defaultDataDir();
+  let store: Store | undefined;
+  try {
+    if (group !== 'clients' && group !== 'kb') throw new UsageError(`unknown command "${group}"`);
+    store = createStore(openDatabase(databasePath(dataDir)));
+    const now = Date.now();
+    const out =
+      group === 'clients' ? clientsCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values) : kbCommand(store, now, rest, values);
+    console.log(out);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`error: ${error.message}\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ImportError) {
+      console.error(`error: import refused, nothing was imported: ${error.message}`);
+      return 1;
+    }
+    console.error(`error: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    store?.close();
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));

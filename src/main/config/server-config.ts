@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const DEFAULT_FALLBACK_TEXT = 'Thanks for your message. A member of our team will get back to you shortly.';
+
+/** Server-wide settings: protocol defaults, overridable by <data-dir>/config.json and flags. */
+export const serverConfigSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(8787),
+  consolePort: z.number().int().min(0).max(65535).default(8788),
+  bodyLimitBytes: z.number().int().min(1024).default(10 * 1024 * 1024),
+  timestampToleranceSeconds: z.number().int().min(1).default(300),
+  replayWindowSeconds: z.number().int().min(1).default(600),
+  rateLimit: z
+    .strictObject({ perSecond: z.number().positive().default(100), burst: z.number().int().min(1).default(200) })
+    .default({ perSecond: 100, burst: 200 }),
+  engineTimeoutMs: z.number().int().min(100).default(30_000),
+  fallbackText: z.string().min(1).max(2000).default(DEFAULT_FALLBACK_TEXT),
+  kbThreshold: z.number().min(0).max(1).default(0.45),
+  requestLogRetentionDays: z.number().min(1).default(30),
+});
+
+export type ServerConfig = z.infer<typeof serverConfigSchema>;
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env['SWITCHBOARD_DATA_DIR']) return env['SWITCHBOARD_DATA_DIR'];
+  const base = env['XDG_DATA_HOME'] || join(homedir(), '.local', 'share');
+  return join(base, 'switchboard');
+}
+
+export class ConfigError extends Error {}
+
+/** Reads <dataDir>/config.json if present; flags given on the command line win over it. */
+export function loadServerConfig(dataDir: string, overrides: Partial<Record<keyof ServerConfig, unknown>> = {}): ServerConfig {
+  const file = join(dataDir, 'config.json');
+  let fromFile: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      fromFile = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  const parsed = serverConfigSchema.safeParse({ ...fromFile, ...defined });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration (${file} or flags): ${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,41 @@
+import type { Channel, MessageRole } from '../../shared/conversation.ts';
+import type { EventType, MessageInfo } from '../../shared/protocol/message-schema.ts';
+import { assertNever } from '../../shared/assert-never.ts';
+
+export function channelOf(eventType: EventType): Channel {
+  switch (eventType) {
+    case 'website_dialog':
+      return 'web';
+    case 'auto_dialog':
+    case 'assist_dialog':
+    case 'cmd_dialog':
+      return 'im';
+    default:
+      return assertNever(eventType, 'event_type');
+  }
+}
+
+/** Staff are type 3 or the client's own bound account; AI is type 4; everyone else is a customer. */
+export function senderRole(info: MessageInfo, boundAccount: string | undefined): Exclude<MessageRole, 'command'> {
+  if (info.from_user_type === 4) return 'ai';
+  if (info.from_user_type === 3) return 'staff';
+  if (boundAccount !== undefined && info.from_user_id === boundAccount) return 'staff';
+  return 'customer';
+}
+
+export interface Peer {
+  peer: string;
+  groupId: string | null;
+  customerId: string | null;
+}
+
+/** Section 4: g:<group_id> for groups, else u:<customer id> seen from whichever side spoke. */
+export function peerOf(info: MessageInfo, boundAccount: string | undefined): Peer {
+  const groupId = info.group_id ? info.group_id : null;
+  const role = senderRole(info, boundAccount);
+  const fromStaffSide = role === 'staff' || role === 'ai';
+  const customerId = fromStaffSide && info.to_user_id ? info.to_user_id : info.from_user_id ? info.from_user_id : null;
+  if (groupId !== null) return { peer: `g:${groupId}`, groupId, customerId };
+  // The validator guarantees a sender: no group means a non-empty from_user_id.
+  return { peer: `u:${customerId ?? ''}`, groupId: null, customerId };
+}

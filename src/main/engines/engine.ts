@@ -1,0 +1,42 @@
+import type { Channel, MessageRole } from '../../shared/conversation.ts';
+
+/** One line of the conversation as an engine sees it: data only, no handles. */
+export interface ContextLine {
+  role: MessageRole;
+  speaker: string | null;
+  content: string;
+  at: number;
+}
+
+export type EnginePurpose = 'auto_reply' | 'suggestion' | 'website';
+
+export interface EngineRequest {
+  purpose: EnginePurpose;
+  channel: Channel;
+  isGroup: boolean;
+  /** Oldest first; the last customer lines are what the answer must address. */
+  context: ContextLine[];
+  /** Said when the engine has no confident answer (client setting, else the server default). */
+  fallbackText: string;
+}
+
+export interface EngineSource {
+  id: number;
+  score: number;
+}
+
+export interface EngineAnswer {
+  content: string;
+  /** No confident answer: a human should take this one. */
+  handoff: boolean;
+  /** 0..1 where the engine can tell; null otherwise. */
+  confidence: number | null;
+  sources: EngineSource[];
+  /** Why the engine handed off, for the trace. */
+  cause?: string;
+}
+
+export interface Engine {
+  readonly name: string;
+  answer(request: EngineRequest, signal: AbortSignal): Promise<EngineAnswer>;
+}

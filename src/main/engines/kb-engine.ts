@@ -1,0 +1,112 @@
+import type { Engine, EngineAnswer, EngineRequest } from './engine.ts';
+import { searchTerms, textUnits } from './text-units.ts';
+
+export interface KbCandidate {
+  id: number;
+  question: string;
+  answer: string;
+}
+
+/** What the engine may ask of the knowledge base: search results, never the database. */
+export interface KnowledgeSource {
+  match(ftsExpression: string, limit: number): KbCandidate[];
+  containing(term: string, limit: number): KbCandidate[];
+}
+
+export interface KbEngineOptions {
+  /** Answers scoring below this hand off (0..1). */
+  threshold: number;
+  /** How many recent customer messages form the query. */
+  queryMessages: number;
+}
+
+export const DEFAULT_KB_ENGINE_OPTIONS: KbEngineOptions = { threshold: 0.45, queryMessages: 3 };
+
+/** The latest message counts fully, each earlier one less, so a follow-up keeps its topic. */
+const RECENCY = [1, 0.6, 0.4, 0.3, 0.2];
+
+const ENOUGH_CANDIDATES = 5;
+/** Each bigram is a scan of the knowledge base; a few bound the cost on large ones. */
+const MAX_BIGRAM_SCANS = 8;
+
+type Weighted = Map<string, number>;
+
+function weigh(texts: string[]): Weighted {
+  const weights: Weighted = new Map();
+  texts.forEach((text, age) => {
+    const recency = RECENCY[Math.min(age, RECENCY.length - 1)]!;
+    for (const u of textUnits(text)) {
+      const w = recency * u.weight;
+      if (w > (weights.get(u.unit) ?? 0)) weights.set(u.unit, w);
+    }
+  });
+  return weights;
+}
+
+/**
+ * Similarity in 0..1: mostly how much of the customer's words the entry covers (its question
+ * fully, its answer at half value), partly how much of the entry's question the customer
+ * covered, so a long entry that shares one word does not win.
+ */
+export function scoreEntry(query: Weighted, entry: KbCandidate): number {
+  const qUnits = new Map(textUnits(entry.question).map((u) => [u.unit, u.weight]));
+  const aUnits = new Set(textUnits(entry.answer).map((u) => u.unit));
+  let total = 0;
+  let covered = 0;
+  for (const [unit, w] of query) {
+    total += w;
+    if (qUnits.has(unit)) covered += w;
+    else if (aUnits.has(unit)) covered += w * 0.5;
+  }
+  let qTotal = 0;
+  let qCovered = 0;
+  for (const [unit, w] of qUnits) {
+    qTotal += w;
+    if (query.has(unit)) qCovered += w;
+  }
+  if (total === 0 || qTotal === 0) return 0;
+  return 0.65 * (covered / total) + 0.35 * (qCovered / qTotal);
+}
+
+/** The offline default: answers with the best knowledge-base entry, or hands off. */
+export function createKbEngine(source: KnowledgeSource, options: KbEngineOptions = DEFAULT_KB_ENGINE_OPTIONS): Engine {
+  return {
+    name: 'kb',
+    async answer(request: EngineRequest): Promise<EngineAnswer> {
+      const recent = request.context
+        .filter((l) => l.role === 'customer' && l.content.trim() !== '')
+        .slice(-options.queryMessages)
+        .reverse()
+        .map((l) => l.content);
+      if (recent.length === 0) {
+        return { content: request.fallbackText, handoff: true, confidence: null, sources: [], cause: 'no customer text to answer' };
+      }
+      const terms = searchTerms(recent.join('\n'));
+      const candidates = new Map<number, KbCandidate>();
+      if (terms.indexed.length > 0) {
+        const expression = terms.indexed.map((t) => `"${t}"`).join(' OR ');
+        for (const c of source.match(expression, 25)) candidates.set(c.id, c);
+      }
+      if (candidates.size < ENOUGH_CANDIDATES) {
+        for (const t of terms.bigrams.slice(0, MAX_BIGRAM_SCANS)) for (const c of source.containing(t, 25)) candidates.set(c.id, c);
+      }
+
+      const query = weigh(recent);
+      const ranked = [...candidates.values()]
+        .map((c) => ({ entry: c, score: scoreEntry(query, c) }))
+        .sort((a, b) => b.score - a.score);
+      const sources = ranked.slice(0, 3).map((r) => ({ id: r.entry.id, score: Math.round(r.score * 1000) / 1000 }));
+      const best = ranked[0];
+      if (!best || best.score < options.threshold) {
+        return {
+          content: request.fallbackText,
+          handoff: true,
+          confidence: best ? sources[0]!.score : 0,
+          sources,
+          cause: best ? `best match scored ${sources[0]!.score}, below ${options.threshold}` : 'no knowledge-base entry matched',
+        };
+      }
+      return { content: best.entry.answer, handoff: false, confidence: sources[0]!.score, sources };
+    },
+  };
+}

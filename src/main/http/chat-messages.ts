@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../shared/clock.ts';
+import { messageInfoSchema } from '../../shared/protocol/message-schema.ts';
+import { checkScenarioRules } from '../../shared/protocol/scenario-rules.ts';
+import type { ClientRegistry } from '../auth/client-registry.ts';
+import type { ReplayGuard } from '../auth/replay-guard.ts';
+import type { RateLimiter } from '../auth/rate-limiter.ts';
+import { canonicalJson } from '../auth/canonical-json.ts';
+import { signingString, verify } from '../auth/signature.ts';
+import { EngineTimeout, type MessageService, type Outcome } from '../conversations/message-service.ts';
+import { fieldErrors, parseEnvelope } from './envelope.ts';
+import { HttpProblem } from './problem.ts';
+
+/** What the request log learns about a request as it goes through the pipeline. */
+export interface RequestFacts {
+  clientId: string | null;
+  eventType: string | null;
+  msgId: string | null;
+  conversationId: string | null;
+  replayed: boolean;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ChatMessagesDeps {
+  registry: ClientRegistry;
+  replay: ReplayGuard;
+  rateLimiter: RateLimiter;
+  service: MessageService;
+  clock: Clock;
+  timestampToleranceSeconds: number;
+}
+
+const short = (v: unknown, max: number): string | null => (typeof v === 'string' ? v.slice(0, max) : null);
+
+function success(outcome: Extract<Outcome, { kind: 'ok' }>, facts: RequestFacts): Reply {
+  facts.conversationId = short(outcome.body['conversation_id'], 64);
+  facts.msgId = short(outcome.body['msg_id'], 128);
+  facts.replayed = outcome.replayed;
+  return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { 'idempotent-replayed': 'true' } : {} };
+}
+
+/** POST /custom-im/chat-messages: the checks of section 3 in their order, then the scenario. */
+export function createChatMessagesHandler(deps: ChatMessagesDeps) {
+  return async function handle(requestId: string, body: Buffer, facts: RequestFacts): Promise<Reply> {
+    const env = parseEnvelope(body);
+    facts.clientId = env.client;
+    facts.eventType = short(env.messageInfo['event_type'], 32);
+    facts.msgId = short(env.messageInfo['msg_id'], 128);
+
+    const client = deps.registry.lookup(env.client);
+    if (!client) throw new HttpProblem('unknown_client', `no client "${env.client}" is registered`);
+    if (!client.enabled) throw new HttpProblem('client_disabled', `client "${env.client}" is disabled`);
+
+    const nowMs = deps.clock.now();
+    const serverTime = Math.floor(nowMs / 1000);
+    if (Math.abs(serverTime - env.timestamp) > deps.timestampToleranceSeconds) {
+      throw new HttpProblem(
+        'timestamp_out_of_range',
+        `timestamp ${env.timestamp} is more than ${deps.timestampToleranceSeconds} s from server time ${serverTime}`,
+        { extra: { server_time: serverTime } },
+      );
+    }
+
+    let canonical: string;
+    try {
+      canonical = canonicalJson(env.messageInfo);
+    } catch (error) {
+      throw new HttpProblem('validation_failed', 'message_info cannot be canonicalized (RFC 8785)', {
+        errors: [{ path: 'message_info', message: (error as Error).message }],
+      });
+    }
+    if (!verify(client.keys, signingString(env.timestamp, env.client, canonical), env.signature)) {
+      throw new HttpProblem(
+        'invalid_signature',
+        'signature does not match any active secret: expected lowercase hex HMAC-SHA256 of timestamp + "." + client + "." + JCS(message_info)',
+      );
+    }
+    const contentHash = createHash('sha256').update(canonical).digest('hex');
+
+    if (!deps.replay.reserve(client.id, env.signature, nowMs)) {
+      const stored =
+        facts.eventType && facts.msgId ? deps.service.storedResponse(client.id, facts.eventType, facts.msgId, contentHash) : null;
+      if (stored?.kind === 'ok') return success(stored, facts);
+      throw new HttpProblem('replayed_request', 'this exact signed request was already accepted; sign each new request anew');
+    }
+
+    let accepted = false;
+    try {
+      const rate = deps.rateLimiter.take(client.id, nowMs);
+      if (!rate.allowed) {
+        throw new HttpProblem('rate_limited', `client "${client.id}" exceeds its request rate`, {
+          headers: { 'retry-after': String(rate.retryAfterSeconds) },
+          extra: { retry_after: rate.retryAfterSeconds },
+        });
+      }
+
+      const parsed = messageInfoSchema.safeParse(env.messageInfo);
+      if (!parsed.success) {
+        throw new HttpProblem('validation_failed', 'message_info failed validation', { errors: fieldErrors('message_info', parsed.error) });
+      }
+      const info = parsed.data;
+      const issues = checkScenarioRules(info, {
+        hasDefaultSendUrl: client.settings.sendUrl !== undefined,
+        allowedOrigins: client.settings.allowedOrigins,
+      });
+      const first = issues[0];
+      if (first) {
+        throw new HttpProblem(first.code, issues.length === 1 ? `${first.path} ${first.message}` : `${issues.length} problems; see errors`, {
+          errors: issues.map(({ path, message }) => ({ path, message })),
+        });
+      }
+
+      let outcome: Outcome;
+      try {
+        outcome = await deps.service.handle({ requestId, client, info, rawInfo: JSON.stringify(env.messageInfo), contentHash, signature: env.signature });
+      } catch (error) {
+        if (error instanceof EngineTimeout) throw new HttpProblem('engine_timeout', error.message);
+        throw error;
+      }
+      if (outcome.kind === 'conflict') {
+        throw new HttpProblem('msg_id_conflict', `msg_id "${outcome.msgId}" was already used for a different ${info.event_type} message`);
+      }
+      accepted = true;
+      return success(outcome, facts);
+    } finally {
+      if (accepted) deps.replay.confirm(client.id, env.signature, nowMs);
+      else deps.replay.release(client.id, env.signature);
+    }
+  };
+}
+
+export type ChatMessagesHandler = ReturnType<typeof createChatMessagesHandler>;

@@ -1,0 +1,63 @@
+/** Prometheus text exposition of the few series this service needs; no registry library required. */
+
+const BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function labels(pairs: Record<string, string>): string {
+  const parts = Object.entries(pairs).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
+  return parts.length ? `{${parts.join(',')}}` : '';
+}
+
+export function createMetrics() {
+  const requests = new Map<string, { eventType: string; status: number; count: number }>();
+  const stored = new Map<string, number>();
+  const histogram = { counts: new Array<number>(BUCKETS_SECONDS.length).fill(0), sum: 0, count: 0 };
+  const gauges = new Map<string, { help: string; read: () => number }>();
+
+  return {
+    observeRequest(eventType: string | null, status: number, seconds: number): void {
+      const et = eventType ?? 'none';
+      const key = `${et} ${status}`;
+      const entry = requests.get(key);
+      if (entry) entry.count++;
+      else requests.set(key, { eventType: et, status, count: 1 });
+      histogram.sum += seconds;
+      histogram.count++;
+      for (let i = 0; i < BUCKETS_SECONDS.length; i++) if (seconds <= BUCKETS_SECONDS[i]!) histogram.counts[i]!++;
+    },
+    messageStored(eventType: string): void {
+      stored.set(eventType, (stored.get(eventType) ?? 0) + 1);
+    },
+    gauge(name: string, help: string, read: () => number): void {
+      gauges.set(name, { help, read });
+    },
+    render(): string {
+      const out: string[] = [];
+      out.push('# HELP switchboard_http_requests_total Requests to the message endpoint by event_type and status.');
+      out.push('# TYPE switchboard_http_requests_total counter');
+      for (const r of requests.values()) {
+        out.push(`switchboard_http_requests_total${labels({ event_type: r.eventType, status: String(r.status) })} ${r.count}`);
+      }
+      out.push('# HELP switchboard_http_request_duration_seconds Time from request start to response.');
+      out.push('# TYPE switchboard_http_request_duration_seconds histogram');
+      BUCKETS_SECONDS.forEach((le, i) => {
+        out.push(`switchboard_http_request_duration_seconds_bucket{le="${le}"} ${histogram.counts[i]}`);
+      });
+      out.push(`switchboard_http_request_duration_seconds_bucket{le="+Inf"} ${histogram.count}`);
+      out.push(`switchboard_http_request_duration_seconds_sum ${histogram.sum}`);
+      out.push(`switchboard_http_request_duration_seconds_count ${histogram.count}`);
+      out.push('# HELP switchboard_messages_stored_total Messages durably stored, by event_type.');
+      out.push('# TYPE switchboard_messages_stored_total counter');
+      for (const [et, n] of stored) out.push(`switchboard_messages_stored_total${labels({ event_type: et })} ${n}`);
+      for (const [name, g] of gauges) {
+        out.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
+      }
+      return out.join('\n') + '\n';
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,180 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Clock } from '../../shared/clock.ts';
+import type { RequestLogEntry } from '../store/request-log.ts';
+import { newId } from '../store/ids.ts';
+import { readBody } from './body.ts';
+import { HttpProblem } from './problem.ts';
+import type { ChatMessagesHandler, Reply, RequestFacts } from './chat-messages.ts';
+import type { Metrics } from './metrics.ts';
+
+export const CHAT_PATH = '/custom-im/chat-messages';
+
+export interface HttpServerDeps {
+  chatMessages: ChatMessagesHandler;
+  metrics: Metrics;
+  clock: Clock;
+  bodyLimitBytes: number;
+  logRequest: (entry: RequestLogEntry) => void;
+  logError: (error: unknown, requestId: string) => void;
+}
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@\-]{1,128}$/;
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : newId('request');
+}
+
+function isJson(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const [type, ...params] = contentType.split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
+}
+
+export interface HttpServer {
+  server: Server;
+  /** Requests being processed now; shutdown waits for them. */
+  inFlight(): number;
+  /** Stops accepting, lets in-flight requests finish, then resolves. */
+  close(): Promise<void>;
+}
+
+/** The small HTTP core: routing, request ids, body limits and problem+json for every refusal. */
+export function createHttpServer(deps: HttpServerDeps): HttpServer {
+  let inFlight = 0;
+  let closing = false;
+  let drained: (() => void) | null = null;
+
+  function send(req: IncomingMessage, res: ServerResponse, requestId: string, reply: Reply, closeAfter = false): void {
+    const isProblem = reply.status >= 400;
+    const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    const headers: Record<string, string | number> = {
+      'content-type': isProblem ? 'application/problem+json' : typeof reply.body === 'string' ? 'text/plain; version=0.0.4; charset=utf-8' : 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      'x-request-id': requestId,
+      'cache-control': 'no-store',
+      ...reply.headers,
+    };
+    if (closeAfter || closing) headers['connection'] = 'close';
+    res.writeHead(reply.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : payload);
+    if (closeAfter) {
+      // The unread rest of an oversized body is never read: close once the answer is out.
+      res.once('finish', () => {
+        req.socket.end();
+        setTimeout(() => req.socket.destroy(), 2000).unref();
+      });
+    }
+  }
+
+  function problemReply(p: HttpProblem, requestId: string): Reply {
+    return { status: p.status, body: p.body(requestId), headers: p.headers };
+  }
+
+  async function handleChat(req: IncomingMessage, requestId: string, facts: RequestFacts): Promise<{ reply: Reply; closeAfter: boolean }> {
+    if (!isJson(req.headers['content-type'])) {
+      return {
+        reply: problemReply(new HttpProblem('unsupported_media_type', 'Content-Type must be application/json (charset=utf-8 optional)'), requestId),
+        closeAfter: req.headers['content-length'] !== '0',
+      };
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req, deps.bodyLimitBytes);
+    } catch (error) {
+      if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: true };
+      throw error;
+    }
+    try {
+      return { reply: await deps.chatMessages(requestId, body, facts), closeAfter: false };
+    } catch (error) {
+      if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: false };
+      throw error;
+    }
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const requestId = requestIdOf(req);
+    const path = (req.url ?? '/').split('?', 1)[0]!;
+    const method = req.method ?? 'GET';
+    const facts: RequestFacts = { clientId: null, eventType: null, msgId: null, conversationId: null, replayed: false };
+    let reply: Reply;
+    let closeAfter = false;
+    try {
+      if (path === CHAT_PATH) {
+        if (method !== 'POST') {
+          reply = problemReply(new HttpProblem('method_not_allowed', `${method} is not allowed on ${CHAT_PATH}; use POST`, { headers: { allow: 'POST' } }), requestId);
+        } else {
+          ({ reply, closeAfter } = await handleChat(req, requestId, facts));
+        }
+      } else if (path === '/healthz' || path === '/metrics') {
+        if (method !== 'GET' && method !== 'HEAD') {
+          reply = problemReply(new HttpProblem('method_not_allowed', `${method} is not allowed on ${path}; use GET`, { headers: { allow: 'GET, HEAD' } }), requestId);
+        } else {
+          reply = path === '/healthz' ? { status: 200, body: { status: 'ok' } } : { status: 200, body: deps.metrics.render() };
+        }
+      } else {
+        reply = problemReply(new HttpProblem('not_found', `no such path: ${path.slice(0, 200)}`), requestId);
+      }
+    } catch (error) {
+      deps.logError(error, requestId);
+      reply = problemReply(new HttpProblem('internal_error', 'the server failed to process this request; it has been logged'), requestId);
+    }
+    if (res.destroyed || req.socket.destroyed) return;
+    send(req, res, requestId, reply, closeAfter);
+
+    const latencyMs = performance.now() - started;
+    if (path === CHAT_PATH) {
+      deps.metrics.observeRequest(facts.eventType, reply.status, latencyMs / 1000);
+      const problem = reply.status >= 400 ? (reply.body as { code?: string }) : null;
+      deps.logRequest({
+        at: deps.clock.now(),
+        requestId,
+        method,
+        path,
+        ...facts,
+        status: reply.status,
+        code: problem?.code ?? null,
+        latencyMs: Math.round(latencyMs * 1000) / 1000,
+        problem: problem ? JSON.stringify(problem) : null,
+      });
+    }
+  }
+
+  const server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000 }, (req, res) => {
+    inFlight++;
+    route(req, res)
+      .catch((error: unknown) => {
+        deps.logError(error, 'unknown');
+        if (!res.headersSent) res.destroy();
+      })
+      .finally(() => {
+        inFlight--;
+        if (closing && inFlight === 0 && drained) drained();
+      });
+  });
+  server.on('clientError', (_error, socket) => {
+    // Malformed HTTP never reaches a handler; answer plainly and drop the connection.
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  return {
+    server,
+    inFlight: () => inFlight,
+    close() {
+      closing = true;
+      return new Promise((resolve) => {
+        const finish = (): void => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        };
+        if (inFlight === 0) finish();
+        else drained = finish;
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

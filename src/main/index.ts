@@ -1,0 +1,56 @@
+import { app, BrowserWindow, safeStorage, session, shell } from 'electron';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startService, type RunningService } from './service.ts';
+import { loadServerConfig } from './config/server-config.ts';
+import { combinedBox, keychainBox, keyFileBox } from './auth/secret-box.ts';
+import { consoleWindowOptions, RENDERER_CSP } from './window/window-options.ts';
+import { secretKeyPath } from './service.ts';
+
+// Composition root of the desktop app: wires the service into a secure window, decides nothing.
+let service: RunningService | undefined;
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    const win = BrowserWindow.getAllWindows()[0];
+    if (win) {
+      if (win.isMinimized()) win.restore();
+      win.focus();
+    }
+  });
+
+  app.on('web-contents-created', (_event, contents) => {
+    contents.on('will-navigate', (event) => event.preventDefault());
+    contents.setWindowOpenHandler(({ url }) => {
+      if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+  });
+
+  void app.whenReady().then(async () => {
+    session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+    session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [RENDERER_CSP] } });
+    });
+    const dataDir = process.env['SWITCHBOARD_DATA_DIR'] ?? app.getPath('userData');
+    const keyFile = keyFileBox(secretKeyPath(dataDir));
+    const secretBox = safeStorage.isEncryptionAvailable() ? combinedBox([keychainBox(safeStorage), keyFile]) : keyFile;
+    service = await startService({ config: loadServerConfig(dataDir), dataDir, secretBox });
+    const win = new BrowserWindow(consoleWindowOptions(join(here, '../preload/index.cjs')));
+    win.once('ready-to-show', () => win.show());
+    await win.loadFile(join(here, '../renderer/index.html'), { hash: encodeURIComponent(service.endpointUrl) });
+  });
+
+  app.on('window-all-closed', () => app.quit());
+  app.on('before-quit', (event) => {
+    if (!service) return;
+    event.preventDefault();
+    const s = service;
+    service = undefined;
+    void s.stop().finally(() => app.quit());
+  });
+}

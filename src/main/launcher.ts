@@ -1,0 +1,40 @@
+import { createRequire } from 'node:module';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+/**
+ * `npm start`: the desktop window where Electron can run, otherwise the same service headless
+ * with the console in a browser, after one line that says why.
+ */
+function electronBinary(): { path: string } | { reason: string } {
+  let binary: unknown;
+  try {
+    binary = createRequire(import.meta.url)('electron');
+  } catch {
+    return { reason: 'the Electron binary is not installed (it could not be downloaded at npm install)' };
+  }
+  if (typeof binary !== 'string' || !existsSync(binary)) return { reason: 'the Electron binary is missing' };
+  if (process.platform === 'linux' && !process.env['DISPLAY'] && !process.env['WAYLAND_DISPLAY']) {
+    return { reason: 'no display (DISPLAY and WAYLAND_DISPLAY are unset)' };
+  }
+  return { path: binary };
+}
+
+function build(): void {
+  const result = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error('switchboard: building the app failed; see above');
+    process.exit(1);
+  }
+}
+
+const electron = electronBinary();
+build();
+if ('path' in electron) {
+  const child = spawn(electron.path, ['.', ...process.argv.slice(2)], { stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code) => process.exit(code ?? 0));
+} else {
+  console.log(`switchboard: desktop window unavailable: ${electron.reason}; running headless`);
+  await import('./headless.ts');
+}

@@ -1,0 +1,122 @@
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { openDatabase } from './store/db.ts';
+import { createStore, type Store } from './store/index.ts';
+import { createWriteQueue } from './store/write-queue.ts';
+import { keyFileBox, type SecretBox } from './auth/secret-box.ts';
+import { createClientRegistry } from './auth/client-registry.ts';
+import { createReplayGuard } from './auth/replay-guard.ts';
+import { createRateLimiter } from './auth/rate-limiter.ts';
+import { createKbEngine } from './engines/kb-engine.ts';
+import type { Engine } from './engines/engine.ts';
+import { createMessageService } from './conversations/message-service.ts';
+import { createChatMessagesHandler } from './http/chat-messages.ts';
+import { createHttpServer, CHAT_PATH } from './http/server.ts';
+import { createMetrics } from './http/metrics.ts';
+import type { ServerConfig } from './config/server-config.ts';
+
+export interface ServiceOptions {
+  config: ServerConfig;
+  dataDir: string;
+  clock?: Clock;
+  secretBox?: SecretBox;
+  engine?: Engine;
+  log?: (line: string) => void;
+}
+
+export interface RunningService {
+  endpointUrl: string;
+  port: number;
+  host: string;
+  store: Store;
+  stop(): Promise<void>;
+}
+
+const HOUR = 3_600_000;
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'switchboard.db');
+}
+
+export function secretKeyPath(dataDir: string): string {
+  return join(dataDir, 'secret.key');
+}
+
+/** Wires the message service: store, auth, engine, HTTP. Both entry points start it this way. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const db = openDatabase(databasePath(options.dataDir));
+  const store = createStore(db);
+  const queue = createWriteQueue(db, (error) => log(`background write failed: ${(error as Error).message}`));
+  const box = options.secretBox ?? keyFileBox(secretKeyPath(options.dataDir));
+  const registry = createClientRegistry(store, box, log);
+  const replay = createReplayGuard(config.replayWindowSeconds * 1000);
+  replay.load(store.idempotency.signaturesSince(clock.now() - config.replayWindowSeconds * 1000));
+  const metrics = createMetrics();
+  const engine = options.engine ?? createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 });
+  const service = createMessageService(store, queue, engine, clock, {
+    engineTimeoutMs: config.engineTimeoutMs,
+    defaultFallbackText: config.fallbackText,
+    contextLines: 50,
+    onStored: (eventType) => metrics.messageStored(eventType),
+  });
+  const http = createHttpServer({
+    chatMessages: createChatMessagesHandler({
+      registry,
+      replay,
+      rateLimiter: createRateLimiter(config.rateLimit),
+      service,
+      clock,
+      timestampToleranceSeconds: config.timestampToleranceSeconds,
+    }),
+    metrics,
+    clock,
+    bodyLimitBytes: config.bodyLimitBytes,
+    logRequest: (entry) => queue.fireAndForget(() => store.requestLog.insert(entry)),
+    logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
+  });
+  metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => queue.stats.batches);
+  metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => queue.stats.largestBatch);
+  metrics.gauge('switchboard_http_in_flight', 'Requests being processed.', () => http.inFlight());
+
+  const maintain = (): void => {
+    const now = clock.now();
+    queue.fireAndForget(() => {
+      store.idempotency.pruneSignatures(now - config.replayWindowSeconds * 1000);
+      store.requestLog.pruneBefore(now - config.requestLogRetentionDays * 24 * HOUR);
+    });
+  };
+  maintain();
+  const timer = setInterval(maintain, HOUR);
+  timer.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    http.server.once('error', reject);
+    http.server.listen(config.port, config.host, () => {
+      http.server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.server.address() as AddressInfo;
+  const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  let stopped: Promise<void> | null = null;
+  return {
+    endpointUrl: `http://${hostInUrl}:${address.port}${CHAT_PATH}`,
+    port: address.port,
+    host: address.address,
+    store,
+    stop() {
+      stopped ??= (async () => {
+        clearInterval(timer);
+        await http.close();
+        await queue.drain();
+        store.close();
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { Db } from './db.ts';
+import { clientQueries } from './clients.ts';
+import { conversationQueries } from './conversations.ts';
+import { messageQueries } from './messages.ts';
+import { idempotencyQueries } from './idempotency.ts';
+import { requestLogQueries } from './request-log.ts';
+import { kbQueries } from './kb.ts';
+import { settingsQueries } from './settings.ts';
+
+/** The typed SQL interface: every statement the application runs lives behind one of these. */
+export function createStore(db: Db) {
+  return {
+    clients: clientQueries(db),
+    conversations: conversationQueries(db),
+    messages: messageQueries(db),
+    idempotency: idempotencyQueries(db),
+    requestLog: requestLogQueries(db),
+    kb: kbQueries(db),
+    settings: settingsQueries(db),
+    /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
+    transaction<T>(fn: () => T): T {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = fn();
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    close(): void {
+      if (db.isOpen) db.close();
+    },
+  };
+}
+
+export type Store = ReturnType<typeof createStore>;

@@ -1,0 +1,79 @@
+import type { Db } from './db.ts';
+
+export interface KbEntry {
+  id: number;
+  question: string;
+  answer: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface KbCandidate {
+  id: number;
+  question: string;
+  answer: string;
+  /** FTS5 bm25 rank: more negative is better. */
+  rank: number;
+}
+
+interface Raw {
+  id: number;
+  question: string;
+  answer: string;
+  created_at: number;
+  updated_at: number;
+}
+
+const toEntry = (r: Raw): KbEntry => ({ id: r.id, question: r.question, answer: r.answer, createdAt: r.created_at, updatedAt: r.updated_at });
+
+export function kbQueries(db: Db) {
+  const insert = db.prepare('INSERT INTO kb_entries (question, answer, created_at, updated_at) VALUES (?, ?, ?, ?)');
+  const update = db.prepare('UPDATE kb_entries SET question = ?, answer = ?, updated_at = ? WHERE id = ?');
+  const remove = db.prepare('DELETE FROM kb_entries WHERE id = ?');
+  const byId = db.prepare('SELECT * FROM kb_entries WHERE id = ?');
+  const list = db.prepare('SELECT * FROM kb_entries ORDER BY id LIMIT ? OFFSET ?');
+  const count = db.prepare('SELECT count(*) AS n FROM kb_entries');
+  // The question column weighs three times the answer: customers ask what the question says.
+  const match = db.prepare(
+    `SELECT e.id, e.question, e.answer, bm25(kb_fts, 3.0, 1.0) AS rank
+     FROM kb_fts JOIN kb_entries e ON e.id = kb_fts.rowid
+     WHERE kb_fts MATCH ? ORDER BY rank LIMIT ?`,
+  );
+  // Terms under three characters cannot use the trigram index; they are found by scanning.
+  const like = db.prepare(
+    `SELECT id, question, answer, 0.0 AS rank FROM kb_entries
+     WHERE instr(lower(question), ?) > 0 OR instr(lower(answer), ?) > 0 LIMIT ?`,
+  );
+
+  return {
+    add(question: string, answer: string, now: number): number {
+      return Number(insert.run(question, answer, now, now).lastInsertRowid);
+    },
+    update(id: number, question: string, answer: string, now: number): boolean {
+      return update.run(question, answer, now, id).changes > 0;
+    },
+    remove(id: number): boolean {
+      return remove.run(id).changes > 0;
+    },
+    get(id: number): KbEntry | undefined {
+      const r = byId.get(id) as Raw | undefined;
+      return r && toEntry(r);
+    },
+    list(limit: number, offset = 0): KbEntry[] {
+      return (list.all(limit, offset) as unknown as Raw[]).map(toEntry);
+    },
+    count(): number {
+      return (count.get() as { n: number }).n;
+    },
+    /** `expression` is an FTS5 query built by the engine from quoted terms only. */
+    match(expression: string, limit: number): KbCandidate[] {
+      return match.all(expression, limit) as unknown as KbCandidate[];
+    },
+    containing(term: string, limit: number): KbCandidate[] {
+      const t = term.toLowerCase();
+      return like.all(t, t, limit) as unknown as KbCandidate[];
+    },
+  };
+}
+
+export type KbQueries = ReturnType<typeof kbQueries>;

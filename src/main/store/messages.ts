@@ -1,0 +1,178 @@
+import type { Db } from './db.ts';
+import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
+import type { EventType } from '../../shared/protocol/message-schema.ts';
+
+export interface NewMessage {
+  conversationId: string;
+  clientId: string;
+  eventType: EventType;
+  msgId: string;
+  role: MessageRole;
+  fromUserId: string | null;
+  fromUserType: number | null;
+  content: string | null;
+  /** The message_info exactly as received (unknown fields included). */
+  messageInfo: string;
+  createTimestamp: number | null;
+  receivedAt: number;
+  replyScheduled: boolean | null;
+  replyReason: ReplyReason | null;
+}
+
+export type ReplyKind = 'auto' | 'website' | 'suggestion';
+
+export interface NewReply {
+  conversationId: string;
+  kind: ReplyKind;
+  msgId: string;
+  replyTo: string[];
+  afterMessageId: number;
+  content: string;
+  handoff: boolean;
+  engine: string;
+  confidence: number | null;
+  sources: unknown[];
+  createdAt: number;
+}
+
+/** One line of a conversation as the engines see it. */
+export interface ContextEntry {
+  kind: 'message' | 'reply';
+  id: number;
+  msgId: string;
+  role: MessageRole;
+  speaker: string | null;
+  content: string;
+  at: number;
+}
+
+interface RawMessage {
+  id: number;
+  msg_id: string;
+  role: MessageRole;
+  from_user_id: string | null;
+  content: string | null;
+  received_at: number;
+}
+
+interface RawReply {
+  id: number;
+  msg_id: string;
+  after_message_id: number;
+  content: string;
+  created_at: number;
+}
+
+export function messageQueries(db: Db) {
+  const insertMessage = db.prepare(
+    `INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, from_user_id, from_user_type, content,
+       message_info, create_timestamp, received_at, reply_scheduled, reply_reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertReply = db.prepare(
+    `INSERT INTO replies (conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, confidence,
+       sources, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const autoMessageByMsgId = db.prepare(
+    "SELECT id, conversation_id FROM messages WHERE client_id = ? AND msg_id = ? AND event_type = 'auto_dialog' ORDER BY id LIMIT 1",
+  );
+  const recentMessages = db.prepare(
+    `SELECT id, msg_id, role, from_user_id, content, received_at FROM messages
+     WHERE conversation_id = ? AND id <= ? AND role != 'command' ORDER BY id DESC LIMIT ?`,
+  );
+  const recentReplies = db.prepare(
+    `SELECT id, msg_id, after_message_id, content, created_at FROM replies
+     WHERE conversation_id = ? AND after_message_id <= ? AND kind != 'suggestion' AND handoff = 0
+     ORDER BY after_message_id DESC, id DESC LIMIT ?`,
+  );
+  const ourReply = db.prepare(
+    "SELECT 1 AS found FROM replies r JOIN conversations c ON c.id = r.conversation_id WHERE r.msg_id = ? AND c.client_id = ? AND r.kind != 'suggestion'",
+  );
+  const autoRepliesSince = db.prepare(
+    "SELECT count(*) AS n FROM replies WHERE conversation_id = ? AND kind = 'auto' AND created_at >= ?",
+  );
+
+  return {
+    insert(m: NewMessage): number {
+      const r = insertMessage.run(
+        m.conversationId,
+        m.clientId,
+        m.eventType,
+        m.msgId,
+        m.role,
+        m.fromUserId,
+        m.fromUserType,
+        m.content,
+        m.messageInfo,
+        m.createTimestamp,
+        m.receivedAt,
+        m.replyScheduled === null ? null : m.replyScheduled ? 1 : 0,
+        m.replyReason,
+      );
+      return Number(r.lastInsertRowid);
+    },
+    insertReply(r: NewReply): number {
+      const res = insertReply.run(
+        r.conversationId,
+        r.kind,
+        r.msgId,
+        JSON.stringify(r.replyTo),
+        r.afterMessageId,
+        r.content,
+        r.handoff ? 1 : 0,
+        r.engine,
+        r.confidence,
+        JSON.stringify(r.sources),
+        r.createdAt,
+      );
+      return Number(res.lastInsertRowid);
+    },
+    findAutoMessage(clientId: string, msgId: string): { id: number; conversationId: string } | undefined {
+      const r = autoMessageByMsgId.get(clientId, msgId) as { id: number; conversation_id: string } | undefined;
+      return r && { id: r.id, conversationId: r.conversation_id };
+    },
+    /**
+     * The newest `limit` transcript lines up to message `uptoId`, oldest first: customer and staff
+     * messages and the AI's own answers. Suggestions and handoffs are not part of what was said.
+     */
+    context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
+      const messages = (recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[]).map(
+        (m): ContextEntry & { order: number } => ({
+          kind: 'message',
+          id: m.id,
+          msgId: m.msg_id,
+          role: m.role,
+          speaker: m.from_user_id,
+          content: m.content ?? '',
+          at: m.received_at,
+          order: m.id * 2,
+        }),
+      );
+      const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map(
+        (r): ContextEntry & { order: number } => ({
+          kind: 'reply',
+          id: r.id,
+          msgId: r.msg_id,
+          role: 'ai',
+          speaker: null,
+          content: r.content,
+          at: r.created_at,
+          order: r.after_message_id * 2 + 1,
+        }),
+      );
+      return [...messages, ...replies]
+        .sort((a, b) => a.order - b.order || a.id - b.id)
+        .slice(-limit)
+        .map(({ order: _order, ...entry }) => entry);
+    },
+    isOurReply(clientId: string, msgId: string): boolean {
+      return ourReply.get(msgId, clientId) !== undefined;
+    },
+    countAutoRepliesSince(conversationId: string, since: number): number {
+      return (autoRepliesSince.get(conversationId, since) as { n: number }).n;
+    },
+  };
+}
+
+export type MessageQueries = ReturnType<typeof messageQueries>;

@@ -1,0 +1,6 @@
+import type { Migration } from '../migrate.ts';
+import { migration001 } from './001-initial.ts';
+import { migration002 } from './002-knowledge-base.ts';
+
+/** In order; a released migration is never edited, only followed by a new one. */
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002];

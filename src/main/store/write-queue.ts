@@ -1,0 +1,125 @@
+import type { StatementSync } from 'node:sqlite';
+import type { Db } from './db.ts';
+
+interface Job {
+  op: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface WriteQueue {
+  /**
+   * Runs `op` inside the next group transaction and resolves once that transaction is durably
+   * committed. `op` runs synchronously with every other op of the batch serialized, so a
+   * read-decide-write sequence inside it is atomic. An op that throws is rolled back alone.
+   */
+  run<T>(op: () => T): Promise<T>;
+  /** Queues a write whose durability nobody waits for (request log rows). */
+  fireAndForget(op: () => void): void;
+  /** Commits what is queued now; used at shutdown. */
+  drain(): Promise<void>;
+  readonly stats: { batches: number; jobs: number; largestBatch: number };
+}
+
+/**
+ * Group commit: every op queued during one turn of the event loop shares one transaction and
+ * therefore one fsync (synchronous=FULL). Under load the turn is as long as the previous commit,
+ * so batches grow with the load and durability stops costing throughput.
+ */
+export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => void = () => {}): WriteQueue {
+  let pending: Job[] = [];
+  let scheduled = false;
+  let idle: Promise<void> = Promise.resolve();
+  let markIdle: (() => void) | null = null;
+  const stats = { batches: 0, jobs: 0, largestBatch: 0 };
+
+  const sql = (text: string): StatementSync => db.prepare(text);
+  const begin = sql('BEGIN IMMEDIATE');
+  const commit = sql('COMMIT');
+  const rollback = sql('ROLLBACK');
+  const savepoint = sql('SAVEPOINT job');
+  const release = sql('RELEASE job');
+  const rollbackJob = sql('ROLLBACK TO job');
+
+  function flush(): void {
+    scheduled = false;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    try {
+      begin.run();
+    } catch (error) {
+      for (const job of batch) job.reject(error);
+      settle();
+      return;
+    }
+    for (const job of batch) {
+      savepoint.run();
+      try {
+        const value = job.op();
+        release.run();
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        rollbackJob.run();
+        release.run();
+        outcomes.push({ ok: false, value: error });
+      }
+    }
+    try {
+      commit.run();
+    } catch (error) {
+      try {
+        rollback.run();
+      } catch {
+        // The transaction may already be gone; the commit error is what matters.
+      }
+      for (const job of batch) job.reject(error);
+      settle();
+      return;
+    }
+    stats.batches++;
+    stats.jobs += batch.length;
+    if (batch.length > stats.largestBatch) stats.largestBatch = batch.length;
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.value);
+    });
+    settle();
+  }
+
+  function settle(): void {
+    if (pending.length > 0) {
+      schedule();
+    } else if (markIdle) {
+      markIdle();
+      markIdle = null;
+    }
+  }
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    if (!markIdle) idle = new Promise((r) => (markIdle = r));
+    setImmediate(flush);
+  }
+
+  function enqueue(job: Job): void {
+    pending.push(job);
+    schedule();
+  }
+
+  return {
+    run<T>(op: () => T): Promise<T> {
+      return new Promise<T>((resolve, reject) => enqueue({ op, resolve: resolve as (v: unknown) => void, reject }));
+    },
+    fireAndForget(op) {
+      enqueue({ op, resolve: () => {}, reject: onBackgroundError });
+    },
+    drain() {
+      return scheduled || pending.length > 0 ? idle : Promise.resolve();
+    },
+    stats,
+  };
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+export const GROUP_POLICIES = ['mention', 'all', 'never'] as const;
+export type GroupPolicy = (typeof GROUP_POLICIES)[number];
+
+/**
+ * Per-client reply settings with the protocol's defaults. Stored as JSON on the client row and
+ * parsed with this schema whenever it is read back, so a hand-edited row cannot crash the server.
+ */
+export const clientSettingsSchema = z.object({
+  sendUrl: z.string().max(2048).optional(),
+  allowedOrigins: z.array(z.string()).default([]),
+  boundAccount: z.string().min(1).max(128).optional(),
+  botIds: z.array(z.string().min(1).max(128)).default([]),
+  groupPolicy: z.enum(GROUP_POLICIES).default('mention'),
+  pauseMinutes: z.number().min(0).max(7 * 24 * 60).default(10),
+  staleMinutes: z.number().min(0).max(7 * 24 * 60).default(10),
+  fallbackText: z.string().max(2000).optional(),
+});
+
+export type ClientSettings = z.infer<typeof clientSettingsSchema>;
+
+export const DEFAULT_CLIENT_SETTINGS: ClientSettings = clientSettingsSchema.parse({});
