@@ -89,6 +89,7 @@ export function messageQueries(db: Db) {
   const ourReply = db.prepare(
     "SELECT 1 AS found FROM replies r JOIN conversations c ON c.id = r.conversation_id WHERE r.msg_id = ? AND c.client_id = ? AND r.kind != 'suggestion'",
   );
+  const infoById = db.prepare('SELECT message_info FROM messages WHERE id = ?');
   const autoRepliesSince = db.prepare(
     "SELECT count(*) AS n FROM replies WHERE conversation_id = ? AND kind = 'auto' AND created_at >= ?",
   );
@@ -165,6 +166,11 @@ export function messageQueries(db: Db) {
         .sort((a, b) => a.order - b.order || a.id - b.id)
         .slice(-limit)
         .map(({ order: _order, ...entry }) => entry);
+    },
+    /** The message_info as it arrived, unknown fields included. */
+    messageInfo(id: number): Record<string, unknown> | undefined {
+      const r = infoById.get(id) as { message_info: string } | undefined;
+      return r && (JSON.parse(r.message_info) as Record<string, unknown>);
     },
     isOurReply(clientId: string, msgId: string): boolean {
       return ourReply.get(msgId, clientId) !== undefined;

@@ -1,0 +1,129 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { startHarness, mid, type Harness } from './helpers/harness.ts';
+import type { Engine } from '../src/main/engines/engine.ts';
+
+const info = () => ({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'c', from_user_type: 2, content: 'hi' });
+
+/** Streams `total` bytes in chunks, reporting whether the answer came before the upload ended. */
+function streamUpload(url: string, total: number, declareLength: boolean): Promise<{ status: number; body: string; sent: number }> {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    const headers: Record<string, string | number> = { 'content-type': 'application/json' };
+    if (declareLength) headers['content-length'] = total;
+    const req = request(url, { method: 'POST', headers }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sent }));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' || e.code === 'ECONNRESET' ? undefined : reject(e)));
+    const chunk = Buffer.alloc(256 * 1024, 0x20);
+    const pump = (): void => {
+      while (sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+describe('section 1: transport', () => {
+  let h: Harness;
+  let failing: Harness;
+  before(async () => {
+    h = await startHarness({ config: { bodyLimitBytes: 1024 * 1024 } });
+    h.addClient('acme', { sendUrl: 'http://127.0.0.1:9/hook' });
+    const broken: Engine = {
+      name: 'broken',
+      answer: () => Promise.reject(new Error('secret internals at /srv/engine.ts:42')),
+    };
+    failing = await startHarness({ engine: broken });
+    failing.addClient('acme');
+  });
+  after(async () => {
+    await h.stop();
+    await failing.stop();
+  });
+
+  it('refuses a non-JSON content type with 415; accepts charset=utf-8', async () => {
+    const r = await h.postRaw('{}', { 'content-type': 'text/plain' });
+    assert.equal(r.status, 415);
+    assert.equal(r.body.code, 'unsupported_media_type');
+    assert.equal((await h.postRaw('{}', { 'content-type': 'application/json; charset=latin1' })).status, 415);
+    const ok = await h.post(info(), { headers: { 'content-type': 'application/json; charset=UTF-8' } });
+    assert.equal(ok.status, 200);
+  });
+
+  it('refuses a declared oversized body with 413 at once, without reading it', async () => {
+    const r = await streamUpload(h.url, 64 * 1024 * 1024, true);
+    assert.equal(r.status, 413);
+    assert.equal(JSON.parse(r.body).code, 'payload_too_large');
+    assert.ok(r.sent < 64 * 1024 * 1024, 'answered before the upload finished');
+  });
+
+  it('refuses an undeclared (chunked) oversized body as soon as it passes the limit', async () => {
+    const r = await streamUpload(h.url, 64 * 1024 * 1024, false);
+    assert.equal(r.status, 413);
+    assert.ok(r.sent < 64 * 1024 * 1024, `stopped reading: ${r.sent} bytes written of 64 MiB`);
+    assert.equal((await fetch(`${h.base}/healthz`)).status, 200);
+  });
+
+  it('answers 405 with Allow for other methods and 404 for unknown paths, as problem+json', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const r = await fetch(h.url, { method });
+      assert.equal(r.status, 405);
+      assert.equal(r.headers.get('allow'), 'POST');
+      assert.equal((await r.json()).code, 'method_not_allowed');
+    }
+    const nf = await fetch(`${h.base}/custom-im/other`, { method: 'POST' });
+    assert.equal(nf.status, 404);
+    assert.match(nf.headers.get('content-type') ?? '', /problem\+json/);
+    assert.equal((await nf.json()).code, 'not_found');
+  });
+
+  it('serves /healthz and Prometheus /metrics', async () => {
+    assert.deepEqual(await (await fetch(`${h.base}/healthz`)).json(), { status: 'ok' });
+    await h.post(info());
+    const metrics = await (await fetch(`${h.base}/metrics`)).text();
+    assert.match(metrics, /# TYPE switchboard_http_requests_total counter/);
+    assert.match(metrics, /switchboard_http_requests_total\{event_type="auto_dialog",status="200"\} \d+/);
+    assert.match(metrics, /switchboard_http_request_duration_seconds_bucket\{le="\+Inf"\} \d+/);
+    assert.match(metrics, /switchboard_messages_stored_total\{event_type="auto_dialog"\} \d+/);
+  });
+
+  it('every response carries X-Request-Id, the caller\'s own when it is safe, and the body repeats it', async () => {
+    const own = await h.post(info(), { headers: { 'x-request-id': 'trace-42.abc:def' } });
+    assert.equal(own.headers.get('x-request-id'), 'trace-42.abc:def');
+    assert.equal(own.body['request_id'], 'trace-42.abc:def');
+    const unsafe = await h.post(info(), { headers: { 'x-request-id': 'bad id <script>' } });
+    assert.notEqual(unsafe.headers.get('x-request-id'), 'bad id <script>');
+    assert.equal(unsafe.body['request_id'], unsafe.headers.get('x-request-id'));
+    const tooLong = await h.postRaw('nope', { 'content-type': 'application/json', 'x-request-id': 'x'.repeat(129) });
+    assert.equal(tooLong.body['request_id'], tooLong.headers.get('x-request-id'));
+    assert.notEqual(tooLong.headers.get('x-request-id'), 'x'.repeat(129));
+    const health = await fetch(`${h.base}/healthz`);
+    assert.ok(health.headers.get('x-request-id'));
+  });
+
+  it('logs every request, rejected ones too, with status, code and latency', async () => {
+    const r = await h.postRaw('{"broken', { 'content-type': 'application/json', 'x-request-id': 'log-me-1' });
+    await new Promise((res) => setTimeout(res, 50));
+    const [row] = h.admin.requestLog.byRequestId('log-me-1');
+    assert.ok(row, 'request log row written');
+    assert.equal(row.status, 400);
+    assert.equal(row.code, 'invalid_json');
+    assert.equal(JSON.parse(row.problem!).request_id, r.body['request_id']);
+    assert.ok(row.latencyMs >= 0);
+  });
+
+  it('an internal failure is a 500 problem without a stack trace, and the server keeps serving', async () => {
+    const r = await failing.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v', content: 'hi' });
+    assert.equal(r.status, 500);
+    assert.equal(r.body.code, 'internal_error');
+    assert.doesNotMatch(JSON.stringify(r.body), /srv\/engine|at |\.ts:/);
+    assert.equal((await fetch(`${failing.base}/healthz`)).status, 200);
+  });
+});
