@@ -1,0 +1,62 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+export interface ServeProcess {
+  child: ChildProcess;
+  endpoint: string;
+  console: string;
+  base: string;
+  stderr(): string;
+  exit(): Promise<number | null>;
+}
+
+/** `npm run serve` as a real child process; resolves once it printed its endpoint and console lines. */
+export async function spawnServe(dataDir: string, extra: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir, ...extra], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const lines = createInterface({ input: child.stdout! });
+  let endpoint = '';
+  let consoleUrl = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    lines.on('line', (line) => {
+      if (line.startsWith('endpoint: ')) endpoint = line.slice(10);
+      if (line.startsWith('console: ')) consoleUrl = line.slice(9);
+      if (endpoint && consoleUrl) resolve();
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+  await ready;
+  return {
+    child,
+    endpoint,
+    console: consoleUrl,
+    base: endpoint.replace('/custom-im/chat-messages', ''),
+    stderr: () => err,
+    exit: () => exited,
+  };
+}
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function cli(dataDir: string, ...args: string[]): CliResult {
+  const r = spawnSync(process.execPath, ['src/main/cli/index.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function secretFrom(output: string): string {
+  const m = /^secret: (\S+)$/m.exec(output);
+  if (!m) throw new Error(`no secret in: ${output}`);
+  return m[1]!;
+}

@@ -1,0 +1,80 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, mid, type Harness } from './helpers/harness.ts';
+
+describe('section 5: idempotency', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+    h.addClient('acme', { sendUrl: 'http://127.0.0.1:9/hook' });
+    h.admin.kb.add('opening hours', 'We are open 9 to 6.', 0);
+  });
+  after(() => h.stop());
+
+  it('a resend with the same content returns the first response again, marked, without a second message', async () => {
+    const info = { event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'c1', from_user_type: 2, content: 'hi' };
+    const first = await h.post(info);
+    h.clock.advance(5000);
+    const second = await h.post(info);
+    assert.equal(second.status, first.status);
+    assert.deepEqual(second.body, first.body);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.equal(first.headers.get('idempotent-replayed'), null);
+    const conv = h.admin.conversations.byId(String(first.body['conversation_id']));
+    assert.equal(conv?.messageCount, 1);
+  });
+
+  it('the same msg_id with different content is 409 msg_id_conflict', async () => {
+    const msgId = mid();
+    await h.post({ event_type: 'auto_dialog', msg_id: msgId, from_user_id: 'c1', from_user_type: 2, content: 'one' });
+    const r = await h.post({ event_type: 'auto_dialog', msg_id: msgId, from_user_id: 'c1', from_user_type: 2, content: 'two' });
+    assert.equal(r.status, 409);
+    assert.equal(r.body.code, 'msg_id_conflict');
+  });
+
+  it('msg_id is unique per (client, event_type): the same id in another event_type is a new message', async () => {
+    const msgId = mid();
+    const a = await h.post({ event_type: 'auto_dialog', msg_id: msgId, from_user_id: 'c9', from_user_type: 2, content: 'opening hours?' });
+    const b = await h.post({ event_type: 'website_dialog', msg_id: msgId, from_user_id: 'c9', content: 'opening hours?' });
+    assert.equal(a.status, 200);
+    assert.equal(b.status, 200);
+    assert.notEqual(a.body['conversation_id'], b.body['conversation_id']);
+  });
+
+  it('a website_dialog resend returns the same answer without asking the engine again', async () => {
+    const info = { event_type: 'website_dialog', msg_id: mid(), from_user_id: 'w1', content: 'opening hours?' };
+    const first = await h.post(info);
+    h.admin.kb.add('opening hours', 'CHANGED', 0);
+    const again = await h.post(info);
+    assert.deepEqual(again.body, first.body);
+  });
+
+  it('concurrent copies of one message store it once', async () => {
+    const info = { event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'race', from_user_type: 2, content: 'hi' };
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => h.post(info, { timestamp: h.now() - i })));
+    assert.ok(results.every((r) => r.status === 200));
+    assert.equal(results.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 7);
+    assert.equal(h.admin.conversations.byId(String(results[0]!.body['conversation_id']))?.messageCount, 1);
+  });
+
+  it('without msg_id the server makes one (m_ prefix) and returns it', async () => {
+    const r = await h.post({ event_type: 'auto_dialog', from_user_id: 'c2', from_user_type: 2, content: 'no id' });
+    assert.match(String(r.body['msg_id']), /^m_[A-Za-z0-9_-]{16}$/);
+  });
+
+  it('survives a restart: the stored response comes back, and a replayed signature is still refused', async () => {
+    const info = { event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'c3', from_user_type: 2, content: 'durable?' };
+    const first = await h.post(info);
+    const noId = { event_type: 'auto_dialog', from_user_id: 'c3', from_user_type: 2, content: 'no msg_id' };
+    const { signBody } = await import('./helpers/sign.ts');
+    const raw = JSON.stringify(signBody('acme', 'secret-acme-0123456789abcdefghijklmnopqrstuvwxyz', noId, h.now()));
+    assert.equal((await h.postRaw(raw)).status, 200);
+    await h.restart();
+    const again = await h.post(info);
+    assert.deepEqual(again.body, first.body);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    const conflict = await h.post({ ...info, content: 'different' });
+    assert.equal(conflict.body.code, 'msg_id_conflict');
+    assert.equal((await h.postRaw(raw)).body.code, 'replayed_request', 'the replay store is durable too');
+  });
+});
