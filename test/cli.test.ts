@@ -1,0 +1,111 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli, secretFrom } from './helpers/processes.ts';
+import { openDatabase } from '../src/main/store/db.ts';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'sb-cli-'));
+
+describe('operator CLI (section 9)', () => {
+  it('clients add prints a generated secret once; list never shows it', () => {
+    const d = dir();
+    const add = cli(d, 'clients', 'add', 'acme', '--send-url', 'https://hooks.example.com/in', '--bound-account', 'bot-1', '--group-policy', 'all');
+    assert.equal(add.status, 0, add.stderr);
+    const secret = secretFrom(add.stdout);
+    assert.match(secret, /^[A-Za-z0-9_-]{43,}$/, '32 random bytes, base64url');
+    assert.match(add.stdout, /shown once/);
+    const list = cli(d, 'clients', 'list');
+    assert.equal(list.status, 0);
+    assert.match(list.stdout, /acme\s+enabled\s+1\s+https:\/\/hooks\.example\.com\/in\s+bot-1\s+all/);
+    assert.ok(!list.stdout.includes(secret));
+    const raw = readFileSync(join(d, 'switchboard.db'));
+    assert.ok(!raw.includes(Buffer.from(secret)), 'the secret is not stored in clear text');
+  });
+
+  it('clients add refuses duplicates, short secrets, bad URLs and unknown group policies with clear messages', () => {
+    const d = dir();
+    assert.equal(cli(d, 'clients', 'add', 'acme').status, 0);
+    const dup = cli(d, 'clients', 'add', 'acme');
+    assert.equal(dup.status, 2);
+    assert.match(dup.stderr, /already exists/);
+    assert.match(cli(d, 'clients', 'add', 'b', '--secret', 'short').stderr, /at least 32 bytes/);
+    assert.match(cli(d, 'clients', 'add', 'c', '--send-url', 'http://169.254.169.254/x').stderr, /link-local/);
+    assert.match(cli(d, 'clients', 'add', 'e', '--group-policy', 'sometimes').stderr, /must be one of mention, all, never, got "sometimes"/);
+    assert.match(cli(d, 'clients', 'add', 'bad id!').stderr, /must be 1\.\.128 characters/);
+    assert.match(cli(d, 'clients', 'frobnicate').stderr, /unknown clients command/);
+    assert.match(cli(d, 'clients', 'add', 'x', '--nope').stderr, /Unknown option '--nope'/);
+  });
+
+  it('clients add --secret keeps the given secret; rotate issues a new one and keeps two active', () => {
+    const d = dir();
+    const given = 'a-secret-the-integrator-already-has-000000';
+    assert.equal(secretFrom(cli(d, 'clients', 'add', 'acme', '--secret', given).stdout), given);
+    const rotated = cli(d, 'clients', 'rotate', 'acme');
+    assert.equal(rotated.status, 0);
+    assert.notEqual(secretFrom(rotated.stdout), given);
+    assert.match(rotated.stdout, /previous secret stays valid/);
+    assert.match(cli(d, 'clients', 'list').stdout, /acme\s+enabled\s+2/);
+    cli(d, 'clients', 'rotate', 'acme', '--retire-previous');
+    assert.match(cli(d, 'clients', 'list').stdout, /acme\s+enabled\s+1/);
+    assert.match(cli(d, 'clients', 'rotate', 'ghost').stderr, /no client "ghost"/);
+  });
+
+  it('clients disable and enable', () => {
+    const d = dir();
+    cli(d, 'clients', 'add', 'acme');
+    assert.equal(cli(d, 'clients', 'disable', 'acme').stdout.trim(), 'client acme disabled');
+    assert.match(cli(d, 'clients', 'list').stdout, /acme\s+disabled/);
+    assert.equal(cli(d, 'clients', 'enable', 'acme').stdout.trim(), 'client acme enabled');
+    assert.equal(cli(d, 'clients', 'enable', 'ghost').status, 2);
+  });
+
+  it('kb add and kb import of JSON and CSV (quotes, commas, newlines, Chinese)', () => {
+    const d = dir();
+    assert.match(cli(d, 'kb', 'add', '--question', 'Opening hours?', '--answer', '9 to 6').stdout, /entry 1 added/);
+    assert.match(cli(d, 'kb', 'add', '--question', 'only').stderr, /needs --question and --answer/);
+    const json = join(d, 'kb.json');
+    writeFileSync(json, JSON.stringify([{ question: '如何退款？', answer: '3 到 5 个工作日。' }, { question: 'Refund?', answer: 'Within 5 days.' }]));
+    assert.match(cli(d, 'kb', 'import', json).stdout, /imported 2 entries/);
+    const csv = join(d, 'kb.csv');
+    writeFileSync(csv, '\uFEFFquestion,answer\r\n"Price, per seat?","It is ""$12"".\nBilled monthly."\r\nInvoice?,Orders page\r\n');
+    assert.match(cli(d, 'kb', 'import', csv).stdout, /imported 2 entries/);
+    const list = cli(d, 'kb', 'list').stdout;
+    assert.match(list, /Price, per seat\?\tIt is "\$12"\. Billed monthly\./);
+    assert.match(list, /如何退款？/);
+  });
+
+  it('a malformed import file is refused whole, naming the line at fault, and nothing is imported', () => {
+    const d = dir();
+    const cases: Array<[string, string, RegExp]> = [
+      ['bad.csv', 'question,answer\nok,fine\n"unterminated,x\n', /line 3: quoted field is never closed/],
+      ['cols.csv', 'question,answer\na,b\nc,d,e\n', /line 3: expected 2 fields, found 3/],
+      ['empty.csv', 'question,answer\na,b\n ,x\n', /line 3: question must not be empty/],
+      ['header.csv', 'q,a\nx,y\n', /line 1: header must be "question,answer"/],
+      ['syntax.json', '[\n {"question": "a", "answer": "b"},\n {"question": "c" "answer": "d"}\n]', /not valid JSON at line 3/],
+      ['shape.json', '[\n  {"question": "a", "answer": "b"},\n  {"question": "c"}\n]', /entry 2 \(line 3\): answer/],
+      ['notarray.json', '{"question": "a", "answer": "b"}', /must hold an array/],
+      ['kb.txt', 'whatever', /unknown file type/],
+    ];
+    for (const [name, content, expected] of cases) {
+      const file = join(d, name);
+      writeFileSync(file, content);
+      const r = cli(d, 'kb', 'import', file);
+      assert.equal(r.status, 1, name);
+      assert.match(r.stderr, expected, name);
+      assert.match(r.stderr, /nothing was imported/, name);
+    }
+    assert.match(cli(d, 'kb', 'import', join(d, 'missing.json')).stderr, /cannot read/);
+    const db = openDatabase(join(d, 'switchboard.db'));
+    assert.equal((db.prepare('SELECT count(*) AS n FROM kb_entries').get() as { n: number }).n, 0);
+    db.close();
+  });
+
+  it('prints usage for no command and for help', () => {
+    const d = dir();
+    assert.match(cli(d).stdout, /usage: npm run cli/);
+    assert.equal(cli(d, '--help').status, 0);
+    assert.match(cli(d, 'launch').stderr, /unknown command "launch"/);
+  });
+});
