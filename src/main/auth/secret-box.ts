@@ -54,10 +54,11 @@ export function keyFileBox(keyPath: string): SecretBox {
       return `keyfile:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
     },
     open(sealed) {
+      if (!sealed.startsWith('keyfile:')) throw new SecretBoxError(`not a key-file secret (sealed with "${sealed.split(':', 1)[0]}")`);
       const raw = Buffer.from(sealed.slice('keyfile:'.length), 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-      decipher.setAuthTag(raw.subarray(12, 28));
       try {
+        const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+        decipher.setAuthTag(raw.subarray(12, 28));
         return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
       } catch {
         throw new SecretBoxError(`cannot decrypt a client secret with ${keyPath}: wrong or replaced key file`);

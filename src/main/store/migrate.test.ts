@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
+import { migrate, schemaVersion, type Migration } from './migrate.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+
+const tables = (db: DatabaseSync): string[] =>
+  (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table') AND name NOT LIKE 'kb_fts_%' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+
+test('migrations are numbered 1..n without gaps', () => {
+  assert.deepEqual(MIGRATIONS.map((m) => m.version), MIGRATIONS.map((_, i) => i + 1));
+});
+
+test('migration 1 creates the message service tables with their constraints', () => {
+  const db = new DatabaseSync(':memory:');
+  assert.equal(migrate(db, MIGRATIONS, 1), 1);
+  assert.deepEqual(tables(db), ['client_secrets', 'clients', 'conversations', 'idempotency', 'messages', 'replies', 'request_log', 'seen_signatures', 'settings']);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  assert.throws(() => db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('d', 'a', 'im', 'u:x', 0, 0)").run(), /UNIQUE/);
+  assert.throws(() => db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('e', 'a', 'sms', 'u:y', 0, 0)").run(), /CHECK/);
+  assert.throws(() => db.prepare("UPDATE conversations SET auto_reply = 'maybe'").run(), /CHECK/);
+});
+
+test('migration 2 adds the knowledge base, its full-text index kept in sync by triggers', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 1);
+  assert.equal(migrate(db, MIGRATIONS, 2), 2);
+  const find = (q: string) => db.prepare('SELECT rowid FROM kb_fts WHERE kb_fts MATCH ?').all(q).length;
+  db.prepare("INSERT INTO kb_entries (question, answer, created_at, updated_at) VALUES ('如何重置密码', 'reset it', 0, 0)").run();
+  assert.equal(find('"重置密"'), 1);
+  db.prepare("UPDATE kb_entries SET question = 'opening hours'").run();
+  assert.equal(find('"重置密"'), 0);
+  assert.equal(find('"hours"'), 1);
+  db.prepare('DELETE FROM kb_entries').run();
+  assert.equal(find('"hours"'), 0);
+});
+
+test('a failing migration rolls back and leaves the version where it was', () => {
+  const db = new DatabaseSync(':memory:');
+  const broken: Migration[] = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: 'broken', up: (d) => d.exec('CREATE TABLE x (a); CREATE TABLE x (a)') }];
+  assert.throws(() => migrate(db, broken), /migration 3 \(broken\) failed/);
+  assert.equal(schemaVersion(db), MIGRATIONS.length);
+  assert.ok(!tables(db).includes('x'));
+});
+
+test('a database from a newer build is refused, not written to', () => {
+  const db = new DatabaseSync(':memory:');
+  db.exec('PRAGMA user_version = 99');
+  assert.throws(() => migrate(db), /newer than this build supports/);
+});
