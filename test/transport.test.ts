@@ -76,12 +76,12 @@ describe('section 1: transport', () => {
       const r = await fetch(h.url, { method });
       assert.equal(r.status, 405);
       assert.equal(r.headers.get('allow'), 'POST');
-      assert.equal((await r.json()).code, 'method_not_allowed');
+      assert.equal(((await r.json()) as { code: string }).code, "method_not_allowed");
     }
     const nf = await fetch(`${h.base}/custom-im/other`, { method: 'POST' });
     assert.equal(nf.status, 404);
     assert.match(nf.headers.get('content-type') ?? '', /problem\+json/);
-    assert.equal((await nf.json()).code, 'not_found');
+    assert.equal(((await nf.json()) as { code: string }).code, "not_found");
   });
 
   it('serves /healthz and Prometheus /metrics', async () => {

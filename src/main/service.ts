@@ -84,10 +84,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const maintain = (): void => {
     const now = clock.now();
-    queue.fireAndForget(() => {
-      store.idempotency.pruneSignatures(now - config.replayWindowSeconds * 1000);
-      store.requestLog.pruneBefore(now - config.requestLogRetentionDays * 24 * HOUR);
-    });
+    queue.fireAndForget(() => void store.requestLog.pruneBefore(now - config.requestLogRetentionDays * 24 * HOUR));
   };
   maintain();
   const timer = setInterval(maintain, HOUR);

@@ -12,14 +12,20 @@ export interface ActiveClient {
   keys: KeyObject[];
 }
 
+/** How stale the cache may get: a client disabled from the CLI is refused within this time. */
+export const REFRESH_INTERVAL_MS = 1000;
+
 /**
  * Clients with their HMAC key objects, kept in memory because verifying a signature is on every
- * request's path. The CLI may change clients while the server runs; SQLite's data_version tells
- * us when another connection committed, and only then is the cache rebuilt.
+ * request's path. The CLI may change clients while the server runs: at most once a second, and
+ * at once when a client is unknown or a signature fails (a new client or a rotated secret),
+ * SQLite's data_version tells whether another connection committed, and only then is the cache
+ * rebuilt. Asking on every request cost more than the HMAC itself under load.
  */
 export function createClientRegistry(store: Store, box: SecretBox, warn: (message: string) => void = () => {}) {
   let cache = new Map<string, ActiveClient>();
   let version = -1;
+  let checkedAt = -Infinity;
   const warned = new Set<number>();
 
   function rebuild(): void {
@@ -39,7 +45,8 @@ export function createClientRegistry(store: Store, box: SecretBox, warn: (messag
     cache = next;
   }
 
-  function refresh(): void {
+  function refresh(now: number): void {
+    checkedAt = now;
     const v = store.settings.dataVersion();
     if (v !== version) {
       version = v;
@@ -48,8 +55,13 @@ export function createClientRegistry(store: Store, box: SecretBox, warn: (messag
   }
 
   return {
-    lookup(id: string): ActiveClient | undefined {
-      refresh();
+    lookup(id: string, now: number): ActiveClient | undefined {
+      if (now - checkedAt >= REFRESH_INTERVAL_MS || !cache.has(id)) refresh(now);
+      return cache.get(id);
+    },
+    /** After a signature failed: the client may have rotated its secret a moment ago. */
+    recheck(id: string, now: number): ActiveClient | undefined {
+      if (now !== checkedAt) refresh(now);
       return cache.get(id);
     },
     /** Call after this process changed clients itself (data_version only sees other connections). */

@@ -16,7 +16,8 @@ export interface DecisionInput {
   now: number;
   /** 0 disables the stale limit. */
   staleMinutes: number;
-  autoRepliesLastMinute: number;
+  /** Asked only when every other rule passed: it is a query. */
+  autoRepliesLastMinute: number | (() => number);
 }
 
 export interface Decision {
@@ -65,6 +66,7 @@ export function decideReply(input: DecisionInput): Decision {
     default:
       return assertNever(input.state, 'auto-reply state');
   }
-  if (input.autoRepliesLastMinute >= MAX_AUTO_REPLIES_PER_MINUTE) return no('rate_limited');
+  const recent = typeof input.autoRepliesLastMinute === 'function' ? input.autoRepliesLastMinute() : input.autoRepliesLastMinute;
+  if (recent >= MAX_AUTO_REPLIES_PER_MINUTE) return no('rate_limited');
   return { scheduled: true, reason: 'scheduled' };
 }

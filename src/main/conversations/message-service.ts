@@ -17,15 +17,15 @@ export interface Accepted {
   requestId: string;
   client: ActiveClient;
   info: MessageInfo;
-  /** The message_info as received, stored verbatim. */
-  rawInfo: string;
+  /** RFC 8785 text of the message_info: every field as received, unknown ones included. */
+  canonicalInfo: string;
   /** sha256 of the canonical message_info: what "same content" means for idempotency. */
   contentHash: string;
   signature: string;
 }
 
 export type Outcome =
-  | { kind: 'ok'; status: 200; body: Record<string, unknown>; replayed: boolean }
+  | { kind: 'ok'; status: 200; /** JSON text: serialized once, stored and sent as is. */ body: string; conversationId: string; msgId: string; replayed: boolean }
   | { kind: 'conflict'; msgId: string };
 
 export class EngineTimeout extends Error {}
@@ -48,14 +48,26 @@ export function createMessageService(store: Store, queue: WriteQueue, engine: En
     const prior = idempotency.get(a.client.id, a.info.event_type, msgId);
     if (!prior) return null;
     if (prior.contentHash !== a.contentHash) return { kind: 'conflict', msgId };
-    return { kind: 'ok', status: 200, body: JSON.parse(prior.body) as Record<string, unknown>, replayed: true };
+    return { kind: 'ok', status: 200, body: prior.body, conversationId: prior.conversationId, msgId, replayed: true };
   }
 
-  function commit(a: Accepted, msgId: string, body: Record<string, unknown>, now: number): Outcome {
-    idempotency.put(a.client.id, a.info.event_type, msgId, { contentHash: a.contentHash, status: 200, body: JSON.stringify(body) }, now);
-    idempotency.recordSignature(a.client.id, a.signature, now);
+  function commit(a: Accepted, msgId: string, messageId: number, response: Record<string, unknown>, now: number): Outcome {
+    const body = JSON.stringify(response);
+    const conversationId = response['conversation_id'] as string;
+    idempotency.put({
+      clientId: a.client.id,
+      eventType: a.info.event_type,
+      msgId,
+      contentHash: a.contentHash,
+      status: 200,
+      body,
+      conversationId,
+      messageId,
+      signature: a.signature,
+      at: now,
+    });
     options.onStored?.(a.info.event_type);
-    return { kind: 'ok', status: 200, body, replayed: false };
+    return { kind: 'ok', status: 200, body, conversationId, msgId, replayed: false };
   }
 
   function conversationFor(a: Accepted, channel: Channel, peer: Peer, now: number, initial: AutoReplyState = 'active'): ConversationRow {
@@ -76,7 +88,7 @@ export function createMessageService(store: Store, queue: WriteQueue, engine: En
       fromUserId: a.info.from_user_id || null,
       fromUserType: a.info.from_user_type ?? null,
       content: a.info.content ?? null,
-      messageInfo: a.rawInfo,
+      messageInfo: a.canonicalInfo,
       createTimestamp: a.info.create_timestamp ?? null,
       receivedAt: now,
       replyScheduled: decision ? decision.scheduled : null,
@@ -113,9 +125,9 @@ export function createMessageService(store: Store, queue: WriteQueue, engine: En
         createTimestampSeconds: a.info.create_timestamp ?? null,
         now,
         staleMinutes: settings.staleMinutes,
-        autoRepliesLastMinute: messages.countAutoRepliesSince(conv.id, now - 60_000),
+        autoRepliesLastMinute: () => messages.countAutoRepliesSince(conv.id, now - 60_000),
       });
-      insertInbound(a, conv, msgId, now, decision);
+      const messageId = insertInbound(a, conv, msgId, now, decision);
       const body = {
         request_id: a.requestId,
         event_type: a.info.event_type,
@@ -124,7 +136,7 @@ export function createMessageService(store: Store, queue: WriteQueue, engine: En
         auto_reply: state,
         reply: { scheduled: decision.scheduled, reason: decision.reason },
       };
-      return commit(a, msgId, body, now);
+      return commit(a, msgId, messageId, body, now);
     });
   }
 
@@ -139,7 +151,7 @@ export function createMessageService(store: Store, queue: WriteQueue, engine: En
       const previous = existing ? effectiveAutoReply(existing.autoReply, existing.pausedUntil, now) : 'none';
       const conv = existing ?? conversationFor(a, 'im', peer, now, 'stopped');
       conversations.setAutoReply(conv.id, 'stopped', null);
-      insertInbound(a, conv, msgId, now);
+      const messageId = insertInbound(a, conv, msgId, now);
       const body = {
         request_id: a.requestId,
         event_type: a.info.event_type,
@@ -151,7 +163,7 @@ export function createMessageService(store: Store, queue: WriteQueue, engine: En
         // Deliveries arrive with the auto-reply worker; until then nothing is ever undelivered.
         cancelled_replies: 0,
       };
-      return commit(a, msgId, body, now);
+      return commit(a, msgId, messageId, body, now);
     });
   }
 
@@ -229,7 +241,7 @@ export function createMessageService(store: Store, queue: WriteQueue, engine: En
               context: { reused: existing !== undefined, matched_by: target ? 'msg_id' : existing ? 'peer' : null, messages: context.length },
               suggestion: reply,
             };
-      return commit(a, msgId, body, at);
+      return commit(a, msgId, afterId, body, at);
     });
   }
 
@@ -252,7 +264,7 @@ export function createMessageService(store: Store, queue: WriteQueue, engine: En
     storedResponse(clientId: string, eventType: string, msgId: string, contentHash: string): Outcome | null {
       const prior = idempotency.get(clientId, eventType, msgId);
       if (!prior || prior.contentHash !== contentHash) return null;
-      return { kind: 'ok', status: 200, body: JSON.parse(prior.body) as Record<string, unknown>, replayed: true };
+      return { kind: 'ok', status: 200, body: prior.body, conversationId: prior.conversationId, msgId, replayed: true };
     },
   };
 }

@@ -20,11 +20,8 @@ export interface RequestFacts {
   replayed: boolean;
 }
 
-export interface Reply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+/** A response: a value to serialize, JSON text serialized earlier, or plain text (metrics). */
+export type Reply = { status: number; headers?: Record<string, string> } & ({ body: unknown } | { json: string } | { text: string });
 
 export interface ChatMessagesDeps {
   registry: ClientRegistry;
@@ -38,10 +35,10 @@ export interface ChatMessagesDeps {
 const short = (v: unknown, max: number): string | null => (typeof v === 'string' ? v.slice(0, max) : null);
 
 function success(outcome: Extract<Outcome, { kind: 'ok' }>, facts: RequestFacts): Reply {
-  facts.conversationId = short(outcome.body['conversation_id'], 64);
-  facts.msgId = short(outcome.body['msg_id'], 128);
+  facts.conversationId = outcome.conversationId;
+  facts.msgId = outcome.msgId;
   facts.replayed = outcome.replayed;
-  return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { 'idempotent-replayed': 'true' } : {} };
+  return { status: outcome.status, json: outcome.body, headers: outcome.replayed ? { 'idempotent-replayed': 'true' } : {} };
 }
 
 /** POST /custom-im/chat-messages: the checks of section 3 in their order, then the scenario. */
@@ -52,11 +49,11 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
     facts.eventType = short(env.messageInfo['event_type'], 32);
     facts.msgId = short(env.messageInfo['msg_id'], 128);
 
-    const client = deps.registry.lookup(env.client);
+    const nowMs = deps.clock.now();
+    let client = deps.registry.lookup(env.client, nowMs);
     if (!client) throw new HttpProblem('unknown_client', `no client "${env.client}" is registered`);
     if (!client.enabled) throw new HttpProblem('client_disabled', `client "${env.client}" is disabled`);
 
-    const nowMs = deps.clock.now();
     const serverTime = Math.floor(nowMs / 1000);
     if (Math.abs(serverTime - env.timestamp) > deps.timestampToleranceSeconds) {
       throw new HttpProblem(
@@ -74,8 +71,11 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
         errors: [{ path: 'message_info', message: (error as Error).message }],
       });
     }
-    if (!verify(client.keys, signingString(env.timestamp, env.client, canonical), env.signature)) {
-      throw new HttpProblem(
+    const signed = signingString(env.timestamp, env.client, canonical);
+    if (!verify(client.keys, signed, env.signature)) {
+      const fresh = deps.registry.recheck(env.client, nowMs);
+      if (fresh?.enabled && verify(fresh.keys, signed, env.signature)) client = fresh;
+      else throw new HttpProblem(
         'invalid_signature',
         'signature does not match any active secret: expected lowercase hex HMAC-SHA256 of timestamp + "." + client + "." + JCS(message_info)',
       );
@@ -117,7 +117,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
 
       let outcome: Outcome;
       try {
-        outcome = await deps.service.handle({ requestId, client, info, rawInfo: JSON.stringify(env.messageInfo), contentHash, signature: env.signature });
+        outcome = await deps.service.handle({ requestId, client, info, canonicalInfo: canonical, contentHash, signature: env.signature });
       } catch (error) {
         if (error instanceof EngineTimeout) throw new HttpProblem('engine_timeout', error.message);
         throw error;

@@ -47,10 +47,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   let drained: (() => void) | null = null;
 
   function send(req: IncomingMessage, res: ServerResponse, requestId: string, reply: Reply, closeAfter = false): void {
-    const isProblem = reply.status >= 400;
-    const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    const payload = 'text' in reply ? reply.text : 'json' in reply ? reply.json : JSON.stringify(reply.body);
     const headers: Record<string, string | number> = {
-      'content-type': isProblem ? 'application/problem+json' : typeof reply.body === 'string' ? 'text/plain; version=0.0.4; charset=utf-8' : 'application/json',
+      'content-type':
+        reply.status >= 400 ? 'application/problem+json' : 'text' in reply ? 'text/plain; version=0.0.4; charset=utf-8' : 'application/json',
       'content-length': Buffer.byteLength(payload),
       'x-request-id': requestId,
       'cache-control': 'no-store',
@@ -113,7 +113,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         if (method !== 'GET' && method !== 'HEAD') {
           reply = problemReply(new HttpProblem('method_not_allowed', `${method} is not allowed on ${path}; use GET`, { headers: { allow: 'GET, HEAD' } }), requestId);
         } else {
-          reply = path === '/healthz' ? { status: 200, body: { status: 'ok' } } : { status: 200, body: deps.metrics.render() };
+          reply = path === '/healthz' ? { status: 200, body: { status: 'ok' } } : { status: 200, text: deps.metrics.render() };
         }
       } else {
         reply = problemReply(new HttpProblem('not_found', `no such path: ${path.slice(0, 200)}`), requestId);
@@ -128,7 +128,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const latencyMs = performance.now() - started;
     if (path === CHAT_PATH) {
       deps.metrics.observeRequest(facts.eventType, reply.status, latencyMs / 1000);
-      const problem = reply.status >= 400 ? (reply.body as { code?: string }) : null;
+      const problem = reply.status >= 400 && 'body' in reply ? (reply.body as { code?: string }) : null;
       deps.logRequest({
         at: deps.clock.now(),
         requestId,

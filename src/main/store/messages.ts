@@ -74,8 +74,10 @@ export function messageQueries(db: Db) {
        sources, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // Found through the idempotency table's key, so messages need no index of their own on msg_id.
   const autoMessageByMsgId = db.prepare(
-    "SELECT id, conversation_id FROM messages WHERE client_id = ? AND msg_id = ? AND event_type = 'auto_dialog' ORDER BY id LIMIT 1",
+    `SELECT m.id, m.conversation_id FROM idempotency i JOIN messages m ON m.id = i.message_id
+     WHERE i.client_id = ? AND i.event_type = 'auto_dialog' AND i.msg_id = ?`,
   );
   const recentMessages = db.prepare(
     `SELECT id, msg_id, role, from_user_id, content, received_at FROM messages

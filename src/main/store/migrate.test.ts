@@ -14,7 +14,7 @@ test('migrations are numbered 1..n without gaps', () => {
 test('migration 1 creates the message service tables with their constraints', () => {
   const db = new DatabaseSync(':memory:');
   assert.equal(migrate(db, MIGRATIONS, 1), 1);
-  assert.deepEqual(tables(db), ['client_secrets', 'clients', 'conversations', 'idempotency', 'messages', 'replies', 'request_log', 'seen_signatures', 'settings']);
+  assert.deepEqual(tables(db), ['client_secrets', 'clients', 'conversations', 'idempotency', 'messages', 'replies', 'request_log', 'settings']);
   db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
   db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
   assert.throws(() => db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('d', 'a', 'im', 'u:x', 0, 0)").run(), /UNIQUE/);

@@ -3,6 +3,8 @@ import type { Db } from './db.ts';
 
 interface Job {
   op: () => unknown;
+  /** Single-statement ops need no savepoint: SQLite rolls back a failed statement by itself. */
+  atomic: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -14,7 +16,7 @@ export interface WriteQueue {
    * read-decide-write sequence inside it is atomic. An op that throws is rolled back alone.
    */
   run<T>(op: () => T): Promise<T>;
-  /** Queues a write whose durability nobody waits for (request log rows). */
+  /** Queues a single-statement write whose durability nobody waits for (request log rows). */
   fireAndForget(op: () => void): void;
   /** Commits what is queued now; used at shutdown. */
   drain(): Promise<void>;
@@ -26,7 +28,7 @@ export interface WriteQueue {
  * therefore one fsync (synchronous=FULL). Under load the turn is as long as the previous commit,
  * so batches grow with the load and durability stops costing throughput.
  */
-export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => void = () => {}): WriteQueue {
+export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => void = () => {}, maxBatch = Number(process.env['SB_MAX_BATCH'] ?? 1e9)): WriteQueue {
   let pending: Job[] = [];
   let scheduled = false;
   let idle: Promise<void> = Promise.resolve();
@@ -55,6 +57,14 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
       return;
     }
     for (const job of batch) {
+      if (job.atomic) {
+        try {
+          outcomes.push({ ok: true, value: job.op() });
+        } catch (error) {
+          outcomes.push({ ok: false, value: error });
+        }
+        continue;
+      }
       savepoint.run();
       try {
         const value = job.op();
@@ -107,15 +117,16 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
 
   function enqueue(job: Job): void {
     pending.push(job);
-    schedule();
+    if (pending.length >= maxBatch) flush();
+    else schedule();
   }
 
   return {
     run<T>(op: () => T): Promise<T> {
-      return new Promise<T>((resolve, reject) => enqueue({ op, resolve: resolve as (v: unknown) => void, reject }));
+      return new Promise<T>((resolve, reject) => enqueue({ op, atomic: false, resolve: resolve as (v: unknown) => void, reject }));
     },
     fireAndForget(op) {
-      enqueue({ op, resolve: () => {}, reject: onBackgroundError });
+      enqueue({ op, atomic: true, resolve: () => {}, reject: onBackgroundError });
     },
     drain() {
       return scheduled || pending.length > 0 ? idle : Promise.resolve();

@@ -44,7 +44,6 @@ export const migration001: Migration = {
         last_message_at INTEGER NOT NULL,
         UNIQUE (client_id, channel, peer)
       ) STRICT;
-      CREATE INDEX conversations_recent ON conversations(last_message_at DESC);
 
       CREATE TABLE messages (
         id INTEGER PRIMARY KEY,
@@ -63,7 +62,6 @@ export const migration001: Migration = {
         reply_reason TEXT
       ) STRICT;
       CREATE INDEX messages_conversation ON messages(conversation_id, id);
-      CREATE INDEX messages_msg_id ON messages(client_id, msg_id);
 
       CREATE TABLE replies (
         id INTEGER PRIMARY KEY,
@@ -81,6 +79,10 @@ export const migration001: Migration = {
       ) STRICT;
       CREATE INDEX replies_conversation ON replies(conversation_id, after_message_id);
 
+      -- One row per accepted request: its first response (idempotency, section 5), the message
+      -- it stored (assist_dialog finds auto_dialog messages by msg_id here) and its signature
+      -- (replay protection survives restarts). Indexes are few on purpose: every index is a
+      -- random page written per request under synchronous=FULL.
       CREATE TABLE idempotency (
         client_id TEXT NOT NULL,
         event_type TEXT NOT NULL,
@@ -88,17 +90,13 @@ export const migration001: Migration = {
         content_hash TEXT NOT NULL,
         status INTEGER NOT NULL,
         response TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        message_id INTEGER,
+        signature TEXT NOT NULL,
         created_at INTEGER NOT NULL,
         PRIMARY KEY (client_id, event_type, msg_id)
       ) STRICT, WITHOUT ROWID;
-
-      CREATE TABLE seen_signatures (
-        client_id TEXT NOT NULL,
-        signature TEXT NOT NULL,
-        seen_at INTEGER NOT NULL,
-        PRIMARY KEY (client_id, signature)
-      ) STRICT, WITHOUT ROWID;
-      CREATE INDEX seen_signatures_at ON seen_signatures(seen_at);
+      CREATE INDEX idempotency_created ON idempotency(created_at);
 
       CREATE TABLE request_log (
         id INTEGER PRIMARY KEY,

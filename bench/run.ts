@@ -1,0 +1,14 @@
+import { runIngest } from './ingest.ts';
+
+// npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
+const benches: Record<string, () => Promise<string>> = { ingest: runIngest };
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+for (const name of wanted.length ? wanted : Object.keys(benches)) {
+  const bench = benches[name];
+  if (!bench) {
+    console.error(`unknown benchmark "${name}"; available: ${Object.keys(benches).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(await bench());
+  console.log();
+}
