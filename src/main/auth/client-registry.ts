@@ -61,7 +61,7 @@ export function createClientRegistry(store: Store, box: SecretBox, warn: (messag
     },
     /** After a signature failed: the client may have rotated its secret a moment ago. */
     recheck(id: string, now: number): ActiveClient | undefined {
-      if (now !== checkedAt) refresh(now);
+      refresh(now);
       return cache.get(id);
     },
     /** Call after this process changed clients itself (data_version only sees other connections). */
