@@ -3,14 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../shared/clock.ts';
 import { openDatabase } from './store/db.ts';
 import { createStore, type Store } from './store/index.ts';
-import { createWriteQueue } from './store/write-queue.ts';
+import { startWorkerWriter } from './store/worker-writer.ts';
 import { keyFileBox, type SecretBox } from './auth/secret-box.ts';
 import { createClientRegistry } from './auth/client-registry.ts';
 import { createReplayGuard } from './auth/replay-guard.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
 import type { Engine } from './engines/engine.ts';
-import { createMessageService } from './conversations/message-service.ts';
+import { createMessageService, type MessageWriter } from './conversations/message-service.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { createHttpServer, CHAT_PATH } from './http/server.ts';
 import { createMetrics } from './http/metrics.ts';
@@ -23,6 +23,8 @@ export interface ServiceOptions {
   secretBox?: SecretBox;
   engine?: Engine;
   log?: (line: string) => void;
+  /** The writer thread's entry: the .ts source when run by Node, the bundled .js in Electron. */
+  writerEntry?: URL | string;
 }
 
 export interface RunningService {
@@ -50,14 +52,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const log = options.log ?? ((line: string) => console.error(line));
   const db = openDatabase(databasePath(options.dataDir));
   const store = createStore(db);
-  const queue = createWriteQueue(db, (error) => log(`background write failed: ${(error as Error).message}`));
+  const writer: MessageWriter = await startWorkerWriter(
+    options.writerEntry ?? new URL('./writer-worker.ts', import.meta.url),
+    { databasePath: databasePath(options.dataDir) },
+    (message) => log(`background write failed: ${message}`),
+  );
   const box = options.secretBox ?? keyFileBox(secretKeyPath(options.dataDir));
   const registry = createClientRegistry(store, box, log);
   const replay = createReplayGuard(config.replayWindowSeconds * 1000);
   replay.load(store.idempotency.signaturesSince(clock.now() - config.replayWindowSeconds * 1000));
   const metrics = createMetrics();
   const engine = options.engine ?? createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 });
-  const service = createMessageService(store, queue, engine, clock, {
+  const service = createMessageService(store, writer, engine, clock, {
     engineTimeoutMs: config.engineTimeoutMs,
     defaultFallbackText: config.fallbackText,
     contextLines: 50,
@@ -75,28 +81,35 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     clock,
     bodyLimitBytes: config.bodyLimitBytes,
-    logRequest: (entry) => queue.fireAndForget(() => store.requestLog.insert(entry)),
+    logRequest: (entry) => writer.send({ kind: 'request_log', entry }),
     logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
   });
-  metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => queue.stats.batches);
-  metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => queue.stats.largestBatch);
+  metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);
+  metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => writer.stats.largestBatch);
   metrics.gauge('switchboard_http_in_flight', 'Requests being processed.', () => http.inFlight());
 
   const maintain = (): void => {
     const now = clock.now();
-    queue.fireAndForget(() => void store.requestLog.pruneBefore(now - config.requestLogRetentionDays * 24 * HOUR));
+    writer.send({ kind: 'prune_request_log', before: now - config.requestLogRetentionDays * 24 * HOUR });
   };
   maintain();
   const timer = setInterval(maintain, HOUR);
   timer.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    http.server.once('error', reject);
-    http.server.listen(config.port, config.host, () => {
-      http.server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.server.once('error', reject);
+      http.server.listen(config.port, config.host, () => {
+        http.server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    clearInterval(timer);
+    await writer.close();
+    store.close();
+    throw error;
+  }
   const address = http.server.address() as AddressInfo;
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -110,7 +123,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       stopped ??= (async () => {
         clearInterval(timer);
         await http.close();
-        await queue.drain();
+        await writer.close();
         store.close();
       })();
       return stopped;

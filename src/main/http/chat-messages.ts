@@ -7,7 +7,8 @@ import type { ReplayGuard } from '../auth/replay-guard.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
 import { canonicalJson } from '../auth/canonical-json.ts';
 import { signingString, verify } from '../auth/signature.ts';
-import { EngineTimeout, type MessageService, type Outcome } from '../conversations/message-service.ts';
+import { EngineTimeout, type MessageService } from '../conversations/message-service.ts';
+import type { Outcome } from '../conversations/write-commands.ts';
 import { fieldErrors, parseEnvelope } from './envelope.ts';
 import { HttpProblem } from './problem.ts';
 

@@ -10,6 +10,8 @@ import { settingsQueries } from './settings.ts';
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
   return {
+    /** For the group-commit queue, which owns transactions; queries go through the fields below. */
+    connection: db,
     clients: clientQueries(db),
     conversations: conversationQueries(db),
     messages: messageQueries(db),

@@ -17,7 +17,7 @@ export interface WriteQueue {
    */
   run<T>(op: () => T): Promise<T>;
   /** Queues a single-statement write whose durability nobody waits for (request log rows). */
-  fireAndForget(op: () => void): void;
+  fireAndForget(op: () => void, committed?: () => void): void;
   /** Commits what is queued now; used at shutdown. */
   drain(): Promise<void>;
   readonly stats: { batches: number; jobs: number; largestBatch: number };
@@ -28,7 +28,7 @@ export interface WriteQueue {
  * therefore one fsync (synchronous=FULL). Under load the turn is as long as the previous commit,
  * so batches grow with the load and durability stops costing throughput.
  */
-export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => void = () => {}, maxBatch = Number(process.env['SB_MAX_BATCH'] ?? 1e9)): WriteQueue {
+export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => void = () => {}): WriteQueue {
   let pending: Job[] = [];
   let scheduled = false;
   let idle: Promise<void> = Promise.resolve();
@@ -117,16 +117,15 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
 
   function enqueue(job: Job): void {
     pending.push(job);
-    if (pending.length >= maxBatch) flush();
-    else schedule();
+    schedule();
   }
 
   return {
     run<T>(op: () => T): Promise<T> {
       return new Promise<T>((resolve, reject) => enqueue({ op, atomic: false, resolve: resolve as (v: unknown) => void, reject }));
     },
-    fireAndForget(op) {
-      enqueue({ op, atomic: true, resolve: () => {}, reject: onBackgroundError });
+    fireAndForget(op, committed = () => {}) {
+      enqueue({ op, atomic: true, resolve: committed, reject: onBackgroundError });
     },
     drain() {
       return scheduled || pending.length > 0 ? idle : Promise.resolve();

@@ -82,8 +82,10 @@ export const migration001: Migration = {
       -- One row per accepted request: its first response (idempotency, section 5), the message
       -- it stored (assist_dialog finds auto_dialog messages by msg_id here) and its signature
       -- (replay protection survives restarts). Indexes are few on purpose: every index is a
-      -- random page written per request under synchronous=FULL.
+      -- random page written per request under synchronous=FULL, and the large rows append in
+      -- rowid order while only the small key lands on a random page.
       CREATE TABLE idempotency (
+        id INTEGER PRIMARY KEY,
         client_id TEXT NOT NULL,
         event_type TEXT NOT NULL,
         msg_id TEXT NOT NULL,
@@ -94,8 +96,8 @@ export const migration001: Migration = {
         message_id INTEGER,
         signature TEXT NOT NULL,
         created_at INTEGER NOT NULL,
-        PRIMARY KEY (client_id, event_type, msg_id)
-      ) STRICT, WITHOUT ROWID;
+        UNIQUE (client_id, event_type, msg_id)
+      ) STRICT;
       CREATE INDEX idempotency_created ON idempotency(created_at);
 
       CREATE TABLE request_log (

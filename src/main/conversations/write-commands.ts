@@ -1,0 +1,229 @@
+import type { Store } from '../store/index.ts';
+import type { ConversationRow } from '../store/conversations.ts';
+import type { RequestLogEntry } from '../store/request-log.ts';
+import type { EngineAnswer } from '../engines/engine.ts';
+import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
+import type { ClientSettings } from '../../shared/client-settings.ts';
+import { effectiveAutoReply, type AutoReplyState, type Channel } from '../../shared/conversation.ts';
+import { assertNever } from '../../shared/assert-never.ts';
+import { decideReply, type Decision } from '../autoreply/decide.ts';
+import { newId } from '../store/ids.ts';
+import { channelOf, peerOf, senderRole, type Peer } from './identity.ts';
+
+/** An authenticated, validated request as plain data: it crosses to the writer thread. */
+export interface IngestRequest {
+  requestId: string;
+  clientId: string;
+  settings: ClientSettings;
+  info: MessageInfo;
+  /** RFC 8785 text of the message_info: every field as received, unknown ones included. */
+  canonicalInfo: string;
+  /** sha256 of canonicalInfo: what "same content" means for idempotency. */
+  contentHash: string;
+  signature: string;
+  now: number;
+}
+
+/** What an engine answered, decided on the main thread before the write. */
+export interface AnsweredReply {
+  kind: 'website' | 'suggestion';
+  msgId: string;
+  /** assist_dialog on an auto_dialog message: that message, which is not appended again. */
+  targetMessageId: number | null;
+  existingConversationId: string | null;
+  contextMessages: number;
+  engine: string;
+  answer: EngineAnswer;
+}
+
+export type WriteCommand =
+  | { kind: 'auto_dialog'; request: IngestRequest }
+  | { kind: 'cmd_dialog'; request: IngestRequest }
+  | { kind: 'answered'; request: IngestRequest; reply: AnsweredReply }
+  | { kind: 'request_log'; entry: RequestLogEntry }
+  | { kind: 'prune_request_log'; before: number };
+
+export type Outcome =
+  | { kind: 'ok'; status: 200; /** JSON text: serialized once, stored and sent as is. */ body: string; conversationId: string; msgId: string; replayed: boolean }
+  | { kind: 'conflict'; msgId: string };
+
+/** The stored first response for (client, event_type, msg_id), a conflict, or nothing yet. */
+export function priorOutcome(store: Store, r: Pick<IngestRequest, 'clientId' | 'info' | 'contentHash'>, msgId: string): Outcome | null {
+  const prior = store.idempotency.get(r.clientId, r.info.event_type, msgId);
+  if (!prior) return null;
+  if (prior.contentHash !== r.contentHash) return { kind: 'conflict', msgId };
+  return { kind: 'ok', status: 200, body: prior.body, conversationId: prior.conversationId, msgId, replayed: true };
+}
+
+function commit(store: Store, r: IngestRequest, msgId: string, messageId: number, response: Record<string, unknown>): Outcome {
+  const body = JSON.stringify(response);
+  const conversationId = response['conversation_id'] as string;
+  store.idempotency.put({
+    clientId: r.clientId,
+    eventType: r.info.event_type,
+    msgId,
+    contentHash: r.contentHash,
+    status: 200,
+    body,
+    conversationId,
+    messageId,
+    signature: r.signature,
+    at: r.now,
+  });
+  return { kind: 'ok', status: 200, body, conversationId, msgId, replayed: false };
+}
+
+function conversationFor(store: Store, r: IngestRequest, channel: Channel, peer: Peer, initial: AutoReplyState = 'active'): ConversationRow {
+  return (
+    store.conversations.byKey(r.clientId, channel, peer.peer) ??
+    store.conversations.create({
+      id: newId('conversation'),
+      clientId: r.clientId,
+      channel,
+      peer: peer.peer,
+      groupId: peer.groupId,
+      customerId: peer.customerId,
+      autoReply: initial,
+      now: r.now,
+    })
+  );
+}
+
+function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, msgId: string, decision?: Decision): number {
+  const role = r.info.event_type === 'cmd_dialog' ? 'command' : senderRole(r.info, r.settings.boundAccount);
+  const id = store.messages.insert({
+    conversationId: conv.id,
+    clientId: r.clientId,
+    eventType: r.info.event_type,
+    msgId,
+    role,
+    fromUserId: r.info.from_user_id || null,
+    fromUserType: r.info.from_user_type ?? null,
+    content: r.info.content ?? null,
+    messageInfo: r.canonicalInfo,
+    createTimestamp: r.info.create_timestamp ?? null,
+    receivedAt: r.now,
+    replyScheduled: decision ? decision.scheduled : null,
+    replyReason: decision?.reason ?? null,
+  });
+  store.conversations.touch(conv.id, 1, r.now);
+  return id;
+}
+
+function autoDialog(store: Store, r: IngestRequest): Outcome {
+  const msgId = r.info.msg_id ?? newId('message');
+  const prior = r.info.msg_id ? priorOutcome(store, r, msgId) : null;
+  if (prior) return prior;
+  const settings = r.settings;
+  const peer = peerOf(r.info, settings.boundAccount);
+  const conv = conversationFor(store, r, 'im', peer);
+  let state = effectiveAutoReply(conv.autoReply, conv.pausedUntil, r.now);
+  const role = senderRole(r.info, settings.boundAccount);
+  if (role === 'staff' && state !== 'stopped' && settings.pauseMinutes > 0) {
+    // A human spoke: the AI steps back until the pause runs out.
+    state = 'paused';
+    store.conversations.setAutoReply(conv.id, 'paused', r.now + settings.pauseMinutes * 60_000);
+  }
+  const addressed = new Set([...(settings.boundAccount ? [settings.boundAccount] : []), ...settings.botIds]);
+  const decision = decideReply({
+    role,
+    isGroup: peer.groupId !== null,
+    groupPolicy: settings.groupPolicy,
+    mentioned: (r.info.at_list ?? []).some((id) => addressed.has(id)),
+    quotesOurReply: r.info.quote !== undefined && store.messages.isOurReply(r.clientId, r.info.quote.msg_id),
+    state,
+    createTimestampSeconds: r.info.create_timestamp ?? null,
+    now: r.now,
+    staleMinutes: settings.staleMinutes,
+    autoRepliesLastMinute: () => store.messages.countAutoRepliesSince(conv.id, r.now - 60_000),
+  });
+  const messageId = insertInbound(store, r, conv, msgId, decision);
+  return commit(store, r, msgId, messageId, {
+    request_id: r.requestId,
+    event_type: r.info.event_type,
+    conversation_id: conv.id,
+    msg_id: msgId,
+    auto_reply: state,
+    reply: { scheduled: decision.scheduled, reason: decision.reason },
+  });
+}
+
+function cmdDialog(store: Store, r: IngestRequest): Outcome {
+  const msgId = r.info.msg_id ?? newId('message');
+  const prior = r.info.msg_id ? priorOutcome(store, r, msgId) : null;
+  if (prior) return prior;
+  const peer = peerOf(r.info, r.settings.boundAccount);
+  const existing = store.conversations.byKey(r.clientId, 'im', peer.peer);
+  const previous = existing ? effectiveAutoReply(existing.autoReply, existing.pausedUntil, r.now) : 'none';
+  const conv = existing ?? conversationFor(store, r, 'im', peer, 'stopped');
+  store.conversations.setAutoReply(conv.id, 'stopped', null);
+  const messageId = insertInbound(store, r, conv, msgId);
+  return commit(store, r, msgId, messageId, {
+    request_id: r.requestId,
+    event_type: r.info.event_type,
+    conversation_id: conv.id,
+    msg_id: msgId,
+    command: 'stop_auto_reply',
+    auto_reply: 'stopped',
+    previous,
+    // Deliveries arrive with the auto-reply worker; until then nothing is ever undelivered.
+    cancelled_replies: 0,
+  });
+}
+
+/** Appends the question (unless it is the assisted message itself) and the engine's answer. */
+function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome {
+  // A concurrent twin may have committed while the engine worked: it wins cleanly.
+  const prior = r.info.msg_id ? priorOutcome(store, r, reply.msgId) : null;
+  if (prior) return prior;
+  const channel = channelOf(r.info.event_type);
+  const existing = reply.existingConversationId ? store.conversations.byId(reply.existingConversationId) : undefined;
+  const conv = existing ?? conversationFor(store, r, channel, peerOf(r.info, r.settings.boundAccount));
+  const afterId = reply.targetMessageId ?? insertInbound(store, r, conv, reply.msgId);
+  const replyMsgId = newId(reply.kind === 'website' ? 'reply' : 'suggestion');
+  store.messages.insertReply({
+    conversationId: conv.id,
+    kind: reply.kind,
+    msgId: replyMsgId,
+    replyTo: [reply.msgId],
+    afterMessageId: afterId,
+    content: reply.answer.content,
+    handoff: reply.answer.handoff,
+    engine: reply.engine,
+    confidence: reply.answer.confidence,
+    sources: reply.answer.sources,
+    createdAt: r.now,
+  });
+  if (reply.kind === 'website') {
+    store.conversations.touch(conv.id, 1, r.now);
+    if (reply.answer.handoff) store.conversations.setNeedsHuman(conv.id, true);
+  }
+  const base = { request_id: r.requestId, event_type: r.info.event_type, conversation_id: conv.id, msg_id: reply.msgId };
+  const answer = { msg_id: replyMsgId, content: reply.answer.content, handoff: reply.answer.handoff };
+  const matchedBy = reply.targetMessageId !== null ? 'msg_id' : reply.existingConversationId ? 'peer' : null;
+  const body =
+    reply.kind === 'website'
+      ? { ...base, reply: answer }
+      : { ...base, context: { reused: matchedBy !== null, matched_by: matchedBy, messages: reply.contextMessages }, suggestion: answer };
+  return commit(store, r, reply.msgId, afterId, body);
+}
+
+/** Runs one command inside the writer's current group transaction. */
+export function executeWrite(store: Store, command: WriteCommand): Outcome | null {
+  switch (command.kind) {
+    case 'auto_dialog':
+      return autoDialog(store, command.request);
+    case 'cmd_dialog':
+      return cmdDialog(store, command.request);
+    case 'answered':
+      return answered(store, command.request, command.reply);
+    case 'request_log':
+      store.requestLog.insert(command.entry);
+      return null;
+    case 'prune_request_log':
+      store.requestLog.pruneBefore(command.before);
+      return null;
+    default:
+      return assertNever(command, 'write command');
+  }
+}

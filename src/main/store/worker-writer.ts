@@ -1,0 +1,159 @@
+import { Worker } from 'node:worker_threads';
+
+/** Messages between the main thread and the writer thread. */
+export type ToWriter<C> = { type: 'batch'; jobs: Array<{ id: number; command: C; wait: boolean }> } | { type: 'close' };
+export type FromWriter<R> =
+  | { type: 'ready' }
+  | { type: 'results'; results: Array<{ id: number; ok: true; value: R } | { id: number; ok: false; error: string }>; stats: WriterStats }
+  | { type: 'background_error'; error: string }
+  | { type: 'closed' };
+
+export interface WriterStats {
+  batches: number;
+  jobs: number;
+  largestBatch: number;
+}
+
+export interface Writer<C, R> {
+  /** Resolves once the command's transaction is durably committed. */
+  submit(command: C): Promise<R>;
+  /** A write whose durability nobody waits for. */
+  send(command: C): void;
+  /** Resolves when every command sent so far is committed. */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+  readonly stats: WriterStats;
+}
+
+export class WriterError extends Error {}
+
+/**
+ * Commands are posted in chunks of this size as they come, not only at the end of a loop turn:
+ * the writer commits the first chunk of a burst while this thread still parses the rest.
+ * Measured at 100 connections: 3.2k req/s unchunked, 3.9k at 16, 4.5k at 8, 3.5k at 4.
+ */
+const POST_CHUNK = 8;
+
+/**
+ * The database writer on its own thread. The main thread parses, authenticates and validates;
+ * the writer turns what it is sent during one turn of its loop into one group commit, on the
+ * other core. Commands are posted once per main-loop turn, not one message each.
+ */
+export async function startWorkerWriter<C, R>(entry: URL | string, workerData: unknown, onBackgroundError: (message: string) => void): Promise<Writer<C, R>> {
+  const worker = new Worker(entry, { workerData });
+  const waiting = new Map<number, { resolve: (v: R) => void; reject: (e: Error) => void }>();
+  let outbox: Array<{ id: number; command: C; wait: boolean }> = [];
+  let nextId = 1;
+  let scheduled = false;
+  let failed: Error | null = null;
+  let drainWaiters: Array<() => void> = [];
+  let sent = 0;
+  let done = 0;
+  const stats: WriterStats = { batches: 0, jobs: 0, largestBatch: 0 };
+
+  const settleDrains = (): void => {
+    if (done < sent || outbox.length > 0) return;
+    for (const w of drainWaiters) w();
+    drainWaiters = [];
+  };
+
+  const fail = (error: Error): void => {
+    failed = error;
+    for (const w of waiting.values()) w.reject(error);
+    waiting.clear();
+    done = sent;
+    settleDrains();
+  };
+
+  const closed = new Promise<void>((resolve) => {
+    worker.on('message', (msg: FromWriter<R>) => {
+      switch (msg.type) {
+        case 'ready':
+          break;
+        case 'results':
+          Object.assign(stats, msg.stats);
+          for (const r of msg.results) {
+            done++;
+            const w = waiting.get(r.id);
+            if (!w) continue;
+            waiting.delete(r.id);
+            if (r.ok) w.resolve(r.value);
+            else w.reject(new WriterError(r.error));
+          }
+          settleDrains();
+          break;
+        case 'background_error':
+          onBackgroundError(msg.error);
+          break;
+        case 'closed':
+          resolve();
+          break;
+      }
+    });
+    worker.on('error', (error) => fail(new WriterError(`database writer failed: ${error.message}`)));
+    worker.on('exit', (code) => {
+      if (waiting.size > 0 || code !== 0) fail(new WriterError(`database writer exited with code ${code}`));
+      resolve();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (msg: FromWriter<R>): void => {
+      if (msg.type === 'ready') {
+        worker.off('message', onMessage);
+        resolve();
+      }
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+  });
+
+  const flush = (): void => {
+    scheduled = false;
+    if (outbox.length === 0) return;
+    const jobs = outbox;
+    outbox = [];
+    worker.postMessage({ type: 'batch', jobs } satisfies ToWriter<C>);
+  };
+
+  const enqueue = (command: C, wait: boolean): number => {
+    if (failed) throw failed;
+    const id = nextId++;
+    outbox.push({ id, command, wait });
+    sent++;
+    if (outbox.length >= POST_CHUNK) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+    return id;
+  };
+
+  return {
+    submit(command) {
+      return new Promise<R>((resolve, reject) => {
+        try {
+          waiting.set(enqueue(command, true), { resolve, reject });
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
+    },
+    send(command) {
+      if (!failed) enqueue(command, false);
+    },
+    drain() {
+      if (done >= sent && outbox.length === 0) return Promise.resolve();
+      return new Promise((resolve) => drainWaiters.push(resolve));
+    },
+    async close() {
+      flush();
+      if (!failed) {
+        worker.postMessage({ type: 'close' } satisfies ToWriter<C>);
+        await closed;
+      }
+      await worker.terminate();
+    },
+    stats,
+  };
+}

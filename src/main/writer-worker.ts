@@ -1,0 +1,61 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from './store/db.ts';
+import { createStore } from './store/index.ts';
+import { createWriteQueue } from './store/write-queue.ts';
+import type { FromWriter, ToWriter } from './store/worker-writer.ts';
+import { executeWrite, type Outcome, type WriteCommand } from './conversations/write-commands.ts';
+
+// Composition root of the writer thread: its own connection, the group-commit queue, and the
+// commands of the message service. Results go back once per turn of this thread's loop.
+const port = parentPort!;
+const { databasePath } = workerData as { databasePath: string };
+const store = createStore(openDatabase(databasePath));
+const queue = createWriteQueue(store.connection, (error) => post({ type: 'background_error', error: (error as Error).message }));
+
+type Result = Extract<FromWriter<Outcome | null>, { type: 'results' }>['results'][number];
+let results: Result[] = [];
+let scheduled = false;
+
+function post(msg: FromWriter<Outcome | null>): void {
+  port.postMessage(msg);
+}
+
+function sendResults(): void {
+  scheduled = false;
+  const batch = results;
+  results = [];
+  post({ type: 'results', results: batch, stats: { ...queue.stats } });
+}
+
+function collect(result: Result): void {
+  results.push(result);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(sendResults);
+  }
+}
+
+port.on('message', (msg: ToWriter<WriteCommand>) => {
+  if (msg.type === 'close') {
+    void queue.drain().then(() => {
+      if (results.length > 0) sendResults();
+      store.close();
+      post({ type: 'closed' });
+    });
+    return;
+  }
+  for (const job of msg.jobs) {
+    const op = (): Outcome | null => executeWrite(store, job.command);
+    if (job.wait) {
+      queue.run(op).then(
+        (value) => collect({ id: job.id, ok: true, value }),
+        (error: unknown) => collect({ id: job.id, ok: false, error: (error as Error).message }),
+      );
+    } else {
+      // Reported once committed, so drain() on the main thread covers it too.
+      queue.fireAndForget(() => void op(), () => collect({ id: job.id, ok: true, value: null }));
+    }
+  }
+});
+
+post({ type: 'ready' });
