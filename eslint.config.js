@@ -27,6 +27,15 @@ export default tseslint.config(
     },
   },
   {
+    // Tests of shared code run on Node's test runner; the code under test stays pure.
+    files: ['src/shared/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [pattern(node.filter((n) => n !== 'node:*').concat(['node:*', '!node:test', '!node:assert', '!node:assert/strict']), 'Shared tests may use node:test and node:assert only.')],
+      }],
+    },
+  },
+  {
     files: ['src/renderer/**'],
     rules: {
       'no-restricted-imports': ['error', {
