@@ -44,6 +44,8 @@ export interface Harness {
 
 export interface HarnessOptions {
   config?: Partial<ServerConfig>;
+  /** Where the hand-moved clock starts; real time for tests that sign with `date +%s`. */
+  clockStart?: number;
   engine?: Engine;
   dataDir?: string;
 }
@@ -62,7 +64,7 @@ async function parse(r: Response): Promise<Res> {
 /** The real service on 127.0.0.1:0 over a real SQLite file in a temp dir, with a hand-moved clock. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
-  const clock = manualClock(T0);
+  const clock = manualClock(options.clockStart ?? T0);
   const config = serverConfigSchema.parse({ port: 0, ...options.config });
   const start = (): Promise<RunningService> => startService({ config, dataDir, clock, engine: options.engine, log: () => {} });
   let service = await start();
