@@ -127,3 +127,28 @@ describe('section 1: transport', () => {
     assert.equal((await fetch(`${failing.base}/healthz`)).status, 200);
   });
 });
+
+describe('database contention', () => {
+  it('a write lock held past the busy timeout is 503 with Retry-After, and nothing is stored', async () => {
+    const { startHarness: start, mid: id } = await import('./helpers/harness.ts');
+    const { DatabaseSync } = await import('node:sqlite');
+    const h = await start({ config: { busyTimeoutMs: 300 } });
+    h.addClient('acme', { sendUrl: 'http://127.0.0.1:9/hook' });
+    const blocker = new DatabaseSync(`${h.dataDir}/switchboard.db`, { timeout: 0 });
+    blocker.exec('BEGIN IMMEDIATE');
+    const msgId = id();
+    const started = Date.now();
+    const pending = h.post({ event_type: 'auto_dialog', msg_id: msgId, from_user_id: 'c', from_user_type: 2, content: 'hi' });
+    const r = await pending;
+    blocker.exec('ROLLBACK');
+    blocker.close();
+    assert.equal(r.status, 503, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'service_unavailable');
+    assert.equal(r.headers.get('retry-after'), '1');
+    assert.ok(Date.now() - started >= 300, 'waited for the lock first');
+    const retry = await h.post({ event_type: 'auto_dialog', msg_id: msgId, from_user_id: 'c', from_user_type: 2, content: 'hi' });
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers.get('idempotent-replayed'), null, 'the first attempt stored nothing');
+    await h.stop();
+  });
+});

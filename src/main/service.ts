@@ -54,7 +54,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const store = createStore(db);
   const writer: MessageWriter = await startWorkerWriter(
     options.writerEntry ?? new URL('./writer-worker.ts', import.meta.url),
-    { databasePath: databasePath(options.dataDir) },
+    { databasePath: databasePath(options.dataDir), busyTimeoutMs: config.busyTimeoutMs },
     (message) => log(`background write failed: ${message}`),
   );
   const box = options.secretBox ?? keyFileBox(secretKeyPath(options.dataDir));

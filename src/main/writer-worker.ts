@@ -8,8 +8,8 @@ import { executeWrite, type Outcome, type WriteCommand } from './conversations/w
 // Composition root of the writer thread: its own connection, the group-commit queue, and the
 // commands of the message service. Results go back once per turn of this thread's loop.
 const port = parentPort!;
-const { databasePath } = workerData as { databasePath: string };
-const store = createStore(openDatabase(databasePath));
+const { databasePath, busyTimeoutMs } = workerData as { databasePath: string; busyTimeoutMs: number };
+const store = createStore(openDatabase(databasePath, { busyTimeoutMs }));
 const queue = createWriteQueue(store.connection, (error) => post({ type: 'background_error', error: (error as Error).message }));
 
 type Result = Extract<FromWriter<Outcome | null>, { type: 'results' }>['results'][number];

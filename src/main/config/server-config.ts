@@ -20,6 +20,8 @@ export const serverConfigSchema = z.strictObject({
   fallbackText: z.string().min(1).max(2000).default(DEFAULT_FALLBACK_TEXT),
   kbThreshold: z.number().min(0).max(1).default(0.45),
   requestLogRetentionDays: z.number().min(1).default(30),
+  /** How long a write waits for a lock held by another process (the CLI) before a 503. */
+  busyTimeoutMs: z.number().int().min(0).max(60_000).default(5000),
 });
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>;

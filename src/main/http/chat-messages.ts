@@ -121,6 +121,12 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
         outcome = await deps.service.handle({ requestId, client, info, canonicalInfo: canonical, contentHash, signature: env.signature });
       } catch (error) {
         if (error instanceof EngineTimeout) throw new HttpProblem('engine_timeout', error.message);
+        if (/database is (locked|busy)/i.test((error as Error).message)) {
+          // Another process (the CLI, a backup) held the write lock past the busy timeout.
+          throw new HttpProblem('service_unavailable', 'the database is busy; nothing was stored, retry shortly', {
+            headers: { 'retry-after': '1' },
+          });
+        }
         throw error;
       }
       if (outcome.kind === 'conflict') {
