@@ -15,6 +15,9 @@ import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { createHttpServer, CHAT_PATH } from './http/server.ts';
 import { createMetrics } from './http/metrics.ts';
 import type { ServerConfig } from './config/server-config.ts';
+import { createSender, type Resolver } from './delivery/sender.ts';
+import { createOutbox } from './delivery/outbox.ts';
+import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
 
 export interface ServiceOptions {
   config: ServerConfig;
@@ -25,6 +28,10 @@ export interface ServiceOptions {
   log?: (line: string) => void;
   /** The writer thread's entry: the .ts source when run by Node, the bundled .js in Electron. */
   writerEntry?: URL | string;
+  /** DNS for deliveries (tests point names at forbidden addresses). */
+  resolve?: Resolver;
+  /** Jitter source for retry delays (tests make it deterministic). */
+  random?: () => number;
 }
 
 export interface RunningService {
@@ -32,6 +39,7 @@ export interface RunningService {
   port: number;
   host: string;
   store: Store;
+  outbox: { notify(): void; inFlight(): number };
   stop(): Promise<void>;
 }
 
@@ -63,11 +71,37 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   replay.load(store.idempotency.signaturesSince(clock.now() - config.replayWindowSeconds * 1000));
   const metrics = createMetrics();
   const engine = options.engine ?? createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 });
+  const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
+  const sender = createSender({ resolve: options.resolve });
+  const outbox = createOutbox({
+    store,
+    writer,
+    send: sender,
+    clock,
+    lookupClient,
+    concurrency: 64,
+    pollMs: 1000,
+    random: options.random,
+    onAttempt: (verdict) => metrics.deliveryAttempt(verdict),
+    log,
+  });
+  const scheduler = createReplyScheduler({
+    store,
+    writer,
+    engine,
+    clock,
+    lookupClient,
+    engineTimeoutMs: config.engineTimeoutMs,
+    contextLines: 50,
+    onDelivery: () => outbox.notify(),
+    log,
+  });
   const service = createMessageService(store, writer, engine, clock, {
     engineTimeoutMs: config.engineTimeoutMs,
     defaultFallbackText: config.fallbackText,
     contextLines: 50,
     onStored: (eventType) => metrics.messageStored(eventType),
+    onReplyScheduled: (conversationId, clientId, at) => scheduler.add(conversationId, clientId, at),
   });
   const http = createHttpServer({
     chatMessages: createChatMessagesHandler({
@@ -87,6 +121,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);
   metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => writer.stats.largestBatch);
   metrics.gauge('switchboard_http_in_flight', 'Requests being processed.', () => http.inFlight());
+  metrics.gauge('switchboard_outbox_pending', 'Deliveries waiting to be sent (outbox depth).', () => store.deliveries.countByState().pending);
+  metrics.gauge('switchboard_outbox_dead', 'Deliveries that gave up; retry them from the console or CLI.', () => store.deliveries.countByState().dead);
+  metrics.gauge('switchboard_replies_waiting', 'Conversations in their quiet period.', () => scheduler.waitingConversations());
 
   const maintain = (): void => {
     const now = clock.now();
@@ -110,6 +147,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store.close();
     throw error;
   }
+  scheduler.restore();
+  outbox.start();
   const address = http.server.address() as AddressInfo;
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -119,10 +158,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     port: address.port,
     host: address.address,
     store,
+    outbox,
     stop() {
       stopped ??= (async () => {
         clearInterval(timer);
         await http.close();
+        scheduler.stop();
+        await outbox.stop();
+        sender.close();
         await writer.close();
         store.close();
       })();

@@ -3,7 +3,7 @@ import { openDatabase } from './store/db.ts';
 import { createStore } from './store/index.ts';
 import { createWriteQueue } from './store/write-queue.ts';
 import type { FromWriter, ToWriter } from './store/worker-writer.ts';
-import { executeWrite, type Outcome, type WriteCommand } from './conversations/write-commands.ts';
+import { executeWrite, type WriteResult, type WriteCommand } from './conversations/write-commands.ts';
 
 // Composition root of the writer thread: its own connection, the group-commit queue, and the
 // commands of the message service. Results go back once per turn of this thread's loop.
@@ -12,11 +12,11 @@ const { databasePath, busyTimeoutMs } = workerData as { databasePath: string; bu
 const store = createStore(openDatabase(databasePath, { busyTimeoutMs }));
 const queue = createWriteQueue(store.connection, (error) => post({ type: 'background_error', error: (error as Error).message }));
 
-type Result = Extract<FromWriter<Outcome | null>, { type: 'results' }>['results'][number];
+type Result = Extract<FromWriter<WriteResult>, { type: 'results' }>['results'][number];
 let results: Result[] = [];
 let scheduled = false;
 
-function post(msg: FromWriter<Outcome | null>): void {
+function post(msg: FromWriter<WriteResult>): void {
   port.postMessage(msg);
 }
 
@@ -45,7 +45,7 @@ port.on('message', (msg: ToWriter<WriteCommand>) => {
     return;
   }
   for (const job of msg.jobs) {
-    const op = (): Outcome | null => executeWrite(store, job.command);
+    const op = (): WriteResult => executeWrite(store, job.command);
     if (job.wait) {
       queue.run(op).then(
         (value) => collect({ id: job.id, ok: true, value }),

@@ -15,7 +15,11 @@ export const clientSettingsSchema = z.object({
   groupPolicy: z.enum(GROUP_POLICIES).default('mention'),
   pauseMinutes: z.number().min(0).max(7 * 24 * 60).default(10),
   staleMinutes: z.number().min(0).max(7 * 24 * 60).default(10),
-  fallbackText: z.string().max(2000).optional(),
+  /** Replies wait this long after the last pending customer message... */
+  quietSeconds: z.number().min(0).max(600).default(2),
+  /** ...but no longer than this after the first one. */
+  quietMaxSeconds: z.number().min(0).max(3600).default(10),
+  fallbackText: z.string().min(1).max(2000).optional(),
 });
 
 export type ClientSettings = z.infer<typeof clientSettingsSchema>;

@@ -1,21 +1,58 @@
-/** Time source; injected everywhere so time-based behaviour is tested without sleeping. */
+/** Time source and timers; injected everywhere so time-based behaviour is tested without sleeping. */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
+  /** Runs `fn` after `ms` of this clock's time; returns a cancel function. */
+  after(ms: number, fn: () => void): () => void;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  after(ms, fn) {
+    const t = setTimeout(fn, Math.max(0, ms));
+    // Timers never keep the process alive on their own: the servers do.
+    if (typeof t === 'object' && t !== null && 'unref' in t) (t as { unref(): void }).unref();
+    return () => clearTimeout(t);
+  },
+};
+
+export interface ManualClock extends Clock {
+  set(ms: number): void;
+  /** Moves time forward, firing each due timer at its own time, in order. */
+  advance(ms: number): void;
+  /** Timers still waiting. */
+  pending(): number;
+}
 
 /** A clock tests move by hand. */
-export function manualClock(start = Date.UTC(2026, 0, 1)): Clock & { set(ms: number): void; advance(ms: number): void } {
+export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
   let t = start;
+  let seq = 0;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  const nextDue = (until: number): [number, { at: number; fn: () => void }] | undefined => {
+    let best: [number, { at: number; fn: () => void }] | undefined;
+    for (const entry of timers) if (entry[1].at <= until && (!best || entry[1].at < best[1].at)) best = entry;
+    return best;
+  };
   return {
     now: () => t,
-    set: (ms) => {
+    after(ms, fn) {
+      const id = ++seq;
+      timers.set(id, { at: t + Math.max(0, ms), fn });
+      return () => void timers.delete(id);
+    },
+    set(ms) {
       t = ms;
     },
-    advance: (ms) => {
-      t += ms;
+    advance(ms) {
+      const until = t + ms;
+      for (let due = nextDue(until); due; due = nextDue(until)) {
+        timers.delete(due[0]);
+        t = Math.max(t, due[1].at);
+        due[1].fn();
+      }
+      t = until;
     },
+    pending: () => timers.size,
   };
 }

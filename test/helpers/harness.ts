@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { manualClock } from '../../src/shared/clock.ts';
+import { manualClock, type ManualClock } from '../../src/shared/clock.ts';
 import { serverConfigSchema, type ServerConfig } from '../../src/main/config/server-config.ts';
 import { startService, databasePath, secretKeyPath, type RunningService } from '../../src/main/service.ts';
 import { openDatabase } from '../../src/main/store/db.ts';
@@ -30,7 +30,7 @@ export interface Harness {
   url: string;
   base: string;
   dataDir: string;
-  clock: ReturnType<typeof manualClock>;
+  clock: ManualClock;
   /** A second connection, as the CLI would have: changes made here reach the server live. */
   admin: Store;
   service: RunningService;

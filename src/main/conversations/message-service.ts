@@ -9,7 +9,7 @@ import type { Channel } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 import { newId } from '../store/ids.ts';
 import { channelOf, peerOf, senderRole } from './identity.ts';
-import { priorOutcome, type IngestRequest, type Outcome, type WriteCommand } from './write-commands.ts';
+import { priorOutcome, type IngestRequest, type Outcome, type WriteCommand, type WriteResult } from './write-commands.ts';
 
 /** One authenticated, validated request, ready to be processed. */
 export interface Accepted {
@@ -28,9 +28,11 @@ export interface MessageServiceOptions {
   defaultFallbackText: string;
   contextLines: number;
   onStored?: (eventType: string) => void;
+  /** An auto_dialog message was stored with a scheduled reply. */
+  onReplyScheduled?: (conversationId: string, clientId: string, at: number) => void;
 }
 
-export type MessageWriter = Writer<WriteCommand, Outcome | null>;
+export type MessageWriter = Writer<WriteCommand, WriteResult>;
 
 const toLine = (e: ContextEntry): ContextLine => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at });
 
@@ -54,7 +56,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
 
   async function write(command: WriteCommand, eventType: string): Promise<Outcome> {
     const outcome = await writer.submit(command);
-    if (!outcome) throw new Error(`writer returned no outcome for ${command.kind}`);
+    if (!outcome || (outcome.kind !== 'ok' && outcome.kind !== 'conflict')) throw new Error(`writer returned no outcome for ${command.kind}`);
     if (outcome.kind === 'ok' && !outcome.replayed) options.onStored?.(eventType);
     return outcome;
   }
@@ -119,8 +121,13 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
   return {
     handle(a: Accepted): Promise<Outcome> {
       switch (a.info.event_type) {
-        case 'auto_dialog':
-          return write({ kind: 'auto_dialog', request: ingestRequest(a) }, a.info.event_type);
+        case 'auto_dialog': {
+          const request = ingestRequest(a);
+          return write({ kind: 'auto_dialog', request }, a.info.event_type).then((outcome) => {
+            if (outcome.kind === 'ok' && outcome.replyScheduled) options.onReplyScheduled?.(outcome.conversationId, a.client.id, request.now);
+            return outcome;
+          });
+        }
         case 'cmd_dialog':
           return write({ kind: 'cmd_dialog', request: ingestRequest(a) }, a.info.event_type);
         case 'website_dialog':

@@ -9,6 +9,8 @@ import { assertNever } from '../../shared/assert-never.ts';
 import { decideReply, type Decision } from '../autoreply/decide.ts';
 import { newId } from '../store/ids.ts';
 import { channelOf, peerOf, senderRole, type Peer } from './identity.ts';
+import { commitAutoReply, settleReplies, type AutoReplyCommand, type AutoReplyResult, type SettleCommand } from '../autoreply/reply-commands.ts';
+import { executeDeliveryCommand, type DeliveryCommand } from '../delivery/delivery-commands.ts';
 
 /** An authenticated, validated request as plain data: it crosses to the writer thread. */
 export interface IngestRequest {
@@ -41,10 +43,26 @@ export type WriteCommand =
   | { kind: 'cmd_dialog'; request: IngestRequest }
   | { kind: 'answered'; request: IngestRequest; reply: AnsweredReply }
   | { kind: 'request_log'; entry: RequestLogEntry }
-  | { kind: 'prune_request_log'; before: number };
+  | { kind: 'prune_request_log'; before: number }
+  | AutoReplyCommand
+  | SettleCommand
+  | DeliveryCommand;
+
+/** What a write command returns: an ingest outcome, an auto reply's fate, or a count of changes. */
+export type WriteResult = Outcome | AutoReplyResult | { kind: 'changed'; count: number } | null;
 
 export type Outcome =
-  | { kind: 'ok'; status: 200; /** JSON text: serialized once, stored and sent as is. */ body: string; conversationId: string; msgId: string; replayed: boolean }
+  | {
+      kind: 'ok';
+      status: 200;
+      /** JSON text: serialized once, stored and sent as is. */
+      body: string;
+      conversationId: string;
+      msgId: string;
+      replayed: boolean;
+      /** An auto_dialog message now waits for its reply: the scheduler takes over. */
+      replyScheduled?: boolean;
+    }
   | { kind: 'conflict'; msgId: string };
 
 /** The stored first response for (client, event_type, msg_id), a conflict, or nothing yet. */
@@ -138,7 +156,7 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
     autoRepliesLastMinute: () => store.messages.countAutoRepliesSince(conv.id, r.now - 60_000),
   });
   const messageId = insertInbound(store, r, conv, msgId, decision);
-  return commit(store, r, msgId, messageId, {
+  const outcome = commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,
     conversation_id: conv.id,
@@ -146,6 +164,7 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
     auto_reply: state,
     reply: { scheduled: decision.scheduled, reason: decision.reason },
   });
+  return outcome.kind === 'ok' ? { ...outcome, replyScheduled: decision.scheduled } : outcome;
 }
 
 function cmdDialog(store: Store, r: IngestRequest): Outcome {
@@ -157,6 +176,8 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
   const previous = existing ? effectiveAutoReply(existing.autoReply, existing.pausedUntil, r.now) : 'none';
   const conv = existing ?? conversationFor(store, r, 'im', peer, 'stopped');
   store.conversations.setAutoReply(conv.id, 'stopped', null);
+  const cancelled = store.deliveries.cancelForConversation(conv.id, 'auto-reply stopped by stop_auto_reply', r.now);
+  store.messages.cancelPendingReplies(conv.id, 'auto-reply stopped by stop_auto_reply before the reply was made');
   const messageId = insertInbound(store, r, conv, msgId);
   return commit(store, r, msgId, messageId, {
     request_id: r.requestId,
@@ -166,8 +187,7 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
     command: 'stop_auto_reply',
     auto_reply: 'stopped',
     previous,
-    // Deliveries arrive with the auto-reply worker; until then nothing is ever undelivered.
-    cancelled_replies: 0,
+    cancelled_replies: cancelled,
   });
 }
 
@@ -209,7 +229,7 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
 }
 
 /** Runs one command inside the writer's current group transaction. */
-export function executeWrite(store: Store, command: WriteCommand): Outcome | null {
+export function executeWrite(store: Store, command: WriteCommand): WriteResult {
   switch (command.kind) {
     case 'auto_dialog':
       return autoDialog(store, command.request);
@@ -223,6 +243,14 @@ export function executeWrite(store: Store, command: WriteCommand): Outcome | nul
     case 'prune_request_log':
       store.requestLog.pruneBefore(command.before);
       return null;
+    case 'auto_reply':
+      return commitAutoReply(store, command);
+    case 'settle_replies':
+      return { kind: 'changed', count: settleReplies(store, command) };
+    case 'delivery_attempt':
+    case 'delivery_cancel':
+    case 'delivery_retry':
+      return { kind: 'changed', count: executeDeliveryCommand(store, command) };
     default:
       return assertNever(command, 'write command');
   }

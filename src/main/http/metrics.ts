@@ -14,6 +14,7 @@ function labels(pairs: Record<string, string>): string {
 export function createMetrics() {
   const requests = new Map<string, { eventType: string; status: number; count: number }>();
   const stored = new Map<string, number>();
+  const attempts = new Map<string, number>();
   const histogram = { counts: new Array<number>(BUCKETS_SECONDS.length).fill(0), sum: 0, count: 0 };
   const gauges = new Map<string, { help: string; read: () => number }>();
 
@@ -30,6 +31,9 @@ export function createMetrics() {
     },
     messageStored(eventType: string): void {
       stored.set(eventType, (stored.get(eventType) ?? 0) + 1);
+    },
+    deliveryAttempt(outcome: string): void {
+      attempts.set(outcome, (attempts.get(outcome) ?? 0) + 1);
     },
     gauge(name: string, help: string, read: () => number): void {
       gauges.set(name, { help, read });
@@ -52,6 +56,9 @@ export function createMetrics() {
       out.push('# HELP switchboard_messages_stored_total Messages durably stored, by event_type.');
       out.push('# TYPE switchboard_messages_stored_total counter');
       for (const [et, n] of stored) out.push(`switchboard_messages_stored_total${labels({ event_type: et })} ${n}`);
+      out.push('# HELP switchboard_delivery_attempts_total Delivery attempts by outcome (sent, retry, dead, cancelled).');
+      out.push('# TYPE switchboard_delivery_attempts_total counter');
+      for (const [o, n] of attempts) out.push(`switchboard_delivery_attempts_total${labels({ outcome: o })} ${n}`);
       for (const [name, g] of gauges) {
         out.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
       }

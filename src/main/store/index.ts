@@ -6,6 +6,7 @@ import { idempotencyQueries } from './idempotency.ts';
 import { requestLogQueries } from './request-log.ts';
 import { kbQueries } from './kb.ts';
 import { settingsQueries } from './settings.ts';
+import { deliveryQueries } from './deliveries.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -19,6 +20,7 @@ export function createStore(db: Db) {
     requestLog: requestLogQueries(db),
     kb: kbQueries(db),
     settings: settingsQueries(db),
+    deliveries: deliveryQueries(db),
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');

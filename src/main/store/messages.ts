@@ -19,6 +19,22 @@ export interface NewMessage {
   replyReason: ReplyReason | null;
 }
 
+/** What became of a scheduled auto reply: the trace the console shows for each message. */
+export type ReplyOutcome = 'pending' | 'answered' | 'handoff' | 'cancelled' | 'stale';
+
+/** A customer message waiting for its auto reply. */
+export interface PendingReply {
+  id: number;
+  conversationId: string;
+  clientId: string;
+  msgId: string;
+  fromUserId: string | null;
+  content: string;
+  sendUrl: string | null;
+  createTimestamp: number | null;
+  receivedAt: number;
+}
+
 export type ReplyKind = 'auto' | 'website' | 'suggestion';
 
 export interface NewReply {
@@ -32,6 +48,8 @@ export interface NewReply {
   engine: string;
   confidence: number | null;
   sources: unknown[];
+  /** Why the engine handed off or the reply was not sent, for the trace. */
+  cause?: string | null;
   createdAt: number;
 }
 
@@ -66,13 +84,13 @@ interface RawReply {
 export function messageQueries(db: Db) {
   const insertMessage = db.prepare(
     `INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, from_user_id, from_user_type, content,
-       message_info, create_timestamp, received_at, reply_scheduled, reply_reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       message_info, create_timestamp, received_at, reply_scheduled, reply_reason, reply_outcome)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertReply = db.prepare(
     `INSERT INTO replies (conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, confidence,
-       sources, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       sources, cause, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // Found through the idempotency table's key, so messages need no index of their own on msg_id.
   const autoMessageByMsgId = db.prepare(
@@ -92,6 +110,15 @@ export function messageQueries(db: Db) {
     "SELECT 1 AS found FROM replies r JOIN conversations c ON c.id = r.conversation_id WHERE r.msg_id = ? AND c.client_id = ? AND r.kind != 'suggestion'",
   );
   const infoById = db.prepare('SELECT message_info FROM messages WHERE id = ?');
+  const pendingSelect = `SELECT id, conversation_id, client_id, msg_id, from_user_id, content, json_extract(message_info, '$.send_url') AS send_url,
+       create_timestamp, received_at FROM messages`;
+  const pendingOf = db.prepare(`${pendingSelect} WHERE conversation_id = ? AND reply_outcome = 'pending' ORDER BY id`);
+  const allPending = db.prepare(`${pendingSelect} WHERE reply_outcome = 'pending' ORDER BY id`);
+  const setOutcome = db.prepare("UPDATE messages SET reply_outcome = ?, reply_msg_id = ?, reply_note = ? WHERE id = ? AND reply_outcome = 'pending'");
+  const cancelPending = db.prepare(
+    "UPDATE messages SET reply_outcome = 'cancelled', reply_note = ? WHERE conversation_id = ? AND reply_outcome = 'pending'",
+  );
+  const trace = db.prepare('SELECT reply_scheduled, reply_reason, reply_outcome, reply_msg_id, reply_note FROM messages WHERE id = ?');
   const autoRepliesSince = db.prepare(
     "SELECT count(*) AS n FROM replies WHERE conversation_id = ? AND kind = 'auto' AND created_at >= ?",
   );
@@ -112,6 +139,7 @@ export function messageQueries(db: Db) {
         m.receivedAt,
         m.replyScheduled === null ? null : m.replyScheduled ? 1 : 0,
         m.replyReason,
+        m.replyScheduled ? 'pending' : null,
       );
       return Number(r.lastInsertRowid);
     },
@@ -127,6 +155,7 @@ export function messageQueries(db: Db) {
         r.engine,
         r.confidence,
         JSON.stringify(r.sources),
+        r.cause ?? null,
         r.createdAt,
       );
       return Number(res.lastInsertRowid);
@@ -173,6 +202,51 @@ export function messageQueries(db: Db) {
     messageInfo(id: number): Record<string, unknown> | undefined {
       const r = infoById.get(id) as { message_info: string } | undefined;
       return r && (JSON.parse(r.message_info) as Record<string, unknown>);
+    },
+    pendingReplies(conversationId?: string): PendingReply[] {
+      const rows = (conversationId === undefined ? allPending.all() : pendingOf.all(conversationId)) as Array<{
+        id: number;
+        conversation_id: string;
+        client_id: string;
+        msg_id: string;
+        from_user_id: string | null;
+        content: string | null;
+        send_url: string | null;
+        create_timestamp: number | null;
+        received_at: number;
+      }>;
+      return rows.map((r) => ({
+        id: r.id,
+        conversationId: r.conversation_id,
+        clientId: r.client_id,
+        msgId: r.msg_id,
+        fromUserId: r.from_user_id,
+        content: r.content ?? '',
+        sendUrl: r.send_url,
+        createTimestamp: r.create_timestamp,
+        receivedAt: r.received_at,
+      }));
+    },
+    /** Settles a pending message; a message already settled keeps its first outcome. */
+    settleReply(id: number, outcome: Exclude<ReplyOutcome, 'pending'>, replyMsgId: string | null, note: string | null): boolean {
+      return setOutcome.run(outcome, replyMsgId, note, id).changes > 0;
+    },
+    cancelPendingReplies(conversationId: string, note: string): number {
+      return Number(cancelPending.run(note, conversationId).changes);
+    },
+    replyTrace(id: number): { scheduled: boolean | null; reason: ReplyReason | null; outcome: ReplyOutcome | null; replyMsgId: string | null; note: string | null } | undefined {
+      const r = trace.get(id) as
+        | { reply_scheduled: number | null; reply_reason: ReplyReason | null; reply_outcome: ReplyOutcome | null; reply_msg_id: string | null; reply_note: string | null }
+        | undefined;
+      return (
+        r && {
+          scheduled: r.reply_scheduled === null ? null : r.reply_scheduled === 1,
+          reason: r.reply_reason,
+          outcome: r.reply_outcome,
+          replyMsgId: r.reply_msg_id,
+          note: r.reply_note,
+        }
+      );
     },
     isOurReply(clientId: string, msgId: string): boolean {
       return ourReply.get(msgId, clientId) !== undefined;

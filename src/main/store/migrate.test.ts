@@ -39,7 +39,7 @@ test('migration 2 adds the knowledge base, its full-text index kept in sync by t
 test('a failing migration rolls back and leaves the version where it was', () => {
   const db = new DatabaseSync(':memory:');
   const broken: Migration[] = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: 'broken', up: (d) => d.exec('CREATE TABLE x (a); CREATE TABLE x (a)') }];
-  assert.throws(() => migrate(db, broken), /migration 3 \(broken\) failed/);
+  assert.throws(() => migrate(db, broken), new RegExp(`migration ${MIGRATIONS.length + 1} \\(broken\\) failed`));
   assert.equal(schemaVersion(db), MIGRATIONS.length);
   assert.ok(!tables(db).includes('x'));
 });
@@ -48,4 +48,23 @@ test('a database from a newer build is refused, not written to', () => {
   const db = new DatabaseSync(':memory:');
   db.exec('PRAGMA user_version = 99');
   assert.throws(() => migrate(db), /newer than this build supports/);
+});
+
+test('migration 3 adds deliveries and attempts, and the reply trace columns', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 2);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', 'm1', 'customer', '{}', 0)").run();
+  assert.equal(migrate(db, MIGRATIONS, 3), 3);
+  const cols = (t: string) => (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
+  assert.ok(cols('messages').includes('reply_outcome'), 'existing rows keep working with the new columns');
+  assert.equal((db.prepare('SELECT reply_outcome FROM messages').get() as { reply_outcome: null }).reply_outcome, null);
+  assert.ok(cols('replies').includes('cause'));
+  assert.ok(tables(db).includes('deliveries') && tables(db).includes('delivery_attempts'));
+  db.prepare("INSERT INTO replies (conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, created_at) VALUES ('c', 'auto', 'r1', '[]', 1, 'x', 0, 'kb', 0)").run();
+  assert.throws(
+    () => db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (1, 'r1', 'c', 'a', 'u', '{}', 'lost', 0, 0, 0)").run(),
+    /CHECK/,
+  );
 });

@@ -1,6 +1,7 @@
 import type { Migration } from '../migrate.ts';
 import { migration001 } from './001-initial.ts';
 import { migration002 } from './002-knowledge-base.ts';
+import { migration003 } from './003-deliveries.ts';
 
 /** In order; a released migration is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003];

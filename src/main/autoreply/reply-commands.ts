@@ -1,0 +1,79 @@
+import type { Store } from '../store/index.ts';
+import type { EngineAnswer } from '../engines/engine.ts';
+import type { ReplyOutcome } from '../store/messages.ts';
+import { effectiveAutoReply } from '../../shared/conversation.ts';
+
+/** An engine's answer to a conversation's pending customer messages, ready to commit. */
+export interface AutoReplyCommand {
+  kind: 'auto_reply';
+  conversationId: string;
+  clientId: string;
+  messageIds: number[];
+  replyTo: string[];
+  replyMsgId: string;
+  engine: string;
+  answer: EngineAnswer;
+  /** What to send: the answer, the client's fallback text on a handoff, or nothing. */
+  delivery: { sendUrl: string; messageInfo: string } | null;
+  now: number;
+}
+
+export interface SettleCommand {
+  kind: 'settle_replies';
+  messageIds: number[];
+  outcome: Exclude<ReplyOutcome, 'pending' | 'answered'>;
+  note: string;
+}
+
+export type AutoReplyResult = { kind: 'auto_reply'; outcome: 'answered' | 'handoff' | 'cancelled'; deliveryId: number | null };
+
+/**
+ * Commits an auto reply together with its delivery row. The auto-reply state is checked again
+ * here, inside the transaction: a reply made while a human took over is stored for the trace,
+ * but its delivery is cancelled, never sent.
+ */
+export function commitAutoReply(store: Store, c: AutoReplyCommand): AutoReplyResult {
+  const conv = store.conversations.byId(c.conversationId);
+  const state = conv ? effectiveAutoReply(conv.autoReply, conv.pausedUntil, c.now) : 'stopped';
+  const humanTookOver = state !== 'active';
+  const cause = humanTookOver ? `auto-reply ${state} before the reply was made` : c.answer.handoff ? (c.answer.cause ?? 'no confident answer') : null;
+  const replyId = store.messages.insertReply({
+    conversationId: c.conversationId,
+    kind: 'auto',
+    msgId: c.replyMsgId,
+    replyTo: c.replyTo,
+    afterMessageId: Math.max(...c.messageIds),
+    content: c.answer.content,
+    handoff: c.answer.handoff,
+    engine: c.engine,
+    confidence: c.answer.confidence,
+    sources: c.answer.sources,
+    cause,
+    createdAt: c.now,
+  });
+  let deliveryId: number | null = null;
+  if (c.delivery) {
+    deliveryId = store.deliveries.insert({
+      replyId,
+      replyMsgId: c.replyMsgId,
+      conversationId: c.conversationId,
+      clientId: c.clientId,
+      sendUrl: c.delivery.sendUrl,
+      messageInfo: c.delivery.messageInfo,
+      state: humanTookOver ? 'cancelled' : 'pending',
+      nextAttemptAt: c.now,
+      createdAt: c.now,
+    });
+  }
+  const outcome = humanTookOver ? 'cancelled' : c.answer.handoff ? 'handoff' : 'answered';
+  if (outcome === 'handoff') store.conversations.setNeedsHuman(c.conversationId, true);
+  for (const id of c.messageIds) store.messages.settleReply(id, outcome, c.replyMsgId, cause);
+  if (!humanTookOver) store.conversations.touch(c.conversationId, 1, c.now);
+  return { kind: 'auto_reply', outcome, deliveryId: humanTookOver ? null : deliveryId };
+}
+
+export function settleReplies(store: Store, c: SettleCommand): number {
+  let n = 0;
+  for (const id of c.messageIds) if (store.messages.settleReply(id, c.outcome, null, c.note)) n++;
+  return n;
+}

@@ -1,0 +1,182 @@
+import type { Store } from '../store/index.ts';
+import type { PendingReply } from '../store/messages.ts';
+import type { ActiveClient } from '../auth/client-registry.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { Engine, EngineAnswer } from '../engines/engine.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { ClientSettings } from '../../shared/client-settings.ts';
+import { newId } from '../store/ids.ts';
+
+export interface SchedulerDeps {
+  store: Store;
+  writer: MessageWriter;
+  engine: Engine;
+  clock: Clock;
+  lookupClient: (clientId: string) => ActiveClient | undefined;
+  engineTimeoutMs: number;
+  contextLines: number;
+  /** A delivery was committed: wake the outbox. */
+  onDelivery: () => void;
+  log: (line: string) => void;
+}
+
+interface Waiting {
+  clientId: string;
+  first: number;
+  last: number;
+  /** Bumped by every new pending message; an answer made for an older generation is dropped. */
+  generation: number;
+  cancel: (() => void) | null;
+}
+
+function isStale(p: PendingReply, settings: ClientSettings, now: number): boolean {
+  if (settings.staleMinutes <= 0) return false;
+  const at = p.createTimestamp !== null ? p.createTimestamp * 1000 : p.receivedAt;
+  return now - at > settings.staleMinutes * 60_000;
+}
+
+/** The message auto_dialog receivers get, per section 7 (signed at each attempt). */
+function deliveryInfo(replyMsgId: string, conversationId: string, pending: PendingReply[], groupId: string | null, customerId: string | null, settings: ClientSettings, content: string, now: number): Record<string, unknown> {
+  const asker = pending.at(-1)!.fromUserId ?? customerId;
+  return {
+    msg_id: replyMsgId,
+    reply_to: pending.map((p) => p.msgId),
+    conversation_id: conversationId,
+    ...(groupId ? { group_id: groupId } : {}),
+    ...(settings.boundAccount ? { from_user_id: settings.boundAccount } : {}),
+    to_user_id: (groupId ? asker : customerId) ?? asker,
+    ...(groupId && asker ? { at_list: [asker] } : {}),
+    content,
+    message_type: 1,
+    event_type: 'auto_dialog',
+    from_user_type: 4,
+    create_timestamp: Math.floor(now / 1000),
+  };
+}
+
+/**
+ * When to answer: after a quiet period following the last pending customer message (capped from
+ * the first), all pending messages together in one engine call. A message arriving while the
+ * engine works makes that answer obsolete; the new message's own timer answers everything.
+ * Pending messages live in the database, so a restart re-arms them.
+ */
+export function createReplyScheduler(deps: SchedulerDeps) {
+  const waiting = new Map<string, Waiting>();
+  let stopped = false;
+
+  function arm(conversationId: string, w: Waiting): void {
+    const settings = deps.lookupClient(w.clientId)?.settings;
+    const quiet = (settings?.quietSeconds ?? 2) * 1000;
+    const cap = (settings?.quietMaxSeconds ?? 10) * 1000;
+    const deadline = Math.min(w.last + quiet, w.first + Math.max(cap, 0));
+    w.cancel?.();
+    w.cancel = deps.clock.after(deadline - deps.clock.now(), () => {
+      w.cancel = null;
+      fire(conversationId).catch((error: unknown) => deps.log(`auto reply for ${conversationId} failed: ${(error as Error).message}`));
+    });
+  }
+
+  async function answer(settings: ClientSettings, conversationId: string, uptoId: number, isGroup: boolean): Promise<EngineAnswer> {
+    const context = deps.store.messages.context(conversationId, uptoId, deps.contextLines).map((e) => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at }));
+    const controller = new AbortController();
+    let cancelTimer = (): void => {};
+    try {
+      return await Promise.race([
+        deps.engine.answer({ purpose: 'auto_reply', channel: 'im', isGroup, context, fallbackText: settings.fallbackText ?? '' }, controller.signal),
+        new Promise<never>((_, reject) => {
+          cancelTimer = deps.clock.after(deps.engineTimeoutMs, () => {
+            controller.abort();
+            reject(new Error(`engine ${deps.engine.name} did not answer within ${deps.engineTimeoutMs} ms`));
+          });
+        }),
+      ]);
+    } catch (error) {
+      // An engine failure is a handoff, never a silent drop: a human sees needs_human.
+      return { content: settings.fallbackText ?? '', handoff: true, confidence: null, sources: [], cause: (error as Error).message };
+    } finally {
+      cancelTimer();
+    }
+  }
+
+  async function fire(conversationId: string): Promise<void> {
+    const w = waiting.get(conversationId);
+    if (!w || stopped) return;
+    const generation = w.generation;
+    const done = (): void => {
+      if (waiting.get(conversationId) === w && w.generation === generation) waiting.delete(conversationId);
+    };
+    const client = deps.lookupClient(w.clientId);
+    const pending = deps.store.messages.pendingReplies(conversationId);
+    const conv = deps.store.conversations.byId(conversationId);
+    if (!client || !conv || pending.length === 0) return done();
+    const now = deps.clock.now();
+    const stale = pending.filter((p) => isStale(p, client.settings, now));
+    if (stale.length > 0) {
+      await deps.writer.submit({ kind: 'settle_replies', messageIds: stale.map((p) => p.id), outcome: 'stale', note: 'waited past the stale limit (was the service down?)' });
+    }
+    const fresh = pending.filter((p) => !stale.includes(p));
+    if (fresh.length === 0) return done();
+
+    const result = await answer(client.settings, conversationId, fresh.at(-1)!.id, conv.groupId !== null);
+    if (w.generation !== generation || stopped) return; // a newer message arrived: its timer answers all
+
+    const at = deps.clock.now();
+    const replyMsgId = newId('reply');
+    const content = result.handoff ? (client.settings.fallbackText ?? null) : result.content;
+    const sendUrl = fresh.at(-1)!.sendUrl ?? client.settings.sendUrl ?? null;
+    const committed = await deps.writer.submit({
+      kind: 'auto_reply',
+      conversationId,
+      clientId: client.id,
+      messageIds: fresh.map((p) => p.id),
+      replyTo: fresh.map((p) => p.msgId),
+      replyMsgId,
+      engine: deps.engine.name,
+      answer: result,
+      delivery:
+        content && sendUrl
+          ? { sendUrl, messageInfo: JSON.stringify(deliveryInfo(replyMsgId, conversationId, fresh, conv.groupId, conv.customerId, client.settings, content, at)) }
+          : null,
+      now: at,
+    });
+    if (committed?.kind === 'auto_reply' && committed.deliveryId !== null) deps.onDelivery();
+    done();
+  }
+
+  return {
+    /** A customer message was stored with a scheduled reply. */
+    add(conversationId: string, clientId: string, receivedAt: number): void {
+      if (stopped) return;
+      let w = waiting.get(conversationId);
+      if (!w) {
+        w = { clientId, first: receivedAt, last: receivedAt, generation: 0, cancel: null };
+        waiting.set(conversationId, w);
+      }
+      w.last = Math.max(w.last, receivedAt);
+      w.generation++;
+      arm(conversationId, w);
+    },
+    /** After a restart: every message still pending gets its quiet period again (or at once, if it ran out). */
+    restore(): number {
+      const pending = deps.store.messages.pendingReplies();
+      for (const p of pending) {
+        let w = waiting.get(p.conversationId);
+        if (!w) {
+          w = { clientId: p.clientId, first: p.receivedAt, last: p.receivedAt, generation: 1, cancel: null };
+          waiting.set(p.conversationId, w);
+        }
+        w.last = Math.max(w.last, p.receivedAt);
+      }
+      for (const [id, w] of waiting) arm(id, w);
+      return pending.length;
+    },
+    waitingConversations: () => waiting.size,
+    stop(): void {
+      stopped = true;
+      for (const w of waiting.values()) w.cancel?.();
+      waiting.clear();
+    },
+  };
+}
+
+export type ReplyScheduler = ReturnType<typeof createReplyScheduler>;

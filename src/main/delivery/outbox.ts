@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import type { Store } from '../store/index.ts';
+import type { DeliveryRow } from '../store/deliveries.ts';
+import type { ActiveClient } from '../auth/client-registry.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { effectiveAutoReply } from '../../shared/conversation.ts';
+import { canonicalJson } from '../auth/canonical-json.ts';
+import { sign, signingString } from '../auth/signature.ts';
+import { classify, nextDelay, parseRetryAfter, type SendResult, type Verdict } from './retry-policy.ts';
+import type { Sender } from './sender.ts';
+
+/** Rows re-read from the outbox are checked before they are signed and sent. */
+const deliveryInfoSchema = z.looseObject({
+  msg_id: z.string().min(1),
+  reply_to: z.array(z.string()),
+  conversation_id: z.string(),
+  to_user_id: z.string().optional(),
+  content: z.string(),
+  message_type: z.literal(1),
+  event_type: z.literal('auto_dialog'),
+  from_user_type: z.literal(4),
+  create_timestamp: z.number().int(),
+});
+
+export interface OutboxDeps {
+  store: Store;
+  writer: MessageWriter;
+  send: Sender;
+  clock: Clock;
+  lookupClient: (clientId: string) => ActiveClient | undefined;
+  /** Deliveries in flight at once, across conversations. */
+  concurrency: number;
+  /** How often to look for work nobody announced (a retry from the CLI). */
+  pollMs: number;
+  random?: () => number;
+  onAttempt?: (verdict: Verdict | 'cancelled') => void;
+  log: (line: string) => void;
+}
+
+/**
+ * The durable outbox worker. Deliveries live in SQLite; this loop sends the due ones, oldest
+ * first and one at a time per conversation, re-checks the conversation's auto-reply state before
+ * every attempt, and records each attempt with its verdict. At least once: a crash between a
+ * receiver's 2xx and our record of it means one more attempt with the same Idempotency-Key.
+ */
+export function createOutbox(deps: OutboxDeps) {
+  const inFlight = new Set<number>();
+  const idle: Array<() => void> = [];
+  let cancelWake: (() => void) | null = null;
+  let stopped = false;
+  let scanning = false;
+  let again = false;
+
+  function settleIdle(): void {
+    if (inFlight.size === 0) while (idle.length) idle.shift()!();
+  }
+
+  async function record(d: DeliveryRow, startedAt: number, durationMs: number, result: SendResult): Promise<Verdict> {
+    let verdict = classify(result);
+    const roundAttempts = d.roundAttempts + 1;
+    let delay: number | null = 0;
+    if (verdict === 'retry') {
+      delay = nextDelay(roundAttempts, result.kind === 'response' ? parseRetryAfter(result.retryAfter, deps.clock.now()) : null, deps.random);
+      if (delay === null) verdict = 'dead';
+    }
+    const now = deps.clock.now();
+    await deps.writer.submit({
+      kind: 'delivery_attempt',
+      deliveryId: d.id,
+      attempt: d.attempts + 1,
+      startedAt,
+      durationMs,
+      status: result.kind === 'response' ? result.status : null,
+      error: result.kind === 'error' ? result.error : result.status >= 300 ? `HTTP ${result.status}` : null,
+      outcome: verdict,
+      state: verdict === 'retry' ? 'pending' : verdict,
+      nextAttemptAt: verdict === 'retry' ? now + (delay ?? 0) : now,
+      now,
+    });
+    return verdict;
+  }
+
+  async function attempt(d: DeliveryRow): Promise<void> {
+    const now = deps.clock.now();
+    const conv = deps.store.conversations.byId(d.conversationId);
+    const state = conv ? effectiveAutoReply(conv.autoReply, conv.pausedUntil, now) : 'stopped';
+    if (state !== 'active') {
+      // A human took over after the reply was made: it is never sent.
+      await deps.writer.submit({ kind: 'delivery_cancel', deliveryId: d.id, reason: `auto-reply ${state} when the delivery was due`, now });
+      deps.onAttempt?.('cancelled');
+      return;
+    }
+    const client = deps.lookupClient(d.clientId);
+    const parsed = deliveryInfoSchema.safeParse(JSON.parse(d.messageInfo));
+    let result: SendResult;
+    const startedAt = now;
+    const t0 = performance.now();
+    if (!parsed.success) {
+      result = { kind: 'error', error: `stored delivery is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}`, permanent: true };
+    } else if (!client?.enabled || client.keys.length === 0) {
+      result = { kind: 'error', error: `client ${d.clientId} is disabled or has no usable secret to sign with`, permanent: false };
+    } else {
+      const timestamp = Math.floor(now / 1000);
+      const signature = sign(client.keys[0]!, signingString(timestamp, client.id, canonicalJson(parsed.data)));
+      const body = JSON.stringify({ client: client.id, timestamp, signature, message_info: parsed.data });
+      result = await deps.send({ url: d.sendUrl, body, idempotencyKey: d.replyMsgId });
+    }
+    const verdict = await record(d, startedAt, performance.now() - t0, result);
+    deps.onAttempt?.(verdict);
+  }
+
+  function scan(): void {
+    if (stopped) return;
+    if (scanning) {
+      again = true;
+      return;
+    }
+    scanning = true;
+    try {
+      const now = deps.clock.now();
+      const free = deps.concurrency - inFlight.size;
+      if (free > 0) {
+        for (const d of deps.store.deliveries.due(now, free + inFlight.size)) {
+          if (inFlight.has(d.id) || inFlight.size >= deps.concurrency) continue;
+          inFlight.add(d.id);
+          attempt(d)
+            .catch((error: unknown) => deps.log(`delivery ${d.id} attempt failed: ${(error as Error).message}`))
+            .finally(() => {
+              inFlight.delete(d.id);
+              settleIdle();
+              scan();
+            });
+        }
+      }
+      const next = deps.store.deliveries.nextDueAt();
+      const wait = next === null ? deps.pollMs : Math.min(Math.max(next - now, 0), deps.pollMs);
+      cancelWake?.();
+      cancelWake = deps.clock.after(wait, scan);
+    } finally {
+      scanning = false;
+      if (again) {
+        again = false;
+        setImmediate(scan);
+      }
+    }
+  }
+
+  return {
+    start: scan,
+    /** A delivery was committed or retried: look now rather than at the next poll. */
+    notify(): void {
+      setImmediate(scan);
+    },
+    inFlight: () => inFlight.size,
+    /** Stops taking work and waits (bounded) for attempts in flight to be recorded. */
+    async stop(graceMs = 5000): Promise<void> {
+      stopped = true;
+      cancelWake?.();
+      if (inFlight.size === 0) return;
+      await Promise.race([new Promise<void>((r) => idle.push(r)), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    },
+  };
+}
+
+export type Outbox = ReturnType<typeof createOutbox>;
