@@ -37,8 +37,13 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
   return {
     now: () => t,
     after(ms, fn) {
+      if (ms <= 0) {
+        // Already due: runs on the next turn, as a real zero-delay timer would.
+        const timer = setTimeout(fn, 0);
+        return () => clearTimeout(timer);
+      }
       const id = ++seq;
-      timers.set(id, { at: t + Math.max(0, ms), fn });
+      timers.set(id, { at: t + ms, fn });
       return () => void timers.delete(id);
     },
     set(ms) {

@@ -9,6 +9,7 @@ import { createStore, type Store } from '../../src/main/store/index.ts';
 import { keyFileBox } from '../../src/main/auth/secret-box.ts';
 import { clientSettingsSchema, type ClientSettings } from '../../src/shared/client-settings.ts';
 import type { Engine } from '../../src/main/engines/engine.ts';
+import type { Resolver } from '../../src/main/delivery/sender.ts';
 import { signBody } from './sign.ts';
 
 export const T0 = Date.UTC(2026, 10, 21, 9, 0, 0);
@@ -38,7 +39,8 @@ export interface Harness {
   now(): number;
   post(info: Record<string, unknown>, options?: PostOptions): Promise<Res>;
   postRaw(body: string | Buffer, headers?: Record<string, string>): Promise<Res>;
-  restart(): Promise<void>;
+  /** Stops the service, lets `downForMs` pass on the clock (an outage), and starts it again. */
+  restart(downForMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,8 @@ export interface HarnessOptions {
   clockStart?: number;
   engine?: Engine;
   dataDir?: string;
+  resolve?: Resolver;
+  random?: () => number;
 }
 
 async function parse(r: Response): Promise<Res> {
@@ -66,7 +70,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
   const clock = manualClock(options.clockStart ?? T0);
   const config = serverConfigSchema.parse({ port: 0, ...options.config });
-  const start = (): Promise<RunningService> => startService({ config, dataDir, clock, engine: options.engine, log: () => {} });
+  const start = (): Promise<RunningService> =>
+    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: () => {} });
   let service = await start();
   const admin = createStore(openDatabase(databasePath(dataDir)));
   const box = keyFileBox(secretKeyPath(dataDir));
@@ -97,8 +102,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async postRaw(body, headers = { 'content-type': 'application/json' }) {
       return parse(await fetch(h.url, { method: 'POST', headers, body }));
     },
-    async restart() {
+    async restart(downForMs = 0) {
       await service.stop();
+      clock.advance(downForMs);
       service = await start();
       h.service = service;
       h.url = service.endpointUrl;

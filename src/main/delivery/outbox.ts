@@ -133,8 +133,9 @@ export function createOutbox(deps: OutboxDeps) {
             });
         }
       }
+      // A due delivery that was not taken is waiting behind one in flight, whose end rescans.
       const next = deps.store.deliveries.nextDueAt();
-      const wait = next === null ? deps.pollMs : Math.min(Math.max(next - now, 0), deps.pollMs);
+      const wait = next === null || next <= now ? deps.pollMs : Math.min(next - now, deps.pollMs);
       cancelWake?.();
       cancelWake = deps.clock.after(wait, scan);
     } finally {

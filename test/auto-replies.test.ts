@@ -1,0 +1,182 @@
+import { describe, it, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, mid, type Harness } from './helpers/harness.ts';
+import { startReceiver, eventually, settle, verifyDelivery, type Receiver } from './helpers/receiver.ts';
+import { scriptedEngine } from './helpers/engines.ts';
+
+const SECRET = 'secret-acme-0123456789abcdefghijklmnopqrstuvwxyz';
+
+describe('auto replies: when to answer (section 6)', () => {
+  let h: Harness;
+  let rx: Receiver;
+  let eng: ReturnType<typeof scriptedEngine>;
+  const say = (content: string, extra: Record<string, unknown> = {}) =>
+    h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-1', from_user_type: 2, content, ...extra });
+
+  beforeEach(async () => {
+    rx = await startReceiver();
+    eng = scriptedEngine();
+    h = await startHarness({ engine: eng.engine });
+    h.addClient('acme', { sendUrl: rx.url, boundAccount: 'bot-acme' }, SECRET);
+  });
+  afterEach(async () => {
+    await h.stop();
+    await rx.close();
+  });
+
+  it('waits for the quiet period, then delivers a signed reply per section 7', async () => {
+    const m = await say('How do I reset my password?');
+    h.clock.advance(1999);
+    await settle(50);
+    assert.equal(rx.received.length, 0, 'nothing before the quiet period ends');
+    h.clock.advance(1);
+    const [d] = await eventually(() => rx.received.length === 1 && rx.received, 'the delivery');
+    assert.ok(verifyDelivery(d!, SECRET), 'signed with the client secret, verifiable as section 3');
+    assert.equal(d!.headers['content-type'], 'application/json');
+    const info = d!.body.message_info;
+    assert.equal(d!.key, info['msg_id'], 'Idempotency-Key is the reply msg_id');
+    assert.match(String(info['msg_id']), /^r_/);
+    assert.deepEqual(info['reply_to'], [m.body['msg_id']]);
+    assert.equal(info['conversation_id'], m.body['conversation_id']);
+    assert.equal(info['to_user_id'], 'cust-1');
+    assert.equal(info['from_user_id'], 'bot-acme');
+    assert.equal(info['content'], 'answer to: How do I reset my password?');
+    assert.equal(info['message_type'], 1);
+    assert.equal(info['event_type'], 'auto_dialog');
+    assert.equal(info['from_user_type'], 4);
+    assert.equal(info['create_timestamp'], h.now());
+    assert.equal(d!.body.client, 'acme');
+    assert.equal(d!.body.timestamp, h.now());
+  });
+
+  it('merges a burst into one engine call and one reply covering every message', async () => {
+    const ids: unknown[] = [];
+    for (const text of ['hi', 'I have a question', 'about my invoice']) {
+      ids.push((await say(text)).body['msg_id']);
+      h.clock.advance(1000);
+    }
+    h.clock.advance(1000);
+    await eventually(() => rx.received.length === 1, 'one delivery');
+    assert.equal(eng.calls.length, 1);
+    assert.deepEqual(rx.received[0]!.body.message_info['reply_to'], ids);
+    assert.deepEqual(eng.calls[0]!.context.map((l) => l.content), ['hi', 'I have a question', 'about my invoice']);
+  });
+
+  it('never waits more than the cap (10 s) after the first pending message', async () => {
+    for (let i = 0; i < 7; i++) {
+      await say(`message ${i}`);
+      h.clock.advance(1500);
+    }
+    // 7 messages 1.5 s apart: the last quiet period never ends, the cap at 10 s does.
+    await eventually(() => rx.received.length === 1, 'a capped reply');
+    assert.equal((rx.received[0]!.body.message_info['reply_to'] as string[]).length, 7);
+  });
+
+  it('drops an answer overtaken by a new message, and answers all of them afterwards', async () => {
+    eng.hold();
+    await say('first question');
+    h.clock.advance(2000);
+    await eventually(() => eng.waiting() === 1, 'the engine working');
+    await say('and a second one');
+    eng.release();
+    await settle(50);
+    assert.equal(rx.received.length, 0, 'the first answer was dropped');
+    h.clock.advance(2000);
+    await eventually(() => rx.received.length === 1, 'the redo');
+    assert.equal(eng.calls.length, 2);
+    assert.equal((rx.received[0]!.body.message_info['reply_to'] as string[]).length, 2);
+    assert.equal(rx.received[0]!.body.message_info['content'], 'answer to: and a second one');
+  });
+
+  it('in a group, answers the asker with an @-mention', async () => {
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), group_id: 'room-9', from_user_id: 'u-7', from_user_type: 2, at_list: ['bot-acme'], content: 'help?' });
+    h.clock.advance(2000);
+    const [d] = await eventually(() => rx.received.length === 1 && rx.received, 'the delivery');
+    const info = d!.body.message_info;
+    assert.equal(info['group_id'], 'room-9');
+    assert.equal(info['to_user_id'], 'u-7');
+    assert.deepEqual(info['at_list'], ['u-7']);
+  });
+
+  it('a handoff sends nothing and flags needs_human; a fallback text is sent when configured', async () => {
+    eng.answer(() => ({ content: '', handoff: true, confidence: 0.1, sources: [], cause: 'no entry above 0.45' }));
+    const m = await say('something odd');
+    h.clock.advance(2000);
+    await eventually(() => h.admin.conversations.byId(String(m.body['conversation_id']))?.needsHuman, 'needs_human');
+    await settle(50);
+    assert.equal(rx.received.length, 0);
+    const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
+    assert.deepEqual({ ...h.admin.messages.replyTrace(row.id), replyMsgId: 'r' }, { scheduled: true, reason: 'scheduled', outcome: 'handoff', replyMsgId: 'r', note: 'no entry above 0.45' });
+
+    h.addClient('polite', { sendUrl: rx.url, fallbackText: 'A colleague will answer shortly.' }, SECRET);
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'c9', from_user_type: 2, content: 'odd again' }, { client: 'polite' });
+    h.clock.advance(2000);
+    await eventually(() => rx.received.length === 1, 'the fallback');
+    assert.equal(rx.received[0]!.body.message_info['content'], 'A colleague will answer shortly.');
+  });
+
+  it('a failing engine is a handoff with its cause, not a lost message', async () => {
+    eng.answer(() => {
+      throw new Error('model exploded');
+    });
+    const m = await say('hello?');
+    h.clock.advance(2000);
+    const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
+    const trace = await eventually(() => h.admin.messages.replyTrace(row.id)?.outcome === 'handoff' && h.admin.messages.replyTrace(row.id), 'handoff');
+    assert.match(trace.note ?? '', /model exploded/);
+  });
+
+  it('a reply made while a human took over is never sent (re-checked before handing it to delivery)', async () => {
+    eng.hold();
+    const m = await say('question');
+    h.clock.advance(2000);
+    await eventually(() => eng.waiting() === 1, 'the engine working');
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-1', from_user_type: 3, to_user_id: 'cust-1', content: 'I will take this one' });
+    eng.release();
+    const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
+    await eventually(() => h.admin.messages.replyTrace(row.id)?.outcome === 'cancelled', 'cancelled');
+    h.clock.advance(60_000);
+    await settle(50);
+    assert.equal(rx.received.length, 0);
+    assert.equal(h.admin.deliveries.list('cancelled', 10).length, 1, 'the cancelled reply stays visible in the trace');
+  });
+
+  it('stop_auto_reply before the quiet period ends: the pending message is never answered', async () => {
+    const m = await say('question');
+    const stop = await h.post({ event_type: 'cmd_dialog', msg_id: mid(), from_user_id: 'cust-1', content: 'stop_auto_reply' });
+    assert.equal(stop.body['cancelled_replies'], 0, 'no reply existed yet');
+    h.clock.advance(5000);
+    await settle(50);
+    assert.equal(rx.received.length, 0);
+    const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
+    assert.equal(h.admin.messages.replyTrace(row.id)?.outcome, 'cancelled');
+  });
+
+  it('at most 6 auto replies per conversation per minute', async () => {
+    for (let i = 0; i < 6; i++) {
+      await say(`q${i}`);
+      h.clock.advance(2000);
+      await eventually(() => rx.received.length === i + 1, `reply ${i + 1}`);
+    }
+    const seventh = await say('q7');
+    assert.deepEqual(seventh.body['reply'], { scheduled: false, reason: 'rate_limited' });
+    h.clock.advance(60_000);
+    assert.equal(((await say('q8')).body['reply'] as { reason: string }).reason, 'scheduled');
+  });
+
+  it('a pending reply survives a restart: the quiet period resumes and the message is answered', async () => {
+    await say('asked just before the restart');
+    h.clock.advance(1000);
+    await h.restart();
+    h.clock.advance(1000);
+    await eventually(() => rx.received.length === 1, 'the reply after restart');
+  });
+
+  it('after a long outage, a pending message past the stale limit is not answered', async () => {
+    const m = await say('asked before the outage');
+    await h.restart(11 * 60_000);
+    const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
+    await eventually(() => h.admin.messages.replyTrace(row.id)?.outcome === 'stale', 'stale');
+    assert.equal(rx.received.length, 0);
+  });
+});

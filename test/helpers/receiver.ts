@@ -1,0 +1,71 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+export interface Received {
+  at: number;
+  headers: IncomingHttpHeaders;
+  body: { client: string; timestamp: number; signature: string; message_info: Record<string, unknown> };
+  key: string;
+}
+
+export type Responder = (r: Received, index: number) => { status: number; headers?: Record<string, string> };
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Decides the answer to each delivery; 200 by default. */
+  respond: Responder;
+  close(): Promise<void>;
+}
+
+/** An integrator's receiver, written from section 7 alone: it verifies what it gets. */
+export function verifyDelivery(r: Received, secret: string): boolean {
+  const data = `${r.body.timestamp}.${r.body.client}.${canonicalize(r.body.message_info)}`;
+  const expected = createHmac('sha256', secret).update(data).digest();
+  const given = Buffer.from(r.body.signature, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export async function startReceiver(path = '/hook'): Promise<Receiver> {
+  const received: Received[] = [];
+  let server: Server;
+  const receiver: Receiver = {
+    url: '',
+    received,
+    respond: () => ({ status: 200 }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      const r: Received = { at: Date.now(), headers: req.headers, body: JSON.parse(text) as Received['body'], key: String(req.headers['idempotency-key']) };
+      received.push(r);
+      const answer = receiver.respond(r, received.length - 1);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  server.keepAliveTimeout = 100;
+  return receiver;
+}
+
+/** Waits (in real time, for I/O to finish) until `check` holds; time-based behaviour still moves only with the manual clock. */
+export async function eventually<T>(check: () => T | undefined | false, what: string, timeoutMs = 3000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Lets pending I/O settle, for asserting that nothing happens. */
+export function settle(ms = 100): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
