@@ -40,6 +40,8 @@ export interface RunningService {
   host: string;
   store: Store;
   outbox: { notify(): void; inFlight(): number };
+  /** Sends a dead delivery again with a fresh retry schedule; false if it is not dead. */
+  retryDelivery(id: number): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -72,14 +74,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = createMetrics();
   const engine = options.engine ?? createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 });
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
-  const sender = createSender({ resolve: options.resolve });
+  const sender = createSender({ resolve: options.resolve, timeoutMs: config.deliveryTimeoutMs, maxSockets: config.deliveryConcurrency });
   const outbox = createOutbox({
     store,
     writer,
     send: sender,
     clock,
     lookupClient,
-    concurrency: 64,
+    concurrency: config.deliveryConcurrency,
     pollMs: 1000,
     random: options.random,
     onAttempt: (verdict) => metrics.deliveryAttempt(verdict),
@@ -159,6 +161,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     host: address.address,
     store,
     outbox,
+    async retryDelivery(id) {
+      const result = await writer.submit({ kind: 'delivery_retry', deliveryId: id, now: clock.now() });
+      const changed = result?.kind === 'changed' && result.count > 0;
+      if (changed) outbox.notify();
+      return changed;
+    },
     stop() {
       stopped ??= (async () => {
         clearInterval(timer);

@@ -58,7 +58,12 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
 export async function eventually<T>(check: () => T | undefined | false, what: string, timeoutMs = 3000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    let value: T | undefined | false;
+    try {
+      value = check();
+    } catch {
+      value = undefined; // not there yet (e.g. the row does not exist)
+    }
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));

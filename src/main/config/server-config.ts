@@ -20,6 +20,10 @@ export const serverConfigSchema = z.strictObject({
   fallbackText: z.string().min(1).max(2000).default(DEFAULT_FALLBACK_TEXT),
   kbThreshold: z.number().min(0).max(1).default(0.45),
   requestLogRetentionDays: z.number().min(1).default(30),
+  /** A delivery attempt with no complete answer in this time is a failure to retry. */
+  deliveryTimeoutMs: z.number().int().min(100).max(120_000).default(15_000),
+  /** Deliveries in flight at once, across conversations (one at a time within each). */
+  deliveryConcurrency: z.number().int().min(1).max(1024).default(64),
   /** How long a write waits for a lock held by another process (the CLI) before a 503. */
   busyTimeoutMs: z.number().int().min(0).max(60_000).default(5000),
 });
