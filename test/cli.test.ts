@@ -109,3 +109,60 @@ describe('operator CLI (section 9)', () => {
     assert.match(cli(d, 'launch').stderr, /unknown command "launch"/);
   });
 });
+
+describe('per-client settings and deliveries from the CLI (issue 3)', () => {
+  it('clients set changes only the given settings; clients show lists them all', () => {
+    const d = dir();
+    cli(d, 'clients', 'add', 'acme', '--send-url', 'https://hooks.example.com/in');
+    const set = cli(d, 'clients', 'set', 'acme', '--group-policy', 'all', '--bot-ids', 'bot-a, bot-b', '--quiet-seconds', '1.5', '--fallback-text', 'One moment please');
+    assert.equal(set.status, 0, set.stderr);
+    const show = cli(d, 'clients', 'show', 'acme').stdout;
+    assert.match(show, /send-url\s+https:\/\/hooks\.example\.com\/in/);
+    assert.match(show, /group-policy\s+all/);
+    assert.match(show, /bot-ids\s+bot-a, bot-b/);
+    assert.match(show, /quiet-seconds\s+1\.5/);
+    assert.match(show, /quiet-max-seconds\s+10/);
+    assert.match(show, /pause-minutes\s+10/);
+    assert.match(show, /fallback-text\s+One moment please/);
+    cli(d, 'clients', 'set', 'acme', '--send-url', '', '--fallback-text', '');
+    assert.match(cli(d, 'clients', 'show', 'acme').stdout, /send-url\s+\(none/);
+  });
+
+  it('a bad setting is refused with the values it accepts, and nothing changes', () => {
+    const d = dir();
+    cli(d, 'clients', 'add', 'acme');
+    const cases: Array<[string[], RegExp]> = [
+      [['--group-policy', 'sometimes'], /--group-policy must be one of mention, all, never, got "sometimes"/],
+      [['--pause-minutes=-1'], /--pause-minutes must be a number from 0 to 10080, got "-1"/],
+      [['--quiet-seconds', 'soon'], /--quiet-seconds must be a number from 0 to 600/],
+      [['--allowed-origins', 'https://a.example.com/path'], /origins like https:\/\/hooks\.example\.com/],
+      [['--send-url', 'ftp://x'], /--send-url must be an absolute http\(s\) URL/],
+    ];
+    for (const [flags, expected] of cases) {
+      const r = cli(d, 'clients', 'set', 'acme', ...flags);
+      assert.equal(r.status, 2, flags.join(' '));
+      assert.match(r.stderr, expected);
+    }
+    assert.match(cli(d, 'clients', 'show', 'acme').stdout, /group-policy\s+mention/);
+    assert.match(cli(d, 'clients', 'set', 'ghost', '--group-policy', 'all').stderr, /no client "ghost"/);
+  });
+
+  it('deliveries list, show and retry', async () => {
+    const d = dir();
+    assert.match(cli(d, 'deliveries', 'list').stdout, /no deliveries/);
+    assert.match(cli(d, 'deliveries', 'list', '--state', 'lost').stderr, /--state must be one of pending, sent, dead, cancelled/);
+    const db = (await import('../src/main/store/index.ts')).createStore(openDatabase(join(d, 'switchboard.db')));
+    db.clients.create('acme', (await import('../src/shared/client-settings.ts')).DEFAULT_CLIENT_SETTINGS, 0);
+    db.conversations.create({ id: 'c_1', clientId: 'acme', channel: 'im', peer: 'u:x', groupId: null, customerId: 'x', autoReply: 'active', now: 0 });
+    const replyId = db.messages.insertReply({ conversationId: 'c_1', kind: 'auto', msgId: 'r_1', replyTo: ['m1'], afterMessageId: 1, content: 'hi', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: 0 });
+    const id = db.deliveries.insert({ replyId, replyMsgId: 'r_1', conversationId: 'c_1', clientId: 'acme', sendUrl: 'https://hooks.example.com/in', messageInfo: '{}', state: 'pending', nextAttemptAt: 0, createdAt: 0 });
+    db.deliveries.recordAttempt({ deliveryId: id, attempt: 1, startedAt: 0, durationMs: 12.5, status: 404, error: 'HTTP 404', outcome: 'dead', state: 'dead', nextAttemptAt: 0, now: 0 });
+    db.close();
+    assert.match(cli(d, 'deliveries', 'list', '--state', 'dead').stdout, new RegExp(`${id}\\s+dead\\s+1\\s+HTTP 404`));
+    assert.match(cli(d, 'deliveries', 'show', String(id)).stdout, /1\s+\S+\s+12\.5\s+404\s+dead\s+HTTP 404/);
+    assert.match(cli(d, 'deliveries', 'retry', String(id)).stdout, /queued again/);
+    assert.match(cli(d, 'deliveries', 'list', '--state', 'pending').stdout, new RegExp(`${id}\\s+pending`));
+    assert.match(cli(d, 'deliveries', 'retry', String(id)).stderr, /is pending; only dead deliveries can be retried/);
+    assert.match(cli(d, 'deliveries', 'retry', 'abc').stderr, /a delivery ID/);
+  });
+});

@@ -1,17 +1,14 @@
 import type { Store } from '../store/index.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { generateSecret } from '../auth/secret-box.ts';
-import { checkSendUrl } from '../../shared/protocol/send-url.ts';
-import { clientSettingsSchema, GROUP_POLICIES, type ClientSettings } from '../../shared/client-settings.ts';
+import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { UsageError } from './args.ts';
+import { applySettingFlags, describeSettings } from './settings-flags.ts';
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export interface ClientFlags {
+export interface ClientFlags extends Record<string, unknown> {
   secret?: string;
-  'send-url'?: string;
-  'bound-account'?: string;
-  'group-policy'?: string;
   'retire-previous'?: boolean;
 }
 
@@ -26,25 +23,6 @@ function checkSecret(secret: string): string {
   return secret;
 }
 
-function settingsFrom(flags: ClientFlags): ClientSettings {
-  const raw: Record<string, unknown> = {};
-  if (flags['send-url'] !== undefined) {
-    const check = checkSendUrl(flags['send-url'], undefined);
-    if (!check.ok) throw new UsageError(`--send-url ${check.message}`);
-    raw['sendUrl'] = flags['send-url'];
-  }
-  if (flags['bound-account'] !== undefined) raw['boundAccount'] = flags['bound-account'];
-  if (flags['group-policy'] !== undefined) {
-    if (!(GROUP_POLICIES as readonly string[]).includes(flags['group-policy'])) {
-      throw new UsageError(`--group-policy must be one of ${GROUP_POLICIES.join(', ')}, got "${flags['group-policy']}"`);
-    }
-    raw['groupPolicy'] = flags['group-policy'];
-  }
-  const parsed = clientSettingsSchema.safeParse(raw);
-  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  return parsed.data;
-}
-
 function secretNotice(secret: string): string {
   return `secret: ${secret}\nThis secret is shown once. Store it in the integration now; Switchboard keeps it encrypted and cannot show it again.`;
 }
@@ -54,7 +32,7 @@ export function clientsCommand(store: Store, box: SecretBox, now: number, args: 
   switch (action) {
     case 'add': {
       const id = requireId(idArg);
-      const settings = settingsFrom(flags);
+      const settings = applySettingFlags(DEFAULT_CLIENT_SETTINGS, flags);
       const secret = flags.secret !== undefined ? checkSecret(flags.secret) : generateSecret();
       store.transaction(() => {
         if (store.clients.get(id)) throw new UsageError(`client "${id}" already exists; use "clients rotate ${id}" for a new secret`);
@@ -92,6 +70,21 @@ export function clientsCommand(store: Store, box: SecretBox, now: number, args: 
         : 'The previous secret stays valid until the next rotation (or "rotate --retire-previous").';
       return `client ${id}: new secret issued\n${secretNotice(secret)}\n${previous}`;
     }
+    case 'set': {
+      const id = requireId(idArg);
+      const client = store.clients.get(id);
+      if (!client) throw new UsageError(`no client "${id}"`);
+      const settings = applySettingFlags(client.settings, flags);
+      store.clients.setSettings(id, settings, now);
+      return `client ${id} updated\n${describeSettings(settings)}`;
+    }
+    case 'show': {
+      const id = requireId(idArg);
+      const client = store.clients.get(id);
+      if (!client) throw new UsageError(`no client "${id}"`);
+      const secrets = store.clients.activeSecrets(id).map((s) => `…${s.hint} (${new Date(s.createdAt).toISOString()})`);
+      return [`client ${id} (${client.enabled ? 'enabled' : 'disabled'})`, `secrets  ${secrets.join(', ')}`, describeSettings(client.settings)].join('\n');
+    }
     case 'disable':
     case 'enable': {
       const id = requireId(idArg);
@@ -99,6 +92,6 @@ export function clientsCommand(store: Store, box: SecretBox, now: number, args: 
       return `client ${id} ${action}d`;
     }
     default:
-      throw new UsageError(`unknown clients command "${action ?? ''}"; use add, list, rotate, disable or enable`);
+      throw new UsageError(`unknown clients command "${action ?? ''}"; use add, list, show, set, rotate, disable or enable`);
   }
 }

@@ -8,12 +8,19 @@ import { databasePath, secretKeyPath } from '../service.ts';
 import { clientsCommand } from './clients-commands.ts';
 import { parsePairs, ImportError } from './kb-import.ts';
 import { UsageError } from './args.ts';
+import { SETTING_FLAGS } from './settings-flags.ts';
+import { deliveriesCommand } from './deliveries-commands.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
-  clients add ID [--secret S] [--send-url URL] [--bound-account ID] [--group-policy mention|all|never]
-  clients list
+  clients add ID [--secret S] [SETTINGS]
+  clients set ID SETTINGS
+  clients show ID | clients list
   clients rotate ID [--retire-previous]
   clients disable ID | clients enable ID
+    SETTINGS: ${Object.entries(SETTING_FLAGS).map(([f, s]) => `--${f} (${s.expects})`).join('\n              ')}
+  deliveries list [--state pending|sent|dead|cancelled] [--limit N]
+  deliveries show ID
+  deliveries retry ID     (a dead delivery, with a fresh retry schedule)
   kb add --question Q --answer A
   kb import FILE          (JSON array of {question, answer}, or CSV with header question,answer)
   kb list`;
@@ -62,17 +69,17 @@ function main(argv: string[]): number {
       options: {
         'data-dir': { type: 'string' },
         secret: { type: 'string' },
-        'send-url': { type: 'string' },
-        'bound-account': { type: 'string' },
-        'group-policy': { type: 'string' },
+        ...Object.fromEntries(Object.keys(SETTING_FLAGS).map((f) => [f, { type: 'string' as const }])),
         'retire-previous': { type: 'boolean' },
+        state: { type: 'string' },
+        limit: { type: 'string' },
         question: { type: 'string' },
         answer: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
+    console.error(`error: ${(error as Error).message}\n(npm run cli -- --help lists every command and setting)`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -84,16 +91,20 @@ function main(argv: string[]): number {
   const dataDir = values['data-dir'] ?? defaultDataDir();
   let store: Store | undefined;
   try {
-    if (group !== 'clients' && group !== 'kb') throw new UsageError(`unknown command "${group}"`);
+    if (group !== 'clients' && group !== 'kb' && group !== 'deliveries') throw new UsageError(`unknown command "${group}"; use clients, deliveries or kb`);
     store = createStore(openDatabase(databasePath(dataDir)));
     const now = Date.now();
     const out =
-      group === 'clients' ? clientsCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values) : kbCommand(store, now, rest, values);
+      group === 'clients'
+        ? clientsCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values)
+        : group === 'deliveries'
+          ? deliveriesCommand(store, now, rest, values)
+          : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`error: ${error.message}\n${USAGE}`);
+      console.error(`error: ${error.message}\n(npm run cli -- --help lists every command and setting)`);
       return 2;
     }
     if (error instanceof ImportError) {
