@@ -51,6 +51,17 @@ export function createOutbox(deps: OutboxDeps) {
   let stopped = false;
   let scanning = false;
   let again = false;
+  let requested = false;
+
+  /** Many attempts end in one turn of the loop; they share one scan. */
+  function requestScan(): void {
+    if (requested || stopped) return;
+    requested = true;
+    setImmediate(() => {
+      requested = false;
+      scan();
+    });
+  }
 
   function settleIdle(): void {
     if (inFlight.size === 0) while (idle.length) idle.shift()!();
@@ -129,7 +140,7 @@ export function createOutbox(deps: OutboxDeps) {
             .finally(() => {
               inFlight.delete(d.id);
               settleIdle();
-              scan();
+              requestScan();
             });
         }
       }
@@ -142,7 +153,7 @@ export function createOutbox(deps: OutboxDeps) {
       scanning = false;
       if (again) {
         again = false;
-        setImmediate(scan);
+        requestScan();
       }
     }
   }
@@ -150,9 +161,7 @@ export function createOutbox(deps: OutboxDeps) {
   return {
     start: scan,
     /** A delivery was committed or retried: look now rather than at the next poll. */
-    notify(): void {
-      setImmediate(scan);
-    },
+    notify: requestScan,
     inFlight: () => inFlight.size,
     /** Stops taking work and waits (bounded) for attempts in flight to be recorded. */
     async stop(graceMs = 5000): Promise<void> {

@@ -74,18 +74,23 @@ const toRow = (r: Raw): DeliveryRow => ({
   updatedAt: r.updated_at,
 });
 
+/**
+ * Due deliveries, in order per conversation: only the oldest pending delivery of a conversation
+ * may go. The indexes are named because the planner, left alone, picked a plan quadratic in the
+ * number of pending deliveries (2.6 s per scan at 4,700 pending; 0.25 ms with these).
+ */
+export const DUE_SQL = `SELECT d.* FROM deliveries d INDEXED BY deliveries_due
+  WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+    AND NOT EXISTS (SELECT 1 FROM deliveries e INDEXED BY deliveries_pending
+                    WHERE e.conversation_id = d.conversation_id AND e.state = 'pending' AND e.id < d.id)
+  ORDER BY d.next_attempt_at, d.id LIMIT ?`;
+
 export function deliveryQueries(db: Db) {
   const insert = db.prepare(
     `INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // In order per conversation: only the oldest pending delivery of a conversation may go.
-  const due = db.prepare(
-    `SELECT d.* FROM deliveries d
-     WHERE d.state = 'pending' AND d.next_attempt_at <= ?
-       AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.conversation_id = d.conversation_id AND e.state = 'pending' AND e.id < d.id)
-     ORDER BY d.next_attempt_at, d.id LIMIT ?`,
-  );
+  const due = db.prepare(DUE_SQL);
   const nextDue = db.prepare("SELECT min(next_attempt_at) AS at FROM deliveries WHERE state = 'pending'");
   const byId = db.prepare('SELECT * FROM deliveries WHERE id = ?');
   const list = db.prepare('SELECT * FROM deliveries ORDER BY id DESC LIMIT ?');

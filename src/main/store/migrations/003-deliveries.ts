@@ -36,6 +36,8 @@ export const migration003: Migration = {
         updated_at INTEGER NOT NULL
       ) STRICT;
       CREATE INDEX deliveries_due ON deliveries(next_attempt_at) WHERE state = 'pending';
+      -- Per-conversation order ("is an older one still pending?") in one index seek.
+      CREATE INDEX deliveries_pending ON deliveries(conversation_id, id) WHERE state = 'pending';
       CREATE INDEX deliveries_conversation ON deliveries(conversation_id, id);
       CREATE INDEX deliveries_state ON deliveries(state, id);
 

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDatabase } from './db.ts';
+import { createStore } from './index.ts';
+import { DUE_SQL } from './deliveries.ts';
+import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
+
+function seeded() {
+  const store = createStore(openDatabase(':memory:'));
+  store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
+  for (const c of ['c1', 'c2']) store.conversations.create({ id: c, clientId: 'a', channel: 'im', peer: `u:${c}`, groupId: null, customerId: c, autoReply: 'active', now: 0 });
+  const add = (conv: string, at: number): number => {
+    const replyId = store.messages.insertReply({ conversationId: conv, kind: 'auto', msgId: `r${Math.random()}`, replyTo: [], afterMessageId: 0, content: 'x', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: at });
+    return store.deliveries.insert({ replyId, replyMsgId: `r${replyId}`, conversationId: conv, clientId: 'a', sendUrl: 'http://127.0.0.1:9/', messageInfo: '{}', state: 'pending', nextAttemptAt: at, createdAt: at });
+  };
+  return { store, add };
+}
+
+test('due deliveries: only the oldest pending one per conversation, oldest due first', () => {
+  const { store, add } = seeded();
+  const a1 = add('c1', 10);
+  add('c1', 5);
+  const b1 = add('c2', 20);
+  assert.deepEqual(store.deliveries.due(100, 10).map((d) => d.id), [a1, b1]);
+  assert.deepEqual(store.deliveries.due(15, 10).map((d) => d.id), [a1], 'not yet due');
+  store.deliveries.recordAttempt({ deliveryId: a1, attempt: 1, startedAt: 0, durationMs: 1, status: 200, error: null, outcome: 'sent', state: 'sent', nextAttemptAt: 0, now: 0 });
+  assert.equal(store.deliveries.due(100, 10).length, 2, 'the next one of c1 is free to go');
+});
+
+test('the due query uses its indexes: no scan and no sort of all pending deliveries', () => {
+  const { store } = seeded();
+  const plan = (store.connection.prepare(`EXPLAIN QUERY PLAN ${DUE_SQL}`).all(1, 1) as Array<{ detail: string }>).map((r) => r.detail);
+  assert.ok(plan.some((p) => p.includes('deliveries_due')), plan.join('\n'));
+  assert.ok(plan.some((p) => p.includes('deliveries_pending')), plan.join('\n'));
+  assert.ok(!plan.some((p) => /TEMP B-TREE|^SCAN/.test(p)), plan.join('\n'));
+});
