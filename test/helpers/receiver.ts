@@ -30,28 +30,35 @@ export function verifyDelivery(r: Received, secret: string): boolean {
 
 export async function startReceiver(path = '/hook'): Promise<Receiver> {
   const received: Received[] = [];
-  let server: Server;
-  const receiver: Receiver = {
-    url: '',
-    received,
-    respond: () => ({ status: 200 }),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-  server = createServer((req, res) => {
+  const state = { respond: ((): { status: number } => ({ status: 200 })) as Responder };
+  const server: Server = createServer((req, res) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
       const r: Received = { at: Date.now(), headers: req.headers, body: JSON.parse(text) as Received['body'], key: String(req.headers['idempotency-key']) };
       received.push(r);
-      const answer = receiver.respond(r, received.length - 1);
+      const answer = state.respond(r, received.length - 1);
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   server.keepAliveTimeout = 100;
-  return receiver;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    received,
+    get respond() {
+      return state.respond;
+    },
+    set respond(fn: Responder) {
+      state.respond = fn;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Waits (in real time, for I/O to finish) until `check` holds; time-based behaviour still moves only with the manual clock. */
