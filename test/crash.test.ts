@@ -55,9 +55,10 @@ describe('crash safety (SIGKILL while replies are pending and in flight)', () =>
       const senders = Array.from({ length: 4 }, () => send(server, Date.now() + killAfter + 1000));
       await new Promise((r) => setTimeout(r, killAfter));
       server.child.kill('SIGKILL');
+      await server.exit();
+      // The lifetime ends when the process is gone, not when the signal was sent.
       lifetimes.push({ start, kill: Date.now() });
       await Promise.all(senders);
-      await server.exit();
     }
 
     const final = await spawnServe(dir);
