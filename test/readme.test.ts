@@ -109,3 +109,29 @@ for line in sys.stdin.read().splitlines():
     }
   });
 });
+
+describe('README receiver example', () => {
+  it('verifies signatures, acknowledges duplicates without handling them twice, and refuses forgeries', async () => {
+    const file = join(ROOT, 'test', `.readme-receiver-${process.pid}.mjs`);
+    writeFileSync(file, blocks('readme-receiver')[0]!);
+    const { signBody } = await import('./helpers/sign.ts');
+    try {
+      const mod = (await import(file)) as {
+        startReceiver: (o: { client: string; secret: string; port: number; onReply: (m: Record<string, unknown>) => void }) => Promise<import('node:http').Server>;
+      };
+      const handled: Array<Record<string, unknown>> = [];
+      const server = await mod.startReceiver({ client: 'acme', secret, port: 0, onReply: (m) => handled.push(m) });
+      const url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/`;
+      const info = { msg_id: 'r_1', reply_to: ['m1'], content: 'hello', event_type: 'auto_dialog', from_user_type: 4, message_type: 1 };
+      const body = JSON.stringify(signBody('acme', secret, info, Math.floor(Date.now() / 1000)));
+      const post = (b: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'r_1' }, body: b });
+      assert.equal((await post(body)).status, 200);
+      assert.equal((await post(body)).status, 200);
+      assert.equal(handled.length, 1, 'the duplicate was acknowledged but not handled again');
+      assert.equal((await post(body.replace('hello', 'hacked'))).status, 401);
+      server.close();
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+});
