@@ -149,3 +149,27 @@ describe('deliveries to send_url (section 7)', () => {
     assert.match(d.lastError ?? '', /169\.254\.169\.254/);
   });
 });
+
+describe('the reply trace and restarts', () => {
+  it('a message\'s trace goes from its decision to every delivery attempt', async () => {
+    const rx = await startReceiver();
+    const h = await startHarness({ engine: scriptedEngine().engine });
+    h.addClient('acme', { sendUrl: rx.url }, SECRET);
+    rx.respond = (_r, i) => (i === 0 ? { status: 502 } : { status: 200 });
+    const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'c', from_user_type: 2, content: 'where is my parcel?' });
+    h.clock.advance(2000);
+    await eventually(() => rx.received.length === 1, 'first try');
+    await h.restart();
+    h.clock.advance(5000);
+    await eventually(() => rx.received.length === 2, 'the retry after a restart');
+    const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
+    const trace = await eventually(() => h.admin.trace.forMessage(row.id)?.delivery?.state === 'sent' && h.admin.trace.forMessage(row.id), 'sent');
+    assert.deepEqual(trace.decision, { scheduled: true, reason: 'scheduled' });
+    assert.equal(trace.outcome, 'answered');
+    assert.equal(trace.reply?.content, 'answer to: where is my parcel?');
+    assert.equal(trace.reply?.engine, 'scripted');
+    assert.deepEqual(trace.delivery?.attempts.map((a) => [a.status, a.outcome]), [[502, 'retry'], [200, 'sent']]);
+    await h.stop();
+    await rx.close();
+  });
+});

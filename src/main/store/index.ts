@@ -7,9 +7,11 @@ import { requestLogQueries } from './request-log.ts';
 import { kbQueries } from './kb.ts';
 import { settingsQueries } from './settings.ts';
 import { deliveryQueries } from './deliveries.ts';
+import { traceQueries } from './trace.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
+  const deliveries = deliveryQueries(db);
   return {
     /** For the group-commit queue, which owns transactions; queries go through the fields below. */
     connection: db,
@@ -20,7 +22,8 @@ export function createStore(db: Db) {
     requestLog: requestLogQueries(db),
     kb: kbQueries(db),
     settings: settingsQueries(db),
-    deliveries: deliveryQueries(db),
+    deliveries,
+    trace: traceQueries(db, (id) => deliveries.attempts(id)),
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');
