@@ -208,13 +208,20 @@ describe('section 6: cmd_dialog, assist_dialog, website_dialog', () => {
 
 describe('engine time-out', () => {
   it('an engine slower than the time-out is 504 engine_timeout, and nothing is stored', async () => {
-    const slow: Engine = { name: 'slow', answer: () => new Promise(() => {}) };
-    const h = await startHarness({ engine: slow, config: { engineTimeoutMs: 150 } });
+    let asked = 0;
+    const slow: Engine = { name: 'slow', answer: () => (asked++, new Promise(() => {})) };
+    const h = await startHarness({ engine: slow, config: { engineTimeoutMs: 30_000 } });
     h.addClient('acme');
     const msgId = mid();
-    const r = await h.post({ event_type: 'assist_dialog', msg_id: msgId, from_user_id: 'u', content: 'hi' });
+    const pending = h.post({ event_type: 'assist_dialog', msg_id: msgId, from_user_id: 'u', content: 'hi' });
+    const { eventually } = await import('./helpers/receiver.ts');
+    await eventually(() => asked === 1, 'the engine asked');
+    h.clock.advance(29_999);
+    h.clock.advance(1);
+    const r = await pending;
     assert.equal(r.status, 504);
     assert.equal(r.body.code, 'engine_timeout');
+    assert.match(String(r.body['detail']), /within 30000 ms/);
     assert.equal(h.admin.idempotency.get('acme', 'assist_dialog', msgId), undefined);
     await h.stop();
   });

@@ -6,6 +6,7 @@ import type { Engine, EngineAnswer } from '../engines/engine.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
 import { newId } from '../store/ids.ts';
+import { askEngine } from '../engines/ask.ts';
 
 export interface SchedulerDeps {
   store: Store;
@@ -78,23 +79,11 @@ export function createReplyScheduler(deps: SchedulerDeps) {
 
   async function answer(settings: ClientSettings, conversationId: string, uptoId: number, isGroup: boolean): Promise<EngineAnswer> {
     const context = deps.store.messages.context(conversationId, uptoId, deps.contextLines).map((e) => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at }));
-    const controller = new AbortController();
-    let cancelTimer = (): void => {};
     try {
-      return await Promise.race([
-        deps.engine.answer({ purpose: 'auto_reply', channel: 'im', isGroup, context, fallbackText: settings.fallbackText ?? '' }, controller.signal),
-        new Promise<never>((_, reject) => {
-          cancelTimer = deps.clock.after(deps.engineTimeoutMs, () => {
-            controller.abort();
-            reject(new Error(`engine ${deps.engine.name} did not answer within ${deps.engineTimeoutMs} ms`));
-          });
-        }),
-      ]);
+      return await askEngine(deps.engine, { purpose: 'auto_reply', channel: 'im', isGroup, context, fallbackText: settings.fallbackText ?? '' }, deps.engineTimeoutMs, deps.clock);
     } catch (error) {
       // An engine failure is a handoff, never a silent drop: a human sees needs_human.
       return { content: settings.fallbackText ?? '', handoff: true, confidence: null, sources: [], cause: (error as Error).message };
-    } finally {
-      cancelTimer();
     }
   }
 

@@ -2,10 +2,10 @@ import type { Store } from '../store/index.ts';
 import type { Writer } from '../store/worker-writer.ts';
 import type { ContextEntry } from '../store/messages.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
-import type { Engine, ContextLine, EngineAnswer, EnginePurpose } from '../engines/engine.ts';
+import type { Engine, ContextLine } from '../engines/engine.ts';
+import { askEngine } from '../engines/ask.ts';
 import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { Channel } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 import { newId } from '../store/ids.ts';
 import { channelOf, peerOf, senderRole } from './identity.ts';
@@ -21,7 +21,6 @@ export interface Accepted {
   signature: string;
 }
 
-export class EngineTimeout extends Error {}
 
 export interface MessageServiceOptions {
   engineTimeoutMs: number;
@@ -61,23 +60,6 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
     return outcome;
   }
 
-  async function askEngine(purpose: EnginePurpose, channel: Channel, isGroup: boolean, context: ContextLine[], client: ActiveClient): Promise<EngineAnswer> {
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new EngineTimeout(`engine ${engine.name} did not answer within ${options.engineTimeoutMs} ms`));
-      }, options.engineTimeoutMs);
-    });
-    try {
-      const fallbackText = client.settings.fallbackText ?? options.defaultFallbackText;
-      return await Promise.race([engine.answer({ purpose, channel, isGroup, context, fallbackText }, controller.signal), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   /** website_dialog and assist_dialog: context, engine, then one write that re-checks idempotency. */
   async function answered(a: Accepted, kind: 'website' | 'suggestion'): Promise<Outcome> {
     const msgId = a.info.msg_id ?? newId('message');
@@ -99,7 +81,9 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
       at: clock.now(),
     };
     const context = target ? history : [...history, question].slice(-options.contextLines);
-    const answer = await askEngine(kind === 'website' ? 'website' : 'suggestion', channel, peer.groupId !== null, context, a.client);
+    const fallbackText = a.client.settings.fallbackText ?? options.defaultFallbackText;
+    const purpose = kind === 'website' ? 'website' : 'suggestion';
+    const answer = await askEngine(engine, { purpose, channel, isGroup: peer.groupId !== null, context, fallbackText }, options.engineTimeoutMs, clock);
     return write(
       {
         kind: 'answered',
