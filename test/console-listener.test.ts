@@ -36,7 +36,7 @@ describe('headless console listener (section 9)', () => {
     const base = server.console.split('?')[0]!;
     assert.equal((await get(base)).status, 401);
     assert.equal((await get(`${base}?token=wrong`)).status, 401);
-    assert.equal((await get(`${base}api/status`, { authorization: 'Bearer nope' })).status, 401);
+    assert.equal((await get(`${base}api/events`, { authorization: 'Bearer nope' })).status, 401);
   });
 
   it('refuses a Host that is not a loopback name (DNS rebinding), even with the token', async () => {
@@ -50,9 +50,9 @@ describe('headless console listener (section 9)', () => {
     assert.notEqual(first.status, 401);
     const cookie = String(first.headers['set-cookie']).split(';')[0]!;
     assert.match(String(first.headers['set-cookie']), /HttpOnly; SameSite=Strict/);
-    const status = await get(server.console.split('?')[0]! + 'api/status', { cookie });
+    const status = await fetch(server.console.split('?')[0]! + 'api/status', { method: 'POST', headers: { cookie } });
     assert.equal(status.status, 200);
-    assert.equal(JSON.parse(status.body).endpoint, server.endpoint);
+    assert.deepEqual(((await status.json()) as { ok: boolean; value: { endpoint: string } }).value.endpoint, server.endpoint);
   });
 
   it('keeps its token across restarts, so a bookmarked console URL still works', async () => {

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const token = service.store.settings.get('console_token') ?? randomBytes(24).toString('base64url');
   service.store.settings.put('console_token', token);
   const rendererDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'out', 'renderer');
-  const consoleServer = createConsoleServer({ rendererDir, token, status: () => ({ endpoint: service.endpointUrl, state: 'running' }) });
+  const consoleServer = createConsoleServer({ rendererDir, token, handlers: service.console.handlers, events: service.console.events });
   await new Promise<void>((resolve, reject) => {
     consoleServer.once('error', reject);
     consoleServer.listen(config.consolePort, '127.0.0.1', () => resolve());

@@ -18,6 +18,9 @@ import type { ServerConfig } from './config/server-config.ts';
 import { createSender, type Resolver } from './delivery/sender.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
+import { createEventBus, type EventBus } from './console-api/events.ts';
+import { createConsoleHandlers } from './console-api/handlers.ts';
+import type { ConsoleHandlers } from '../shared/console-api.ts';
 
 export interface ServiceOptions {
   config: ServerConfig;
@@ -40,6 +43,8 @@ export interface RunningService {
   host: string;
   store: Store;
   outbox: { notify(): void; inFlight(): number };
+  /** What the console (IPC or HTTP) calls, and the live events it listens to. */
+  console: { handlers: ConsoleHandlers; events: EventBus };
   /** Sends a dead delivery again with a fresh retry schedule; false if it is not dead. */
   retryDelivery(id: number): Promise<boolean>;
   stop(): Promise<void>;
@@ -72,6 +77,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const replay = createReplayGuard(config.replayWindowSeconds * 1000);
   replay.load(store.idempotency.signaturesSince(clock.now() - config.replayWindowSeconds * 1000));
   const metrics = createMetrics();
+  const events = createEventBus();
   const engine = options.engine ?? createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 });
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
   const sender = createSender({ resolve: options.resolve, timeoutMs: config.deliveryTimeoutMs, maxSockets: config.deliveryConcurrency });
@@ -84,7 +90,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     concurrency: config.deliveryConcurrency,
     pollMs: 1000,
     random: options.random,
-    onAttempt: (verdict) => metrics.deliveryAttempt(verdict),
+    onAttempt: (verdict, conversationId) => {
+      metrics.deliveryAttempt(verdict);
+      events.emit({ type: 'delivery', conversationId, state: verdict });
+    },
     log,
   });
   const scheduler = createReplyScheduler({
@@ -96,13 +105,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     engineTimeoutMs: config.engineTimeoutMs,
     contextLines: 50,
     onDelivery: () => outbox.notify(),
+    onChange: (conversationId) => events.emit({ type: 'conversation', conversationId }),
     log,
   });
   const service = createMessageService(store, writer, engine, clock, {
     engineTimeoutMs: config.engineTimeoutMs,
     defaultFallbackText: config.fallbackText,
     contextLines: 50,
-    onStored: (eventType) => metrics.messageStored(eventType),
+    onStored: (eventType, conversationId) => {
+      metrics.messageStored(eventType);
+      events.emit({ type: 'conversation', conversationId });
+    },
     onReplyScheduled: (conversationId, clientId, at) => scheduler.add(conversationId, clientId, at),
   });
   const http = createHttpServer({
@@ -117,7 +130,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     clock,
     bodyLimitBytes: config.bodyLimitBytes,
-    logRequest: (entry) => writer.send({ kind: 'request_log', entry }),
+    logRequest: (entry) => {
+      writer.send({ kind: 'request_log', entry });
+      events.emit({ type: 'request', status: entry.status, code: entry.code });
+    },
     logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
   });
   metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);
@@ -151,22 +167,34 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   scheduler.restore();
   outbox.start();
+  let endpointUrl = '';
+  const consoleHandlers = createConsoleHandlers({
+    store,
+    writer,
+    clock,
+    events,
+    endpoint: () => endpointUrl,
+    retryDelivery: (id) => retryDelivery(id),
+  });
+  async function retryDelivery(id: number): Promise<boolean> {
+    const result = await writer.submit({ kind: 'delivery_retry', deliveryId: id, now: clock.now() });
+    const changed = result?.kind === 'changed' && result.count > 0;
+    if (changed) outbox.notify();
+    return changed;
+  }
   const address = http.server.address() as AddressInfo;
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  endpointUrl = `http://${hostInUrl}:${address.port}${CHAT_PATH}`;
 
   let stopped: Promise<void> | null = null;
   return {
-    endpointUrl: `http://${hostInUrl}:${address.port}${CHAT_PATH}`,
+    endpointUrl,
     port: address.port,
     host: address.address,
     store,
     outbox,
-    async retryDelivery(id) {
-      const result = await writer.submit({ kind: 'delivery_retry', deliveryId: id, now: clock.now() });
-      const changed = result?.kind === 'changed' && result.count > 0;
-      if (changed) outbox.notify();
-      return changed;
-    },
+    console: { handlers: consoleHandlers, events },
+    retryDelivery,
     stop() {
       stopped ??= (async () => {
         clearInterval(timer);

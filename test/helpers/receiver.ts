@@ -62,12 +62,12 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
 }
 
 /** Waits (in real time, for I/O to finish) until `check` holds; time-based behaviour still moves only with the manual clock. */
-export async function eventually<T>(check: () => T | undefined | false, what: string, timeoutMs = 3000): Promise<T> {
+export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 3000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let value: T | undefined | false;
     try {
-      value = check();
+      value = await check();
     } catch {
       value = undefined; // not there yet (e.g. the row does not exist)
     }

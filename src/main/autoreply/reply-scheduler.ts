@@ -18,6 +18,8 @@ export interface SchedulerDeps {
   contextLines: number;
   /** A delivery was committed: wake the outbox. */
   onDelivery: () => void;
+  /** The conversation's transcript changed (a reply, a handoff). */
+  onChange?: (conversationId: string) => void;
   log: (line: string) => void;
 }
 
@@ -129,6 +131,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
       now: at,
     });
     if (committed?.kind === 'auto_reply' && committed.deliveryId !== null) deps.onDelivery();
+    deps.onChange?.(conversationId);
     done();
   }
 

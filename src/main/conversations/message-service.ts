@@ -26,7 +26,7 @@ export interface MessageServiceOptions {
   engineTimeoutMs: number;
   defaultFallbackText: string;
   contextLines: number;
-  onStored?: (eventType: string) => void;
+  onStored?: (eventType: string, conversationId: string) => void;
   /** An auto_dialog message was stored with a scheduled reply. */
   onReplyScheduled?: (conversationId: string, clientId: string, at: number) => void;
 }
@@ -56,7 +56,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
   async function write(command: WriteCommand, eventType: string): Promise<Outcome> {
     const outcome = await writer.submit(command);
     if (!outcome || (outcome.kind !== 'ok' && outcome.kind !== 'conflict')) throw new Error(`writer returned no outcome for ${command.kind}`);
-    if (outcome.kind === 'ok' && !outcome.replayed) options.onStored?.(eventType);
+    if (outcome.kind === 'ok' && !outcome.replayed) options.onStored?.(eventType, outcome.conversationId);
     return outcome;
   }
 

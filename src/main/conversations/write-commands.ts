@@ -11,6 +11,7 @@ import { newId } from '../store/ids.ts';
 import { channelOf, peerOf, senderRole, type Peer } from './identity.ts';
 import { commitAutoReply, settleReplies, type AutoReplyCommand, type AutoReplyResult, type SettleCommand } from '../autoreply/reply-commands.ts';
 import { executeDeliveryCommand, type DeliveryCommand } from '../delivery/delivery-commands.ts';
+import { consoleResume, consoleStop, stopConversation, type StateResult } from './state-commands.ts';
 
 /** An authenticated, validated request as plain data: it crosses to the writer thread. */
 export interface IngestRequest {
@@ -46,10 +47,17 @@ export type WriteCommand =
   | { kind: 'prune_request_log'; before: number }
   | AutoReplyCommand
   | SettleCommand
-  | DeliveryCommand;
+  | DeliveryCommand
+  | { kind: 'console_stop'; conversationId: string; now: number }
+  | { kind: 'console_resume'; conversationId: string; now: number };
 
 /** What a write command returns: an ingest outcome, an auto reply's fate, or a count of changes. */
-export type WriteResult = Outcome | AutoReplyResult | { kind: 'changed'; count: number } | null;
+export type WriteResult =
+  | Outcome
+  | AutoReplyResult
+  | { kind: 'changed'; count: number }
+  | StateResult
+  | null;
 
 export type Outcome =
   | {
@@ -175,9 +183,7 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
   const existing = store.conversations.byKey(r.clientId, 'im', peer.peer);
   const previous = existing ? effectiveAutoReply(existing.autoReply, existing.pausedUntil, r.now) : 'none';
   const conv = existing ?? conversationFor(store, r, 'im', peer, 'stopped');
-  store.conversations.setAutoReply(conv.id, 'stopped', null);
-  const cancelled = store.deliveries.cancelForConversation(conv.id, 'auto-reply stopped by stop_auto_reply', r.now);
-  store.messages.cancelPendingReplies(conv.id, 'auto-reply stopped by stop_auto_reply before the reply was made');
+  const cancelled = stopConversation(store, conv.id, r.now, 'stop_auto_reply');
   const messageId = insertInbound(store, r, conv, msgId);
   return commit(store, r, msgId, messageId, {
     request_id: r.requestId,
@@ -251,6 +257,10 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'delivery_cancel':
     case 'delivery_retry':
       return { kind: 'changed', count: executeDeliveryCommand(store, command) };
+    case 'console_stop':
+      return consoleStop(store, command.conversationId, command.now);
+    case 'console_resume':
+      return consoleResume(store, command.conversationId, command.now);
     default:
       return assertNever(command, 'write command');
   }

@@ -34,7 +34,7 @@ export interface OutboxDeps {
   /** How often to look for work nobody announced (a retry from the CLI). */
   pollMs: number;
   random?: () => number;
-  onAttempt?: (verdict: Verdict | 'cancelled') => void;
+  onAttempt?: (verdict: Verdict | 'cancelled', conversationId: string) => void;
   log: (line: string) => void;
 }
 
@@ -99,7 +99,7 @@ export function createOutbox(deps: OutboxDeps) {
     if (state !== 'active') {
       // A human took over after the reply was made: it is never sent.
       await deps.writer.submit({ kind: 'delivery_cancel', deliveryId: d.id, reason: `auto-reply ${state} when the delivery was due`, now });
-      deps.onAttempt?.('cancelled');
+      deps.onAttempt?.('cancelled', d.conversationId);
       return;
     }
     const client = deps.lookupClient(d.clientId);
@@ -118,7 +118,7 @@ export function createOutbox(deps: OutboxDeps) {
       result = await deps.send({ url: d.sendUrl, body, idempotencyKey: d.replyMsgId });
     }
     const verdict = await record(d, startedAt, performance.now() - t0, result);
-    deps.onAttempt?.(verdict);
+    deps.onAttempt?.(verdict, d.conversationId);
   }
 
   function scan(): void {

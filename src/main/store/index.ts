@@ -8,6 +8,7 @@ import { kbQueries } from './kb.ts';
 import { settingsQueries } from './settings.ts';
 import { deliveryQueries } from './deliveries.ts';
 import { traceQueries } from './trace.ts';
+import { consoleQueries } from './console-queries.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -24,6 +25,7 @@ export function createStore(db: Db) {
     settings: settingsQueries(db),
     deliveries,
     trace: traceQueries(db, (id) => deliveries.attempts(id)),
+    console: consoleQueries(db),
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');

@@ -16,9 +16,9 @@ export function App() {
       setStatus({ endpoint: fromHash, state: 'running' });
       return;
     }
-    fetch('/api/status')
-      .then((r) => (r.ok ? (r.json() as Promise<Status>) : Promise.reject(new Error(`HTTP ${r.status}`))))
-      .then(setStatus, (e: Error) => setError(e.message));
+    fetch('/api/status', { method: 'POST' })
+      .then((r) => (r.ok ? (r.json() as Promise<{ value: { endpoint: string } }>) : Promise.reject(new Error(`HTTP ${r.status}`))))
+      .then((r) => setStatus({ endpoint: r.value.endpoint, state: 'running' }), (e: Error) => setError(e.message));
   }, []);
 
   return (

@@ -1,0 +1,93 @@
+import type { Store } from '../store/index.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { ApiResult, ConsoleHandlers, ConsoleMethod, RequestLogItem } from '../../shared/console-api.ts';
+import { consoleInputs } from '../../shared/console-api.ts';
+import type { EventBus } from './events.ts';
+
+/** A refusal the console shows as it is (unknown conversation, nothing to retry...). */
+export class ConsoleError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export interface HandlerDeps {
+  store: Store;
+  writer: MessageWriter;
+  clock: Clock;
+  events: EventBus;
+  endpoint: () => string;
+  retryDelivery: (id: number) => Promise<boolean>;
+}
+
+export function createConsoleHandlers(deps: HandlerDeps) {
+  const { store, clock } = deps;
+
+  async function setState(kind: 'console_stop' | 'console_resume', conversationId: string) {
+    const result = await deps.writer.submit({ kind, conversationId, now: clock.now() });
+    if (result?.kind !== 'auto_reply_state') throw new ConsoleError('not_found', `no conversation ${conversationId}`);
+    deps.events.emit({ type: 'conversation', conversationId });
+    return result;
+  }
+
+  return {
+    async status() {
+      return { endpoint: deps.endpoint(), version: '0.1.0' };
+    },
+    async listConversations(input) {
+      return store.console.conversations({ ...input, now: clock.now() });
+    },
+    async getTranscript(input) {
+      const conversation = store.console.conversation(input.conversationId);
+      if (!conversation) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
+      return { conversation, entries: store.console.transcript(input.conversationId, input.limit) };
+    },
+    async stopAutoReply(input) {
+      const r = await setState('console_stop', input.conversationId);
+      return { previous: r.previous === 'none' ? 'active' : r.previous, cancelledReplies: r.cancelledReplies };
+    },
+    async resumeAutoReply(input) {
+      const r = await setState('console_resume', input.conversationId);
+      return { previous: r.previous === 'none' ? 'active' : r.previous };
+    },
+    async listRequests(input) {
+      return store.requestLog.recent(input.limit, input.onlyFailed).map(
+        (r): RequestLogItem => ({
+          id: r.id,
+          at: r.at,
+          requestId: r.requestId,
+          clientId: r.clientId,
+          eventType: r.eventType,
+          msgId: r.msgId,
+          status: r.status,
+          code: r.code,
+          latencyMs: r.latencyMs,
+          problem: r.problem ? (JSON.parse(r.problem) as Record<string, unknown>) : null,
+        }),
+      );
+    },
+    async retryDelivery(input) {
+      return { retried: await deps.retryDelivery(input.deliveryId) };
+    },
+  } satisfies ConsoleHandlers;
+}
+
+/** The one entry for IPC and HTTP: input checked with the contract's schema, errors as data. */
+export async function dispatch(handlers: ConsoleHandlers, method: string, rawInput: unknown): Promise<ApiResult<unknown>> {
+  if (!Object.hasOwn(consoleInputs, method)) return { ok: false, error: { code: 'unknown_method', message: `no console method "${method}"` } };
+  const m = method as ConsoleMethod;
+  const parsed = consoleInputs[m].safeParse(rawInput ?? {});
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'invalid_input', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') } };
+  }
+  try {
+    const handler = handlers[m] as (input: unknown) => Promise<unknown>;
+    return { ok: true, value: await handler(parsed.data) };
+  } catch (error) {
+    if (error instanceof ConsoleError) return { ok: false, error: { code: error.code, message: error.message } };
+    return { ok: false, error: { code: 'internal_error', message: 'the service failed to do this; it has been logged' } };
+  }
+}

@@ -1,0 +1,142 @@
+import type { Db } from './db.ts';
+import type { ConversationSummary, TranscriptEntry } from '../../shared/console-api.ts';
+import type { AutoReplyState, Channel, MessageRole, ReplyReason } from '../../shared/conversation.ts';
+
+interface RawConv {
+  id: string;
+  client_id: string;
+  channel: Channel;
+  peer: string;
+  group_id: string | null;
+  customer_id: string | null;
+  auto_reply: AutoReplyState;
+  paused_until: number | null;
+  needs_human: number;
+  message_count: number;
+  last_message_at: number;
+  last_text: string | null;
+}
+
+const toSummary = (r: RawConv): ConversationSummary => ({
+  id: r.id,
+  clientId: r.client_id,
+  channel: r.channel,
+  peer: r.peer,
+  groupId: r.group_id,
+  customerId: r.customer_id,
+  autoReply: r.auto_reply,
+  pausedUntil: r.paused_until,
+  needsHuman: r.needs_human === 1,
+  messageCount: r.message_count,
+  lastMessageAt: r.last_message_at,
+  lastText: r.last_text,
+});
+
+export interface ConversationFilter {
+  clientId?: string;
+  channel?: Channel;
+  state?: AutoReplyState | 'needs_human';
+  search?: string;
+  limit: number;
+  now: number;
+}
+
+/** Read models for the console: lists and transcripts shaped for display. */
+export function consoleQueries(db: Db) {
+  const lastText = `(SELECT content FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_text`;
+  const byId = db.prepare(`SELECT c.*, ${lastText} FROM conversations c WHERE c.id = ?`);
+  const messages = db.prepare(
+    `SELECT id, msg_id, role, from_user_id, content, received_at, reply_scheduled, reply_reason, reply_outcome, reply_note, message_info
+     FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?`,
+  );
+  const replies = db.prepare(
+    `SELECT r.id, r.kind, r.msg_id, r.after_message_id, r.content, r.handoff, r.confidence, r.cause, r.created_at,
+            d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error
+     FROM replies r LEFT JOIN deliveries d ON d.reply_id = r.id
+     WHERE r.conversation_id = ? AND r.after_message_id >= ? ORDER BY r.id`,
+  );
+
+  return {
+    conversation(id: string): ConversationSummary | undefined {
+      const r = byId.get(id) as RawConv | undefined;
+      return r && toSummary(r);
+    },
+    conversations(f: ConversationFilter): ConversationSummary[] {
+      const where: string[] = [];
+      const args: Array<string | number> = [];
+      const add = (clause: string, ...values: Array<string | number>): void => {
+        where.push(clause);
+        args.push(...values);
+      };
+      if (f.clientId) add('c.client_id = ?', f.clientId);
+      if (f.channel) add('c.channel = ?', f.channel);
+      if (f.state === 'needs_human') add('c.needs_human = 1');
+      else if (f.state === 'active') add("(c.auto_reply = 'active' OR (c.auto_reply = 'paused' AND c.paused_until <= ?))", f.now);
+      else if (f.state === 'paused') add("c.auto_reply = 'paused' AND c.paused_until > ?", f.now);
+      else if (f.state === 'stopped') add("c.auto_reply = 'stopped'");
+      if (f.search) add('EXISTS (SELECT 1 FROM messages s WHERE s.conversation_id = c.id AND instr(lower(s.content), ?) > 0)', f.search.toLowerCase());
+      const sql = `SELECT c.*, ${lastText} FROM conversations c ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                   ORDER BY c.last_message_at DESC, c.id LIMIT ?`;
+      return (db.prepare(sql).all(...args, f.limit) as unknown as RawConv[]).map(toSummary);
+    },
+    transcript(conversationId: string, limit: number): TranscriptEntry[] {
+      const rows = (messages.all(conversationId, limit) as Array<{
+        id: number;
+        msg_id: string;
+        role: MessageRole;
+        from_user_id: string | null;
+        content: string | null;
+        received_at: number;
+        reply_scheduled: number | null;
+        reply_reason: ReplyReason | null;
+        reply_outcome: string | null;
+        reply_note: string | null;
+        message_info: string;
+      }>).reverse();
+      const firstId = rows[0]?.id ?? 0;
+      const entries: Array<TranscriptEntry & { order: number }> = rows.map((m) => ({
+        kind: 'message',
+        id: m.id,
+        msgId: m.msg_id,
+        role: m.role,
+        speaker: m.from_user_id,
+        content: m.content ?? '',
+        at: m.received_at,
+        decision: m.reply_reason ? { scheduled: m.reply_scheduled === 1, reason: m.reply_reason, outcome: m.reply_outcome, note: m.reply_note } : null,
+        messageInfo: JSON.parse(m.message_info) as Record<string, unknown>,
+        order: m.id * 2,
+      }));
+      for (const r of replies.all(conversationId, firstId) as Array<{
+        id: number;
+        kind: string;
+        msg_id: string;
+        after_message_id: number;
+        content: string;
+        handoff: number;
+        confidence: number | null;
+        cause: string | null;
+        created_at: number;
+        delivery_id: number | null;
+        delivery_state: string | null;
+        delivery_attempts: number | null;
+        delivery_error: string | null;
+      }>) {
+        entries.push({
+          kind: r.kind === 'suggestion' ? 'suggestion' : 'reply',
+          id: r.id,
+          msgId: r.msg_id,
+          role: 'ai',
+          speaker: null,
+          content: r.content,
+          at: r.created_at,
+          handoff: r.handoff === 1,
+          confidence: r.confidence,
+          cause: r.cause,
+          delivery: r.delivery_id === null ? null : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error },
+          order: r.after_message_id * 2 + 1,
+        });
+      }
+      return entries.sort((a, b) => a.order - b.order || a.id - b.id).map(({ order: _o, ...e }) => e);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { AUTO_REPLY_STATES, CHANNELS, type AutoReplyState, type Channel, type MessageRole, type ReplyReason } from './conversation.ts';
+
+/**
+ * The one contract between the console (renderer) and the service (main). Each method has an
+ * input schema, checked where the call enters main (IPC or HTTP), and an output type. The main
+ * side's handler object `satisfies ConsoleHandlers`; the preload and browser bridges are derived
+ * from METHOD_NAMES. Errors cross as data, never as exceptions.
+ */
+
+export type ApiError = { code: string; message: string };
+export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+export const CONVERSATION_FILTERS = [...AUTO_REPLY_STATES, 'needs_human'] as const;
+
+export const consoleInputs = {
+  status: z.object({}),
+  listConversations: z.object({
+    clientId: z.string().max(128).optional(),
+    channel: z.enum(CHANNELS).optional(),
+    state: z.enum(CONVERSATION_FILTERS).optional(),
+    search: z.string().max(200).optional(),
+    limit: z.number().int().min(1).max(20_000).default(500),
+  }),
+  getTranscript: z.object({ conversationId: z.string().min(1).max(64), limit: z.number().int().min(1).max(10_000).default(500) }),
+  stopAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
+  resumeAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
+  listRequests: z.object({ onlyFailed: z.boolean().default(false), limit: z.number().int().min(1).max(5000).default(200) }),
+  retryDelivery: z.object({ deliveryId: z.number().int().positive() }),
+} as const;
+
+export type ConsoleMethod = keyof typeof consoleInputs;
+export const METHOD_NAMES = Object.keys(consoleInputs) as ConsoleMethod[];
+export type ConsoleInput<M extends ConsoleMethod> = z.input<(typeof consoleInputs)[M]>;
+export type ParsedInput<M extends ConsoleMethod> = z.output<(typeof consoleInputs)[M]>;
+
+export interface ConversationSummary {
+  id: string;
+  clientId: string;
+  channel: Channel;
+  peer: string;
+  groupId: string | null;
+  customerId: string | null;
+  autoReply: AutoReplyState;
+  pausedUntil: number | null;
+  needsHuman: boolean;
+  messageCount: number;
+  lastMessageAt: number;
+  lastText: string | null;
+}
+
+export interface TranscriptEntry {
+  kind: 'message' | 'reply' | 'suggestion';
+  id: number;
+  msgId: string;
+  role: MessageRole;
+  speaker: string | null;
+  content: string;
+  at: number;
+  /** Customer messages: why the service did or did not answer. */
+  decision?: { scheduled: boolean; reason: ReplyReason; outcome: string | null; note: string | null } | null;
+  /** Replies: engine outcome and delivery state. */
+  handoff?: boolean;
+  confidence?: number | null;
+  cause?: string | null;
+  delivery?: { id: number; state: string; attempts: number; lastError: string | null } | null;
+  messageInfo?: Record<string, unknown>;
+}
+
+export interface RequestLogItem {
+  id: number;
+  at: number;
+  requestId: string;
+  clientId: string | null;
+  eventType: string | null;
+  msgId: string | null;
+  status: number;
+  code: string | null;
+  latencyMs: number;
+  problem: Record<string, unknown> | null;
+}
+
+export interface ConsoleOutputs {
+  status: { endpoint: string; version: string };
+  listConversations: ConversationSummary[];
+  getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[] };
+  stopAutoReply: { previous: AutoReplyState; cancelledReplies: number };
+  resumeAutoReply: { previous: AutoReplyState };
+  listRequests: RequestLogItem[];
+  retryDelivery: { retried: boolean };
+}
+
+export type ConsoleHandlers = { [M in ConsoleMethod]: (input: ParsedInput<M>) => Promise<ConsoleOutputs[M]> };
+export type ConsoleClient = { [M in ConsoleMethod]: (input: ConsoleInput<M>) => Promise<ApiResult<ConsoleOutputs[M]>> };
+
+/** Live events pushed to every open console. */
+export type ConsoleEvent =
+  | { type: 'conversation'; conversationId: string }
+  | { type: 'request'; status: number; code: string | null }
+  | { type: 'delivery'; conversationId: string; state: string };
+
+/** Builds a client from a transport: the preload (IPC) and the browser (HTTP) bridges are both this. */
+export function createConsoleClient(call: (method: ConsoleMethod, input: unknown) => Promise<ApiResult<unknown>>): ConsoleClient {
+  return Object.fromEntries(METHOD_NAMES.map((m) => [m, (input: unknown) => call(m, input)])) as ConsoleClient;
+}

@@ -1,0 +1,125 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { startHarness, mid, type Harness } from './helpers/harness.ts';
+import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
+import { scriptedEngine } from './helpers/engines.ts';
+import { createConsoleServer } from '../src/main/console-api/console-server.ts';
+import type { ApiResult, ConsoleEvent } from '../src/shared/console-api.ts';
+
+describe('console API over HTTP (the browser bridge)', () => {
+  let h: Harness;
+  let rx: Receiver;
+  let server: Server;
+  let base: string;
+  const token = 'test-token-0123456789';
+  const call = async <T>(method: string, input: unknown = {}): Promise<{ status: number; result: ApiResult<T> }> => {
+    const r = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    return { status: r.status, result: (await r.json()) as ApiResult<T> };
+  };
+
+  before(async () => {
+    rx = await startReceiver();
+    h = await startHarness({ engine: scriptedEngine().engine });
+    h.addClient('acme', { sendUrl: rx.url });
+    server = createConsoleServer({ rendererDir: '/nonexistent', token, handlers: h.service.console.handlers, events: h.service.console.events });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    server.close();
+    await h.stop();
+    await rx.close();
+  });
+
+  it('lists conversations, newest first, filterable and searchable', async () => {
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'alice', from_user_type: 2, content: 'my parcel is late' });
+    h.clock.advance(1000);
+    await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'bob', content: 'opening hours?' });
+    const all = await call<Array<{ peer: string; channel: string; lastText: string }>>('listConversations');
+    assert.ok(all.result.ok);
+    assert.deepEqual(all.result.value.map((c) => c.peer).slice(0, 2), ['u:bob', 'u:alice']);
+    const web = await call<Array<{ peer: string }>>('listConversations', { channel: 'web' });
+    assert.deepEqual(web.result.ok && web.result.value.map((c) => c.peer), ['u:bob']);
+    const found = await call<Array<{ peer: string }>>('listConversations', { search: 'PARCEL' });
+    assert.deepEqual(found.result.ok && found.result.value.map((c) => c.peer), ['u:alice']);
+  });
+
+  it('a transcript shows each customer message with why it was or was not answered, and the reply with its delivery', async () => {
+    const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'carol', from_user_type: 2, content: 'hello there' });
+    h.clock.advance(2000);
+    await eventually(() => rx.received.length >= 1, 'delivery');
+    const id = String(m.body['conversation_id']);
+    type Entry = { kind: string; decision?: { reason: string; outcome: string } | null; delivery?: { state: string } | null };
+    const entries = await eventually(async () => {
+      const r = await call<{ entries: Entry[] }>('getTranscript', { conversationId: id });
+      return r.result.ok && r.result.value.entries.find((e) => e.kind === 'reply')?.delivery?.state === 'sent' ? r.result.value.entries : false;
+    }, 'the sent reply in the transcript');
+    assert.equal(entries[0]?.kind, 'message');
+    assert.deepEqual({ reason: entries[0]?.decision?.reason, outcome: entries[0]?.decision?.outcome }, { reason: 'scheduled', outcome: 'answered' });
+    assert.equal(entries[1]?.kind, 'reply');
+  });
+
+  it('stop and resume auto-reply: a stopped conversation is not answered until resumed', async () => {
+    const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'dave', from_user_type: 2, content: 'first' });
+    const conversationId = String(m.body['conversation_id']);
+    const stop = await call<{ previous: string; cancelledReplies: number }>('stopAutoReply', { conversationId });
+    assert.deepEqual(stop.result, { ok: true, value: { previous: 'active', cancelledReplies: 0 } });
+    const during = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'dave', from_user_type: 2, content: 'second' });
+    assert.equal((during.body['reply'] as { reason: string }).reason, 'auto_reply_stopped');
+    const resume = await call<{ previous: string }>('resumeAutoReply', { conversationId });
+    assert.deepEqual(resume.result, { ok: true, value: { previous: 'stopped' } });
+    const after = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'dave', from_user_type: 2, content: 'third' });
+    assert.equal((after.body['reply'] as { reason: string }).reason, 'scheduled');
+  });
+
+  it('the request log shows rejected requests with their code and problem details', async () => {
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'x', from_user_type: 2, content: 'hi' }, { secret: 'wrong-secret-wrong-secret-wrong-secret' });
+    type Logged = { code: string | null; problem: { detail: string } | null };
+    const log = await eventually(async (): Promise<Logged[] | false> => {
+      const r = await call<Logged[]>('listRequests', { onlyFailed: true });
+      return r.result.ok && r.result.value.some((e) => e.code === 'invalid_signature') ? r.result.value : false;
+    }, 'the rejected request in the log');
+    const entry = log.find((e) => e.code === 'invalid_signature')!;
+    assert.match(entry.problem!.detail, /signature does not match/);
+  });
+
+  it('refuses bad input and unknown methods as data, never as a crash', async () => {
+    const bad = await call('getTranscript', { conversationId: 42 });
+    assert.equal(bad.status, 400);
+    assert.equal(!bad.result.ok && bad.result.error.code, 'invalid_input');
+    const missing = await call('getTranscript', { conversationId: 'c_nope' });
+    assert.equal(missing.status, 404);
+    assert.equal(!missing.result.ok && missing.result.error.code, 'not_found');
+    const unknown = await call('dropDatabase');
+    assert.equal(unknown.status, 404);
+    assert.equal(!unknown.result.ok && unknown.result.error.code, 'unknown_method');
+  });
+
+  it('pushes live events: a new message reaches an open console within a second', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${base}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    const reader = res.body!.getReader();
+    const events: ConsoleEvent[] = [];
+    const reading = (async () => {
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        buffer += new TextDecoder().decode(value);
+        for (const m of buffer.matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]!) as ConsoleEvent);
+        buffer = buffer.slice(buffer.lastIndexOf('\n') + 1);
+      }
+    })();
+    const started = Date.now();
+    const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'erin', from_user_type: 2, content: 'live?' });
+    await eventually(() => events.some((e) => e.type === 'conversation' && e.conversationId === m.body['conversation_id']), 'the live event', 1000);
+    assert.ok(Date.now() - started < 1000);
+    assert.ok(events.some((e) => e.type === 'request' && e.status === 200));
+    controller.abort();
+    await reading;
+  });
+});
