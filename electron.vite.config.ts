@@ -5,7 +5,8 @@ import react from '@vitejs/plugin-react';
 // Conventional layout: src/main/index.ts, src/preload/index.ts, src/renderer/index.html -> out/.
 export default defineConfig({
   main: {
-    build: { rollupOptions: { input: { index: resolve('src/main/index.ts') } } },
+    // The database writer runs in a worker thread: its entry is built beside the main bundle.
+    build: { rollupOptions: { input: { index: resolve('src/main/index.ts'), 'writer-worker': resolve('src/main/writer-worker.ts') } } },
   },
   preload: {
     // A sandboxed preload cannot require() modules: bundle everything into one CommonJS file.

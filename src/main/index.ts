@@ -1,4 +1,4 @@
-import { app, BrowserWindow, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, ipcMain, safeStorage, session, shell } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startService, type RunningService } from './service.ts';
@@ -6,6 +6,7 @@ import { loadServerConfig } from './config/server-config.ts';
 import { combinedBox, keychainBox, keyFileBox } from './auth/secret-box.ts';
 import { consoleWindowOptions, RENDERER_CSP } from './window/window-options.ts';
 import { secretKeyPath } from './service.ts';
+import { createIpcHandler, IPC_CALL, IPC_EVENT } from './console-api/ipc.ts';
 
 // Composition root of the desktop app: wires the service into a secure window, decides nothing.
 let service: RunningService | undefined;
@@ -39,10 +40,16 @@ if (!app.requestSingleInstanceLock()) {
     const dataDir = process.env['SWITCHBOARD_DATA_DIR'] ?? app.getPath('userData');
     const keyFile = keyFileBox(secretKeyPath(dataDir));
     const secretBox = safeStorage.isEncryptionAvailable() ? combinedBox([keychainBox(safeStorage), keyFile]) : keyFile;
-    service = await startService({ config: loadServerConfig(dataDir), dataDir, secretBox });
+    service = await startService({ config: loadServerConfig(dataDir), dataDir, secretBox, writerEntry: join(here, 'writer-worker.js') });
+    const rendererIndex = join(here, '../renderer/index.html');
+    const ipc = createIpcHandler(service.console.handlers, rendererIndex);
+    ipcMain.handle(IPC_CALL, (event, method: unknown, input: unknown) => ipc(event.senderFrame?.url, method, input));
     const win = new BrowserWindow(consoleWindowOptions(join(here, '../preload/index.cjs')));
+    service.console.events.subscribe((event) => {
+      if (!win.isDestroyed()) win.webContents.send(IPC_EVENT, event);
+    });
     win.once('ready-to-show', () => win.show());
-    await win.loadFile(join(here, '../renderer/index.html'), { hash: encodeURIComponent(service.endpointUrl) });
+    await win.loadFile(rendererIndex);
   });
 
   app.on('window-all-closed', () => app.quit());

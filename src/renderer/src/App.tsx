@@ -1,36 +1,148 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole } from './store/index.ts';
+import { subscribe } from './api/bridge.ts';
+import { i18n, LANGUAGES, type Language } from './i18n/index.ts';
+import { ConversationList } from './views/ConversationList.tsx';
+import { Transcript } from './views/Transcript.tsx';
+import { RequestLog } from './views/RequestLog.tsx';
 
-interface Status {
-  endpoint: string;
-  state: string;
-}
-
-/** Minimal status page until the operator console lands: where the endpoint listens. */
-export function App() {
-  const [status, setStatus] = useState<Status | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    const fromHash = decodeURIComponent(location.hash.slice(1));
-    if (fromHash) {
-      setStatus({ endpoint: fromHash, state: 'running' });
+/** Reloads at most every `ms` while live events pour in, and once more after the last one. */
+function throttle(fn: () => void, ms: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let again = false;
+  return () => {
+    if (timer) {
+      again = true;
       return;
     }
-    fetch('/api/status', { method: 'POST' })
-      .then((r) => (r.ok ? (r.json() as Promise<{ value: { endpoint: string } }>) : Promise.reject(new Error(`HTTP ${r.status}`))))
-      .then((r) => setStatus({ endpoint: r.value.endpoint, state: 'running' }), (e: Error) => setError(e.message));
+    fn();
+    timer = setTimeout(function tick() {
+      timer = null;
+      if (again) {
+        again = false;
+        fn();
+        timer = setTimeout(tick, ms);
+      }
+    }, ms);
+  };
+}
+
+export function App() {
+  const { t } = useTranslation();
+  const view = useConsole((s) => s.view);
+  const theme = useConsole((s) => s.theme);
+  const endpoint = useConsole((s) => s.endpoint);
+  const error = useConsole((s) => s.error);
+  const searchRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    document.documentElement.dataset['theme'] = theme;
+  }, [theme]);
+
+  useEffect(() => {
+    const s = useConsole.getState();
+    void s.loadStatus();
+    void s.loadConversations();
+    void s.loadRequests();
+    const reloadList = throttle(() => void useConsole.getState().loadConversations(), 200);
+    const reloadTranscript = throttle(() => void useConsole.getState().loadTranscript(), 200);
+    const reloadRequests = throttle(() => void useConsole.getState().loadRequests(), 300);
+    return subscribe((event) => {
+      const state = useConsole.getState();
+      switch (event.type) {
+        case 'conversation':
+        case 'delivery':
+          reloadList();
+          if (event.conversationId === state.selectedId) reloadTranscript();
+          break;
+        case 'request':
+          if (state.view === 'requests') reloadRequests();
+          break;
+      }
+    });
   }, []);
 
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      const target = e.target as HTMLElement;
+      if (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA') {
+        if (e.key === 'Escape') target.blur();
+        return;
+      }
+      const s = useConsole.getState();
+      if (e.key === 'j') s.move(1);
+      else if (e.key === 'k') s.move(-1);
+      else if (e.key === 's' && s.transcript?.conversation.autoReply !== 'stopped') void s.stop();
+      else if (e.key === 'r' && s.transcript?.conversation.autoReply === 'stopped') void s.resume();
+      else if (e.key === '/') {
+        e.preventDefault();
+        s.setView('conversations');
+        searchRef.current?.focus();
+      } else return;
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const setView = useConsole((s) => s.setView);
+  const toggleTheme = useConsole((s) => s.toggleTheme);
+  const setError = useConsole((s) => s.setError);
+
   return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', padding: '2rem', maxWidth: 720 }}>
-      <h1>Switchboard</h1>
-      {error && <p role="alert">Cannot reach the service: {error}. Is it running?</p>}
-      {status && (
-        <p>
-          Message endpoint <code>{status.endpoint}</code> is <strong>{status.state}</strong>.
-        </p>
+    <div className="app">
+      <header className="top">
+        <h1>{t('app.title')}</h1>
+        <nav>
+          <button className={view === 'conversations' ? 'on' : ''} onClick={() => setView('conversations')}>
+            {t('nav.conversations')}
+          </button>
+          <button
+            className={view === 'requests' ? 'on' : ''}
+            onClick={() => {
+              setView('requests');
+              void useConsole.getState().loadRequests();
+            }}
+          >
+            {t('nav.requests')}
+          </button>
+        </nav>
+        <span className="endpoint" title={t('app.endpoint')}>
+          {endpoint}
+        </span>
+        <button onClick={toggleTheme} aria-label={t('app.theme')}>
+          {theme === 'dark' ? t('app.light') : t('app.dark')}
+        </button>
+        <select
+          aria-label={t('app.language')}
+          value={i18n.language}
+          onChange={(e) => {
+            localStorage.setItem('sb.lang', e.target.value);
+            void i18n.changeLanguage(e.target.value as Language);
+          }}
+        >
+          {Object.entries(LANGUAGES).map(([code, name]) => (
+            <option key={code} value={code}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </header>
+      {error && (
+        <div role="alert" className="error" onClick={() => setError(null)}>
+          {t('error.generic', { message: error })}
+        </div>
       )}
-      {!status && !error && <p>Connecting…</p>}
-    </main>
+      {view === 'conversations' ? (
+        <main className="split">
+          <ConversationList searchRef={searchRef} />
+          <Transcript />
+        </main>
+      ) : (
+        <main>
+          <RequestLog />
+        </main>
+      )}
+    </div>
   );
 }

@@ -1,0 +1,140 @@
+import { create, type StateCreator } from 'zustand';
+import type { ConversationSummary, RequestLogItem, TranscriptEntry, CONVERSATION_FILTERS } from '../../../shared/console-api.ts';
+import type { Channel } from '../../../shared/conversation.ts';
+import { api } from '../api/bridge.ts';
+
+type Filter = (typeof CONVERSATION_FILTERS)[number];
+export type View = 'conversations' | 'requests';
+export type Theme = 'light' | 'dark';
+
+interface UiSlice {
+  view: View;
+  theme: Theme;
+  endpoint: string | null;
+  error: string | null;
+  setView(view: View): void;
+  toggleTheme(): void;
+  setError(error: string | null): void;
+  loadStatus(): Promise<void>;
+}
+
+interface ConversationsSlice {
+  conversations: ConversationSummary[];
+  filter: { state?: Filter; channel?: Channel; search: string };
+  selectedId: string | null;
+  loaded: boolean;
+  setFilter(patch: Partial<ConversationsSlice['filter']>): void;
+  loadConversations(): Promise<void>;
+  select(id: string | null): void;
+  move(delta: number): void;
+}
+
+interface TranscriptSlice {
+  transcript: { conversation: ConversationSummary; entries: TranscriptEntry[] } | null;
+  loadTranscript(): Promise<void>;
+  stop(): Promise<void>;
+  resume(): Promise<void>;
+  retryDelivery(id: number): Promise<void>;
+}
+
+interface RequestsSlice {
+  requests: RequestLogItem[];
+  onlyFailed: boolean;
+  setOnlyFailed(value: boolean): void;
+  loadRequests(): Promise<void>;
+}
+
+export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice;
+type Slice<T> = StateCreator<ConsoleState, [], [], T>;
+
+const uiSlice: Slice<UiSlice> = (set) => ({
+  view: 'conversations',
+  theme: (localStorage.getItem('sb.theme') as Theme | null) ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
+  endpoint: null,
+  error: null,
+  setView: (view) => set({ view }),
+  toggleTheme: () =>
+    set((s) => {
+      const theme = s.theme === 'dark' ? 'light' : 'dark';
+      localStorage.setItem('sb.theme', theme);
+      return { theme };
+    }),
+  setError: (error) => set({ error }),
+  async loadStatus() {
+    const r = await api.status({});
+    if (r.ok) set({ endpoint: r.value.endpoint });
+    else set({ error: r.error.message });
+  },
+});
+
+const conversationsSlice: Slice<ConversationsSlice> = (set, get) => ({
+  conversations: [],
+  filter: { search: '' },
+  selectedId: null,
+  loaded: false,
+  setFilter(patch) {
+    set((s) => ({ filter: { ...s.filter, ...patch } }));
+    void get().loadConversations();
+  },
+  async loadConversations() {
+    const { filter } = get();
+    const r = await api.listConversations({ state: filter.state, channel: filter.channel, search: filter.search || undefined, limit: 20_000 });
+    if (r.ok) set({ conversations: r.value, loaded: true });
+    else set({ error: r.error.message });
+  },
+  select(id) {
+    set({ selectedId: id, transcript: null });
+    void get().loadTranscript();
+  },
+  move(delta) {
+    const { conversations, selectedId } = get();
+    if (conversations.length === 0) return;
+    const at = conversations.findIndex((c) => c.id === selectedId);
+    const next = Math.min(conversations.length - 1, Math.max(0, at < 0 ? 0 : at + delta));
+    get().select(conversations[next]!.id);
+  },
+});
+
+const transcriptSlice: Slice<TranscriptSlice> = (set, get) => {
+  const act = async (run: () => Promise<{ ok: boolean; error?: { message: string } }>): Promise<void> => {
+    const r = await run();
+    if (!r.ok) set({ error: r.error?.message ?? 'failed' });
+    await Promise.all([get().loadTranscript(), get().loadConversations()]);
+  };
+  return {
+    transcript: null,
+    async loadTranscript() {
+      const id = get().selectedId;
+      if (!id) return;
+      const r = await api.getTranscript({ conversationId: id });
+      if (get().selectedId !== id) return;
+      if (r.ok) set({ transcript: r.value });
+      else set({ error: r.error.message });
+    },
+    stop: () => act(() => api.stopAutoReply({ conversationId: get().selectedId ?? '' })),
+    resume: () => act(() => api.resumeAutoReply({ conversationId: get().selectedId ?? '' })),
+    retryDelivery: (deliveryId) => act(() => api.retryDelivery({ deliveryId })),
+  };
+};
+
+const requestsSlice: Slice<RequestsSlice> = (set, get) => ({
+  requests: [],
+  onlyFailed: false,
+  setOnlyFailed(onlyFailed) {
+    set({ onlyFailed });
+    void get().loadRequests();
+  },
+  async loadRequests() {
+    const r = await api.listRequests({ onlyFailed: get().onlyFailed, limit: 500 });
+    if (r.ok) set({ requests: r.value });
+    else set({ error: r.error.message });
+  },
+});
+
+/** One store made of slices; components read it through selectors. */
+export const useConsole = create<ConsoleState>()((...a) => ({
+  ...uiSlice(...a),
+  ...conversationsSlice(...a),
+  ...transcriptSlice(...a),
+  ...requestsSlice(...a),
+}));

@@ -1,0 +1,87 @@
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../store/index.ts';
+import type { TranscriptEntry } from '../../../shared/console-api.ts';
+
+function Attachments({ info }: { info: Record<string, unknown> | undefined }) {
+  const files = Array.isArray(info?.['files_info']) ? (info['files_info'] as Array<{ content?: string; file_type?: unknown; file_name?: string }>) : [];
+  if (files.length === 0) return null;
+  return (
+    <div className="files">
+      {files.map((f, i) => {
+        const src = typeof f.content === 'string' ? f.content : '';
+        const type = String(f.file_type ?? '');
+        const isUrl = /^(https?:|data:)/.test(src);
+        if (isUrl && /image/i.test(type)) return <img key={i} src={src} alt={f.file_name ?? 'image'} className="thumb" />;
+        if (isUrl && /voice|audio/i.test(type)) return <audio key={i} controls src={src} />;
+        return (
+          <a key={i} href={isUrl ? src : undefined} target="_blank" rel="noreferrer">
+            {f.file_name ?? `${type || 'file'} ${i + 1}`}
+          </a>
+        );
+      })}
+    </div>
+  );
+}
+
+function Entry({ e }: { e: TranscriptEntry }) {
+  const { t } = useTranslation();
+  const retry = useConsole((s) => s.retryDelivery);
+  const quote = e.messageInfo?.['quote'] as { content?: string; msg_id?: string } | undefined;
+  return (
+    <li className={`entry ${e.kind} ${e.role}`} data-entry={e.msgId}>
+      <div className="meta">
+        <strong>{e.kind === 'suggestion' ? t('transcript.suggestion') : t(`transcript.role.${e.role}`)}</strong>
+        {e.speaker && <span> {String(e.messageInfo?.['nickname'] ?? e.speaker)}</span>}
+        <time> {new Date(e.at).toLocaleTimeString()}</time>
+      </div>
+      {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}
+      <div className="content">{e.content}</div>
+      <Attachments info={e.messageInfo} />
+      {e.decision && (
+        <div className={`why ${e.decision.scheduled ? 'yes' : 'no'}`} data-testid="why">
+          {t(`transcript.reason.${e.decision.reason}`)}
+          {e.decision.outcome && ` · ${t(`transcript.outcome.${e.decision.outcome}`)}`}
+          {e.decision.note && <small> ({e.decision.note})</small>}
+        </div>
+      )}
+      {e.handoff && <div className="why no">{t('transcript.handoff')}{e.cause ? ` (${e.cause})` : ''}</div>}
+      {e.delivery && (
+        <div className={`delivery ${e.delivery.state}`}>
+          {t('transcript.delivery', { state: e.delivery.state, attempts: e.delivery.attempts })}
+          {e.delivery.lastError && <small> · {e.delivery.lastError}</small>}
+          {e.delivery.state === 'dead' && <button onClick={() => void retry(e.delivery!.id)}>{t('transcript.retry')}</button>}
+        </div>
+      )}
+    </li>
+  );
+}
+
+export function Transcript() {
+  const { t } = useTranslation();
+  const transcript = useConsole((s) => s.transcript);
+  const stop = useConsole((s) => s.stop);
+  const resume = useConsole((s) => s.resume);
+  if (!transcript) return <section className="transcript empty">{t('transcript.pick')}</section>;
+  const c = transcript.conversation;
+  return (
+    <section className="transcript" aria-label="transcript">
+      <header>
+        <h2>{c.groupId ? `# ${c.groupId}` : (c.customerId ?? c.peer)}</h2>
+        <span className={`badge ${c.autoReply}`} data-testid="auto-reply-state">
+          {t(`list.state.${c.autoReply}`)}
+        </span>
+        {c.channel === 'im' &&
+          (c.autoReply === 'stopped' ? (
+            <button onClick={() => void resume()}>{t('transcript.resume')}</button>
+          ) : (
+            <button onClick={() => void stop()}>{t('transcript.stop')}</button>
+          ))}
+      </header>
+      <ol className="entries">
+        {transcript.entries.map((e) => (
+          <Entry key={`${e.kind}-${e.id}`} e={e} />
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,102 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { spawnServe, cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
+import { signBody } from './helpers/sign.ts';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const SHOTS = join(ROOT, 'test-results', 'screenshots');
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+
+describe('operator console in Chromium (headless console)', { skip }, () => {
+  let server: ServeProcess;
+  let browser: Browser;
+  let page: Page;
+  let secret: string;
+  const send = async (info: Record<string, unknown>, key = secret) =>
+    fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(signBody('acme', key, info, Math.floor(Date.now() / 1000))),
+    });
+  const shoot = async (name: string): Promise<void> => {
+    for (const theme of ['light', 'dark'] as const) {
+      await page.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`);
+      await page.screenshot({ path: join(SHOTS, `${name}-${theme}.png`) });
+    }
+  };
+
+  before(async () => {
+    const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(build.status, 0, build.stderr);
+    mkdirSync(SHOTS, { recursive: true });
+    const dir = mkdtempSync(join(tmpdir(), 'sb-ui-'));
+    secret = secretFrom(cli(dir, 'clients', 'add', 'acme', '--send-url', 'http://127.0.0.1:9/hook').stdout);
+    server = await spawnServe(dir);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 760 }, locale: 'en-US' });
+    await page.goto(server.console);
+    await page.waitForSelector('text=No conversations yet');
+    await shoot('empty');
+  });
+  after(async () => {
+    await browser?.close();
+    server?.child.kill('SIGTERM');
+    await server?.exit();
+  });
+
+  it('traffic from a signed client appears live within a second', async () => {
+    const started = Date.now();
+    assert.equal((await send({ event_type: 'auto_dialog', msg_id: 'ui-1', from_user_id: 'alice', from_user_type: 2, content: 'Where is my parcel?' })).status, 200);
+    await page.waitForSelector('[data-conversation]:has-text("alice")', { timeout: 1000 });
+    assert.ok(Date.now() - started < 1000);
+    await send({ event_type: 'auto_dialog', msg_id: 'ui-2', group_id: 'support-room', from_user_id: 'bob', from_user_type: 2, content: 'Anyone here?' });
+    await page.waitForSelector('[data-conversation]:has-text("support-room")', { timeout: 1000 });
+  });
+
+  it('the transcript says why a message was or was not answered', async () => {
+    await page.click('[data-conversation]:has-text("support-room")');
+    await page.waitForSelector('[data-testid=why]:has-text("the bot was not mentioned")');
+    await page.click('[data-conversation]:has-text("alice")');
+    await page.waitForSelector('[data-testid=why]:has-text("Scheduled for a reply")');
+    await shoot('transcript');
+  });
+
+  it('stop, then an auto_dialog message is not answered, then resume (keyboard s and r)', async () => {
+    await page.keyboard.press('s');
+    await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Stopped")');
+    await send({ event_type: 'auto_dialog', msg_id: 'ui-3', from_user_id: 'alice', from_user_type: 2, content: 'Hello again?' });
+    await page.waitForSelector('[data-entry="ui-3"] [data-testid=why]:has-text("auto-reply stopped")', { timeout: 2000 });
+    await shoot('stopped');
+    await page.keyboard.press('r');
+    await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Active")');
+    await send({ event_type: 'auto_dialog', msg_id: 'ui-4', from_user_id: 'alice', from_user_type: 2, content: 'And now?' });
+    await page.waitForSelector('[data-entry="ui-4"] [data-testid=why]:has-text("Scheduled for a reply")', { timeout: 2000 });
+  });
+
+  it('a rejected request shows in the request log with its code', async () => {
+    await send({ event_type: 'auto_dialog', msg_id: 'ui-5', from_user_id: 'mallory', from_user_type: 2, content: 'hi' }, 'not-the-secret-not-the-secret-not-the');
+    await page.click('nav >> text=Request log');
+    await page.check('text=Rejected only');
+    const row = await page.waitForSelector('[data-testid=request-log] tr:has-text("invalid_signature")');
+    assert.match((await row.textContent()) ?? '', /401/);
+    await shoot('requests');
+  });
+
+  it('switches to Simplified Chinese', async () => {
+    await page.selectOption('select[aria-label="Language"]', 'zh-CN');
+    await page.waitForSelector('nav >> text=会话');
+    await page.click('nav >> text=会话');
+    assert.equal(await page.getAttribute('input[type=search]', 'placeholder'), '搜索消息 (/)');
+    await shoot('zh-CN');
+    await page.selectOption('select', 'en');
+  });
+});
