@@ -8,6 +8,8 @@ import { scriptedEngine } from './helpers/engines.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
 import type { ApiResult, ConsoleEvent } from '../src/shared/console-api.ts';
 
+const settleAll = () => new Promise((r) => setTimeout(r, 20));
+
 describe('console API over HTTP (the browser bridge)', () => {
   let h: Harness;
   let rx: Receiver;
@@ -84,6 +86,25 @@ describe('console API over HTTP (the browser bridge)', () => {
     }, 'the rejected request in the log');
     const entry = log.find((e) => e.code === 'invalid_signature')!;
     assert.match(entry.problem!.detail, /signature does not match/);
+  });
+
+  it('assist from the console: on a picked customer message, or composed, through assist_dialog', async () => {
+    const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'frank', from_user_type: 2, content: 'can I change my address?' });
+    const conversationId = String(m.body['conversation_id']);
+    type Assist = { msgId: string; suggestion: { content: string; handoff: boolean }; context: { reused: boolean; matchedBy: string | null; messages: number } };
+    const picked = await call<Assist>('assist', { conversationId, msgId: m.body['msg_id'] });
+    assert.ok(picked.result.ok, JSON.stringify(picked.result));
+    assert.equal(picked.result.value.suggestion.content, 'answer to: can I change my address?');
+    assert.deepEqual(picked.result.value.context, { reused: true, matchedBy: 'msg_id', messages: 1 });
+    const composed = await call<Assist>('assist', { conversationId, content: 'and my phone number?' });
+    assert.ok(composed.result.ok);
+    assert.equal(composed.result.value.context.matchedBy, 'peer');
+    assert.equal(composed.result.value.suggestion.content, 'answer to: and my phone number?');
+    const t = await call<{ entries: Array<{ kind: string }> }>('getTranscript', { conversationId });
+    assert.equal(t.result.ok && t.result.value.entries.filter((e) => e.kind === 'suggestion').length, 2, 'suggestions are stored and shown');
+    const neither = await call('assist', { conversationId });
+    assert.equal(!neither.result.ok && neither.result.error.code, 'invalid_input');
+    await settleAll();
   });
 
   it('refuses bad input and unknown methods as data, never as a crash', async () => {

@@ -37,6 +37,7 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     mkdirSync(SHOTS, { recursive: true });
     const dir = mkdtempSync(join(tmpdir(), 'sb-ui-'));
     secret = secretFrom(cli(dir, 'clients', 'add', 'acme', '--send-url', 'http://127.0.0.1:9/hook').stdout);
+    cli(dir, 'kb', 'add', '--question', 'Where is my parcel?', '--answer', 'Track it with the link in your confirmation email.');
     server = await spawnServe(dir);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -80,6 +81,19 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Active")');
     await send({ event_type: 'auto_dialog', msg_id: 'ui-4', from_user_id: 'alice', from_user_type: 2, content: 'And now?' });
     await page.waitForSelector('[data-entry="ui-4"] [data-testid=why]:has-text("Scheduled for a reply")', { timeout: 2000 });
+  });
+
+  it('an assist injection shows a suggestion (picked message, then composed with the keyboard)', async () => {
+    await page.click('[data-entry="ui-1"] >> text=Suggest a reply');
+    const picked = await page.waitForSelector('[data-testid=suggestion]');
+    assert.match((await picked.textContent()) ?? '', /Track it with the link/);
+    await page.keyboard.press('Escape');
+    await page.click('body');
+    await page.keyboard.press('a');
+    await page.keyboard.type('has my parcel shipped?');
+    await page.click('button:has-text("Suggest")');
+    await page.waitForSelector('[data-testid=suggestion]:has-text("Track it with the link")');
+    await shoot('assist');
   });
 
   it('a rejected request shows in the request log with its code', async () => {

@@ -20,6 +20,7 @@ import { createOutbox } from './delivery/outbox.ts';
 import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createConsoleHandlers } from './console-api/handlers.ts';
+import { createConsoleAssist } from './console-api/console-assist.ts';
 import type { ConsoleHandlers } from '../shared/console-api.ts';
 
 export interface ServiceOptions {
@@ -175,6 +176,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     events,
     endpoint: () => endpointUrl,
     retryDelivery: (id) => retryDelivery(id),
+    assist: createConsoleAssist(store, service, lookupClient),
   });
   async function retryDelivery(id: number): Promise<boolean> {
     const result = await writer.submit({ kind: 'delivery_retry', deliveryId: id, now: clock.now() });

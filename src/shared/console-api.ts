@@ -27,6 +27,10 @@ export const consoleInputs = {
   resumeAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
   listRequests: z.object({ onlyFailed: z.boolean().default(false), limit: z.number().int().min(1).max(5000).default(200) }),
   retryDelivery: z.object({ deliveryId: z.number().int().positive() }),
+  /** assist_dialog from the console: on a picked customer message (its msg_id) or composed text. */
+  assist: z
+    .object({ conversationId: z.string().min(1).max(64), msgId: z.string().min(1).max(128).optional(), content: z.string().max(20_000).optional() })
+    .refine((v) => v.msgId !== undefined || (v.content ?? '').trim() !== '', { message: 'pick a message or write a question' }),
 } as const;
 
 export type ConsoleMethod = keyof typeof consoleInputs;
@@ -88,6 +92,7 @@ export interface ConsoleOutputs {
   resumeAutoReply: { previous: AutoReplyState };
   listRequests: RequestLogItem[];
   retryDelivery: { retried: boolean };
+  assist: { msgId: string; suggestion: { msgId: string; content: string; handoff: boolean }; context: { reused: boolean; matchedBy: string | null; messages: number } };
 }
 
 export type ConsoleHandlers = { [M in ConsoleMethod]: (input: ParsedInput<M>) => Promise<ConsoleOutputs[M]> };

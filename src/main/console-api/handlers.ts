@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { ApiResult, ConsoleHandlers, ConsoleMethod, RequestLogItem } from '../../shared/console-api.ts';
+import type { ApiResult, ConsoleHandlers, ConsoleMethod, ConsoleOutputs, RequestLogItem } from '../../shared/console-api.ts';
 import { consoleInputs } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
 
@@ -21,6 +21,8 @@ export interface HandlerDeps {
   events: EventBus;
   endpoint: () => string;
   retryDelivery: (id: number) => Promise<boolean>;
+  /** Runs an assist_dialog for the conversation's client, as if the integrator had sent it. */
+  assist: (conversationId: string, msgId: string | undefined, content: string | undefined) => Promise<ConsoleOutputs['assist']>;
 }
 
 export function createConsoleHandlers(deps: HandlerDeps) {
@@ -71,6 +73,10 @@ export function createConsoleHandlers(deps: HandlerDeps) {
     },
     async retryDelivery(input) {
       return { retried: await deps.retryDelivery(input.deliveryId) };
+    },
+    async assist(input) {
+      if (!store.console.conversation(input.conversationId)) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
+      return deps.assist(input.conversationId, input.msgId, input.content);
     },
   } satisfies ConsoleHandlers;
 }

@@ -35,6 +35,7 @@ export function App() {
   const endpoint = useConsole((s) => s.endpoint);
   const error = useConsole((s) => s.error);
   const searchRef = useRef<HTMLInputElement>(null);
+  const composeRef = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => {
     document.documentElement.dataset['theme'] = theme;
@@ -63,6 +64,7 @@ export function App() {
     });
   }, []);
 
+  // The key handler reads refs only; registering it once is enough.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       const target = e.target as HTMLElement;
@@ -75,6 +77,10 @@ export function App() {
       else if (e.key === 'k') s.move(-1);
       else if (e.key === 's' && s.transcript?.conversation.autoReply !== 'stopped') void s.stop();
       else if (e.key === 'r' && s.transcript?.conversation.autoReply === 'stopped') void s.resume();
+      else if (e.key === 'a' && s.transcript) {
+        e.preventDefault();
+        composeRef.current?.focus();
+      }
       else if (e.key === '/') {
         e.preventDefault();
         s.setView('conversations');
@@ -136,7 +142,7 @@ export function App() {
       {view === 'conversations' ? (
         <main className="split">
           <ConversationList searchRef={searchRef} />
-          <Transcript />
+          <Transcript composeRef={composeRef} />
         </main>
       ) : (
         <main>

@@ -29,8 +29,18 @@ interface ConversationsSlice {
   move(delta: number): void;
 }
 
+export interface Suggestion {
+  forMsgId: string;
+  content: string;
+  handoff: boolean;
+  contextMessages: number;
+}
+
 interface TranscriptSlice {
   transcript: { conversation: ConversationSummary; entries: TranscriptEntry[] } | null;
+  suggestion: Suggestion | null;
+  assisting: boolean;
+  assist(pick: { msgId?: string; content?: string }): Promise<void>;
   loadTranscript(): Promise<void>;
   stop(): Promise<void>;
   resume(): Promise<void>;
@@ -83,7 +93,7 @@ const conversationsSlice: Slice<ConversationsSlice> = (set, get) => ({
     else set({ error: r.error.message });
   },
   select(id) {
-    set({ selectedId: id, transcript: null });
+    set({ selectedId: id, transcript: null, suggestion: null });
     void get().loadTranscript();
   },
   move(delta) {
@@ -103,6 +113,18 @@ const transcriptSlice: Slice<TranscriptSlice> = (set, get) => {
   };
   return {
     transcript: null,
+    suggestion: null,
+    assisting: false,
+    async assist(pick) {
+      const conversationId = get().selectedId;
+      if (!conversationId) return;
+      set({ assisting: true, suggestion: null });
+      const r = await api.assist({ conversationId, ...pick });
+      set({ assisting: false });
+      if (!r.ok) return set({ error: r.error.message });
+      set({ suggestion: { forMsgId: r.value.msgId, content: r.value.suggestion.content, handoff: r.value.suggestion.handoff, contextMessages: r.value.context.messages } });
+      await get().loadTranscript();
+    },
     async loadTranscript() {
       const id = get().selectedId;
       if (!id) return;

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import type { TranscriptEntry } from '../../../shared/console-api.ts';
@@ -26,6 +27,8 @@ function Attachments({ info }: { info: Record<string, unknown> | undefined }) {
 function Entry({ e }: { e: TranscriptEntry }) {
   const { t } = useTranslation();
   const retry = useConsole((s) => s.retryDelivery);
+  const assist = useConsole((s) => s.assist);
+  const canAssist = e.kind === 'message' && e.role === 'customer' && e.messageInfo?.['event_type'] === 'auto_dialog';
   const quote = e.messageInfo?.['quote'] as { content?: string; msg_id?: string } | undefined;
   return (
     <li className={`entry ${e.kind} ${e.role}`} data-entry={e.msgId}>
@@ -33,6 +36,11 @@ function Entry({ e }: { e: TranscriptEntry }) {
         <strong>{e.kind === 'suggestion' ? t('transcript.suggestion') : t(`transcript.role.${e.role}`)}</strong>
         {e.speaker && <span> {String(e.messageInfo?.['nickname'] ?? e.speaker)}</span>}
         <time> {new Date(e.at).toLocaleTimeString()}</time>
+        {canAssist && (
+          <button className="mini" onClick={() => void assist({ msgId: e.msgId })}>
+            {t('transcript.assist')}
+          </button>
+        )}
       </div>
       {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}
       <div className="content">{e.content}</div>
@@ -56,7 +64,51 @@ function Entry({ e }: { e: TranscriptEntry }) {
   );
 }
 
-export function Transcript() {
+function AssistPanel({ composeRef }: { composeRef: React.RefObject<HTMLTextAreaElement | null> }) {
+  const { t } = useTranslation();
+  const suggestion = useConsole((s) => s.suggestion);
+  const assisting = useConsole((s) => s.assisting);
+  const assist = useConsole((s) => s.assist);
+  const [text, setText] = useState('');
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="assist">
+      {assisting && <p className="muted">{t('transcript.thinking')}</p>}
+      {suggestion && (
+        <div className="suggestion" data-testid="suggestion">
+          <div className="meta">
+            <strong>{t('transcript.suggestion')}</strong> · {t('transcript.contextUsed', { count: suggestion.contextMessages })}
+          </div>
+          <div className="content">{suggestion.handoff ? t('transcript.noSuggestion') : suggestion.content}</div>
+          {!suggestion.handoff && (
+            <button
+              className="mini"
+              onClick={() => {
+                void navigator.clipboard?.writeText(suggestion.content).then(() => setCopied(true));
+                setTimeout(() => setCopied(false), 1500);
+              }}
+            >
+              {copied ? t('transcript.copied') : t('transcript.copy')}
+            </button>
+          )}
+        </div>
+      )}
+      <form
+        onSubmit={(ev) => {
+          ev.preventDefault();
+          if (text.trim()) void assist({ content: text });
+        }}
+      >
+        <textarea ref={composeRef} value={text} onChange={(ev) => setText(ev.target.value)} placeholder={t('transcript.compose')} rows={2} />
+        <button type="submit" disabled={assisting || !text.trim()}>
+          {t('transcript.suggest')}
+        </button>
+      </form>
+    </div>
+  );
+}
+
+export function Transcript({ composeRef }: { composeRef: React.RefObject<HTMLTextAreaElement | null> }) {
   const { t } = useTranslation();
   const transcript = useConsole((s) => s.transcript);
   const stop = useConsole((s) => s.stop);
@@ -82,6 +134,7 @@ export function Transcript() {
           <Entry key={`${e.kind}-${e.id}`} e={e} />
         ))}
       </ol>
+      <AssistPanel composeRef={composeRef} />
     </section>
   );
 }
