@@ -1,16 +1,9 @@
 import type { Store } from '../store/index.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
-import { generateSecret } from '../auth/secret-box.ts';
+import { clientAdmin, ClientAdminError, CLIENT_ID } from '../auth/client-admin.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { UsageError } from './args.ts';
 import { applySettingFlags, describeSettings } from './settings-flags.ts';
-
-const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-export interface ClientFlags extends Record<string, unknown> {
-  secret?: string;
-  'retire-previous'?: boolean;
-}
 
 function requireId(id: string | undefined): string {
   if (!id) throw new UsageError('a client ID is required');
@@ -18,9 +11,19 @@ function requireId(id: string | undefined): string {
   return id;
 }
 
-function checkSecret(secret: string): string {
-  if (Buffer.byteLength(secret, 'utf8') < 32) throw new UsageError('--secret must be at least 32 bytes; omit it to have a random one generated');
-  return secret;
+export interface ClientFlags extends Record<string, unknown> {
+  secret?: string;
+  'retire-previous'?: boolean;
+}
+
+/** Admin errors are the operator's mistakes here: usage errors with the admin's message. */
+function run<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof ClientAdminError) throw new UsageError(error.message.replace('a secret must', '--secret must').replace('leave it out', 'omit it'));
+    throw error;
+  }
 }
 
 function secretNotice(secret: string): string {
@@ -29,16 +32,12 @@ function secretNotice(secret: string): string {
 
 export function clientsCommand(store: Store, box: SecretBox, now: number, args: string[], flags: ClientFlags): string {
   const [action, idArg] = args;
+  const admin = clientAdmin(store, box);
   switch (action) {
     case 'add': {
       const id = requireId(idArg);
       const settings = applySettingFlags(DEFAULT_CLIENT_SETTINGS, flags);
-      const secret = flags.secret !== undefined ? checkSecret(flags.secret) : generateSecret();
-      store.transaction(() => {
-        if (store.clients.get(id)) throw new UsageError(`client "${id}" already exists; use "clients rotate ${id}" for a new secret`);
-        store.clients.create(id, settings, now);
-        store.clients.addSecret(id, box.seal(secret), secret.slice(-4), now);
-      });
+      const secret = run(() => admin.add(id, settings, now, flags.secret));
       return `client ${id} added\n${secretNotice(secret)}`;
     }
     case 'list': {
@@ -58,13 +57,7 @@ export function clientsCommand(store: Store, box: SecretBox, now: number, args: 
     }
     case 'rotate': {
       const id = requireId(idArg);
-      const secret = flags.secret !== undefined ? checkSecret(flags.secret) : generateSecret();
-      let retired = 0;
-      store.transaction(() => {
-        if (!store.clients.get(id)) throw new UsageError(`no client "${id}"`);
-        store.clients.addSecret(id, box.seal(secret), secret.slice(-4), now);
-        if (flags['retire-previous']) retired = store.clients.retireOlderSecrets(id, now);
-      });
+      const { secret, retired } = run(() => admin.rotate(id, now, flags['retire-previous'] === true, flags.secret));
       const previous = flags['retire-previous']
         ? `The previous secret${retired === 1 ? ' was' : 's were'} retired at once.`
         : 'The previous secret stays valid until the next rotation (or "rotate --retire-previous").';
@@ -75,7 +68,7 @@ export function clientsCommand(store: Store, box: SecretBox, now: number, args: 
       const client = store.clients.get(id);
       if (!client) throw new UsageError(`no client "${id}"`);
       const settings = applySettingFlags(client.settings, flags);
-      store.clients.setSettings(id, settings, now);
+      admin.setSettings(id, settings, now);
       return `client ${id} updated\n${describeSettings(settings)}`;
     }
     case 'show': {
@@ -88,7 +81,7 @@ export function clientsCommand(store: Store, box: SecretBox, now: number, args: 
     case 'disable':
     case 'enable': {
       const id = requireId(idArg);
-      if (!store.clients.setEnabled(id, action === 'enable', now)) throw new UsageError(`no client "${id}"`);
+      run(() => admin.setEnabled(id, action === 'enable', now));
       return `client ${id} ${action}d`;
     }
     default:

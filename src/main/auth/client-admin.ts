@@ -1,0 +1,51 @@
+import type { Store } from '../store/index.ts';
+import type { ClientSettings } from '../../shared/client-settings.ts';
+import { generateSecret, type SecretBox } from './secret-box.ts';
+
+export const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export class ClientAdminError extends Error {
+  readonly code: 'invalid_input' | 'conflict' | 'not_found';
+  constructor(code: ClientAdminError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function checkedSecret(secret: string | undefined): string {
+  if (secret === undefined) return generateSecret();
+  if (Buffer.byteLength(secret, 'utf8') < 32) throw new ClientAdminError('invalid_input', 'a secret must be at least 32 bytes; leave it out to have a random one generated');
+  return secret;
+}
+
+/** Client operations shared by the CLI and the console; each returns a new secret where it makes one. */
+export function clientAdmin(store: Store, box: SecretBox) {
+  return {
+    add(id: string, settings: ClientSettings, now: number, secret?: string): string {
+      if (!CLIENT_ID.test(id)) throw new ClientAdminError('invalid_input', `client ID "${id}" must be 1..128 characters of A-Z a-z 0-9 . _ : -`);
+      const value = checkedSecret(secret);
+      store.transaction(() => {
+        if (store.clients.get(id)) throw new ClientAdminError('conflict', `client "${id}" already exists; rotate its secret instead`);
+        store.clients.create(id, settings, now);
+        store.clients.addSecret(id, box.seal(value), value.slice(-4), now);
+      });
+      return value;
+    },
+    rotate(id: string, now: number, retirePrevious: boolean, secret?: string): { secret: string; retired: number } {
+      const value = checkedSecret(secret);
+      let retired = 0;
+      store.transaction(() => {
+        if (!store.clients.get(id)) throw new ClientAdminError('not_found', `no client "${id}"`);
+        store.clients.addSecret(id, box.seal(value), value.slice(-4), now);
+        if (retirePrevious) retired = store.clients.retireOlderSecrets(id, now);
+      });
+      return { secret: value, retired };
+    },
+    setEnabled(id: string, enabled: boolean, now: number): void {
+      if (!store.clients.setEnabled(id, enabled, now)) throw new ClientAdminError('not_found', `no client "${id}"`);
+    },
+    setSettings(id: string, settings: ClientSettings, now: number): void {
+      if (!store.clients.setSettings(id, settings, now)) throw new ClientAdminError('not_found', `no client "${id}"`);
+    },
+  };
+}
