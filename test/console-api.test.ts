@@ -107,6 +107,24 @@ describe('console API over HTTP (the browser bridge)', () => {
     await settleAll();
   });
 
+  it('manages clients and the knowledge base, refusing bad settings and malformed imports whole', async () => {
+    const added = await call<{ secret: string }>('addClient', { id: 'api-client', settings: { groupPolicy: 'all' } });
+    assert.ok(added.result.ok);
+    assert.equal((await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v', content: 'hi' }, { client: 'api-client', secret: added.result.value.secret })).status, 200);
+    const dup = await call('addClient', { id: 'api-client' });
+    assert.equal(!dup.result.ok && dup.result.error.code, 'conflict');
+    const bad = await call('updateClientSettings', { id: 'api-client', settings: { groupPolicy: 'sometimes' } });
+    assert.equal(!bad.result.ok && bad.result.error.code, 'invalid_input');
+    const meta = await call('updateClientSettings', { id: 'api-client', settings: { sendUrl: 'http://169.254.169.254/' } });
+    assert.equal(!meta.result.ok && meta.result.error.code, 'invalid_input');
+    const broken = await call('importKb', { fileName: 'kb.csv', text: 'question,answer\na,b\nc\n' });
+    assert.ok(!broken.result.ok && /line 3/.test(broken.result.error.message));
+    const listed = await call<unknown[]>('listKb', { search: 'zzz-none' });
+    assert.deepEqual(listed.result.ok && listed.result.value, []);
+    const ok = await call<{ imported: number }>('importKb', { fileName: 'kb.json', text: JSON.stringify([{ question: 'Q1?', answer: 'A1' }]) });
+    assert.deepEqual(ok.result, { ok: true, value: { imported: 1 } });
+  });
+
   it('refuses bad input and unknown methods as data, never as a crash', async () => {
     const bad = await call('getTranscript', { conversationId: 42 });
     assert.equal(bad.status, 400);

@@ -105,6 +105,39 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     await shoot('requests');
   });
 
+  it('a client created in the console works with the secret it shows once', async () => {
+    await page.click('nav >> text=Clients');
+    await page.fill('input[aria-label="New client ID"]', 'shop-2');
+    await page.fill('input[aria-label="Default send_url"]', 'http://127.0.0.1:9/hook');
+    await page.click('button:has-text("Add client")');
+    const secretValue = (await (await page.waitForSelector('[data-testid=secret-value]')).textContent())!.trim();
+    assert.match(secretValue, /^[A-Za-z0-9_-]{43}$/);
+    await shoot('clients');
+    await page.click('button:has-text("I have stored it")');
+    assert.equal(await page.$('[data-testid=secret-value]'), null, 'the secret is not shown again');
+    const r = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(signBody('shop-2', secretValue, { event_type: 'website_dialog', msg_id: 'ui-c1', from_user_id: 'v1', content: 'hello' }, Math.floor(Date.now() / 1000))),
+    });
+    assert.equal(r.status, 200);
+  });
+
+  it('a knowledge-base entry added in the console answers a website_dialog request', async () => {
+    await page.click('nav >> text=Knowledge base');
+    await page.fill('input[aria-label="Question"]', 'Do you ship to Norway?');
+    await page.fill('textarea[aria-label="Answer"]', 'Yes, to all of Scandinavia within 5 days.');
+    await page.click('button:has-text("Add entry")');
+    await page.waitForSelector('td:has-text("Do you ship to Norway?")');
+    await page.fill('input[aria-label="Try a question…"]', 'shipping to norway?');
+    await page.click('button:has-text("Ask")');
+    await page.waitForSelector('[data-testid=kb-answer]:has-text("Scandinavia")');
+    await shoot('knowledge-base');
+    const r = await send({ event_type: 'website_dialog', msg_id: 'ui-kb', from_user_id: 'v2', content: 'Do you ship to Norway?' });
+    const body = (await r.json()) as { reply: { content: string; handoff: boolean } };
+    assert.deepEqual(body.reply.content, 'Yes, to all of Scandinavia within 5 days.');
+  });
+
   it('switches to Simplified Chinese', async () => {
     await page.selectOption('select[aria-label="Language"]', 'zh-CN');
     await page.waitForSelector('nav >> text=会话');

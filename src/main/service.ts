@@ -21,6 +21,8 @@ import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createConsoleHandlers } from './console-api/handlers.ts';
 import { createConsoleAssist } from './console-api/console-assist.ts';
+import { createAdminHandlers } from './console-api/admin-handlers.ts';
+import { clientAdmin } from './auth/client-admin.ts';
 import type { ConsoleHandlers } from '../shared/console-api.ts';
 
 export interface ServiceOptions {
@@ -169,7 +171,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   scheduler.restore();
   outbox.start();
   let endpointUrl = '';
-  const consoleHandlers = createConsoleHandlers({
+  const consoleHandlers: ConsoleHandlers = {
+    ...createConsoleHandlers({
     store,
     writer,
     clock,
@@ -177,7 +180,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     endpoint: () => endpointUrl,
     retryDelivery: (id) => retryDelivery(id),
     assist: createConsoleAssist(store, service, lookupClient),
-  });
+    }),
+    ...createAdminHandlers({
+      store,
+      clock,
+      admin: clientAdmin(store, box),
+      invalidateClients: () => registry.invalidate(),
+      engine,
+      engineTimeoutMs: config.engineTimeoutMs,
+      fallbackText: config.fallbackText,
+    }),
+  };
   async function retryDelivery(id: number): Promise<boolean> {
     const result = await writer.submit({ kind: 'delivery_retry', deliveryId: id, now: clock.now() });
     const changed = result?.kind === 'changed' && result.count > 0;

@@ -31,6 +31,16 @@ export const consoleInputs = {
   assist: z
     .object({ conversationId: z.string().min(1).max(64), msgId: z.string().min(1).max(128).optional(), content: z.string().max(20_000).optional() })
     .refine((v) => v.msgId !== undefined || (v.content ?? '').trim() !== '', { message: 'pick a message or write a question' }),
+  listClients: z.object({}),
+  addClient: z.object({ id: z.string().min(1).max(128), settings: z.record(z.string(), z.unknown()).default({}) }),
+  rotateClient: z.object({ id: z.string().min(1).max(128), retirePrevious: z.boolean().default(false) }),
+  setClientEnabled: z.object({ id: z.string().min(1).max(128), enabled: z.boolean() }),
+  updateClientSettings: z.object({ id: z.string().min(1).max(128), settings: z.record(z.string(), z.unknown()) }),
+  listKb: z.object({ search: z.string().max(200).optional(), limit: z.number().int().min(1).max(10_000).default(500) }),
+  saveKb: z.object({ id: z.number().int().positive().optional(), question: z.string().trim().min(1).max(2000), answer: z.string().trim().min(1).max(20_000) }),
+  removeKb: z.object({ id: z.number().int().positive() }),
+  importKb: z.object({ fileName: z.string().min(1).max(256), text: z.string().max(10 * 1024 * 1024) }),
+  tryKb: z.object({ question: z.string().trim().min(1).max(2000) }),
 } as const;
 
 export type ConsoleMethod = keyof typeof consoleInputs;
@@ -84,6 +94,22 @@ export interface RequestLogItem {
   problem: Record<string, unknown> | null;
 }
 
+export interface ClientView {
+  id: string;
+  enabled: boolean;
+  settings: Record<string, unknown>;
+  /** Active secrets by their last characters; the secret itself is shown once, when made. */
+  secrets: Array<{ hint: string; createdAt: number }>;
+  createdAt: number;
+}
+
+export interface KbEntryView {
+  id: number;
+  question: string;
+  answer: string;
+  updatedAt: number;
+}
+
 export interface ConsoleOutputs {
   status: { endpoint: string; version: string };
   listConversations: ConversationSummary[];
@@ -93,6 +119,16 @@ export interface ConsoleOutputs {
   listRequests: RequestLogItem[];
   retryDelivery: { retried: boolean };
   assist: { msgId: string; suggestion: { msgId: string; content: string; handoff: boolean }; context: { reused: boolean; matchedBy: string | null; messages: number } };
+  listClients: ClientView[];
+  addClient: { id: string; secret: string };
+  rotateClient: { id: string; secret: string; retired: number };
+  setClientEnabled: ClientView;
+  updateClientSettings: ClientView;
+  listKb: KbEntryView[];
+  saveKb: KbEntryView;
+  removeKb: { removed: boolean };
+  importKb: { imported: number };
+  tryKb: { content: string; handoff: boolean; confidence: number | null; sources: Array<{ id: number; score: number; question: string }>; cause: string | null };
 }
 
 export type ConsoleHandlers = { [M in ConsoleMethod]: (input: ParsedInput<M>) => Promise<ConsoleOutputs[M]> };

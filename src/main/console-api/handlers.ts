@@ -25,6 +25,7 @@ export interface HandlerDeps {
   assist: (conversationId: string, msgId: string | undefined, content: string | undefined) => Promise<ConsoleOutputs['assist']>;
 }
 
+/** The conversation side of the console API; createAdminHandlers adds clients and the knowledge base. */
 export function createConsoleHandlers(deps: HandlerDeps) {
   const { store, clock } = deps;
 
@@ -78,7 +79,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       if (!store.console.conversation(input.conversationId)) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       return deps.assist(input.conversationId, input.msgId, input.content);
     },
-  } satisfies ConsoleHandlers;
+  } satisfies Partial<ConsoleHandlers>;
 }
 
 /** The one entry for IPC and HTTP: input checked with the contract's schema, errors as data. */

@@ -33,6 +33,7 @@ export function kbQueries(db: Db) {
   const byId = db.prepare('SELECT * FROM kb_entries WHERE id = ?');
   const list = db.prepare('SELECT * FROM kb_entries ORDER BY id LIMIT ? OFFSET ?');
   const count = db.prepare('SELECT count(*) AS n FROM kb_entries');
+  const search = db.prepare('SELECT * FROM kb_entries WHERE instr(lower(question), ?) > 0 OR instr(lower(answer), ?) > 0 ORDER BY id LIMIT ?');
   // The question column weighs three times the answer: customers ask what the question says.
   const match = db.prepare(
     `SELECT e.id, e.question, e.answer, bm25(kb_fts, 3.0, 1.0) AS rank
@@ -61,6 +62,11 @@ export function kbQueries(db: Db) {
     },
     list(limit: number, offset = 0): KbEntry[] {
       return (list.all(limit, offset) as unknown as Raw[]).map(toEntry);
+    },
+    /** Entries whose question or answer contains `term` (the console's search box). */
+    search(term: string, limit: number): KbEntry[] {
+      const t = term.toLowerCase();
+      return (search.all(t, t, limit) as unknown as Raw[]).map(toEntry);
     },
     count(): number {
       return (count.get() as { n: number }).n;

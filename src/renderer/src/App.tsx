@@ -6,6 +6,11 @@ import { i18n, LANGUAGES, type Language } from './i18n/index.ts';
 import { ConversationList } from './views/ConversationList.tsx';
 import { Transcript } from './views/Transcript.tsx';
 import { RequestLog } from './views/RequestLog.tsx';
+import { Clients } from './views/Clients.tsx';
+import { KnowledgeBase } from './views/KnowledgeBase.tsx';
+import type { View } from './store/index.ts';
+
+const VIEWS: View[] = ['conversations', 'requests', 'clients', 'kb'];
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
 function throttle(fn: () => void, ms: number): () => void {
@@ -100,18 +105,21 @@ export function App() {
       <header className="top">
         <h1>{t('app.title')}</h1>
         <nav>
-          <button className={view === 'conversations' ? 'on' : ''} onClick={() => setView('conversations')}>
-            {t('nav.conversations')}
-          </button>
-          <button
-            className={view === 'requests' ? 'on' : ''}
-            onClick={() => {
-              setView('requests');
-              void useConsole.getState().loadRequests();
-            }}
-          >
-            {t('nav.requests')}
-          </button>
+          {VIEWS.map((v) => (
+            <button
+              key={v}
+              className={view === v ? 'on' : ''}
+              onClick={() => {
+                setView(v);
+                const st = useConsole.getState();
+                if (v === 'requests') void st.loadRequests();
+                if (v === 'clients') void st.loadClients();
+                if (v === 'kb') void st.loadKb();
+              }}
+            >
+              {t(`nav.${v}`)}
+            </button>
+          ))}
         </nav>
         <span className="endpoint" title={t('app.endpoint')}>
           {endpoint}
@@ -145,9 +153,7 @@ export function App() {
           <Transcript composeRef={composeRef} />
         </main>
       ) : (
-        <main>
-          <RequestLog />
-        </main>
+        <main>{view === 'requests' ? <RequestLog /> : view === 'clients' ? <Clients /> : <KnowledgeBase />}</main>
       )}
     </div>
   );

@@ -2,9 +2,10 @@ import { create, type StateCreator } from 'zustand';
 import type { ConversationSummary, RequestLogItem, TranscriptEntry, CONVERSATION_FILTERS } from '../../../shared/console-api.ts';
 import type { Channel } from '../../../shared/conversation.ts';
 import { api } from '../api/bridge.ts';
+import { clientsSlice, kbSlice, type ClientsSlice, type KbSlice } from './admin-slices.ts';
 
 type Filter = (typeof CONVERSATION_FILTERS)[number];
-export type View = 'conversations' | 'requests';
+export type View = 'conversations' | 'requests' | 'clients' | 'kb';
 export type Theme = 'light' | 'dark';
 
 interface UiSlice {
@@ -54,7 +55,7 @@ interface RequestsSlice {
   loadRequests(): Promise<void>;
 }
 
-export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice;
+export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -159,4 +160,6 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...conversationsSlice(...a),
   ...transcriptSlice(...a),
   ...requestsSlice(...a),
+  ...clientsSlice(...a),
+  ...kbSlice(...a),
 }));

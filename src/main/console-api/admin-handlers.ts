@@ -1,0 +1,132 @@
+import type { Store } from '../store/index.ts';
+import type { clientAdmin } from '../auth/client-admin.ts';
+import { ClientAdminError } from '../auth/client-admin.ts';
+import type { Engine } from '../engines/engine.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { ClientView, ConsoleHandlers, KbEntryView } from '../../shared/console-api.ts';
+import { clientSettingsSchema, DEFAULT_CLIENT_SETTINGS, type ClientSettings } from '../../shared/client-settings.ts';
+import { checkSendUrl } from '../../shared/protocol/send-url.ts';
+import { askEngine } from '../engines/ask.ts';
+import { parsePairs, ImportError } from '../cli/kb-import.ts';
+import { ConsoleError } from './handlers.ts';
+
+export interface AdminDeps {
+  store: Store;
+  clock: Clock;
+  admin: ReturnType<typeof clientAdmin>;
+  /** This process changed clients: the cache must not wait for its next check. */
+  invalidateClients: () => void;
+  engine: Engine;
+  engineTimeoutMs: number;
+  fallbackText: string;
+}
+
+type AdminMethods =
+  | 'listClients'
+  | 'addClient'
+  | 'rotateClient'
+  | 'setClientEnabled'
+  | 'updateClientSettings'
+  | 'listKb'
+  | 'saveKb'
+  | 'removeKb'
+  | 'importKb'
+  | 'tryKb';
+
+function settingsFrom(base: ClientSettings, patch: Record<string, unknown>): ClientSettings {
+  const parsed = clientSettingsSchema.safeParse({ ...base, ...patch });
+  if (!parsed.success) throw new ConsoleError('invalid_input', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (parsed.data.sendUrl !== undefined) {
+    const url = checkSendUrl(parsed.data.sendUrl, undefined);
+    if (!url.ok) throw new ConsoleError('invalid_input', `sendUrl: ${url.message}`);
+  }
+  return parsed.data;
+}
+
+/** Client and knowledge-base management from the console. */
+export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, AdminMethods> {
+  const { store, clock } = deps;
+  const view = (id: string): ClientView => {
+    const c = store.clients.get(id);
+    if (!c) throw new ConsoleError('not_found', `no client "${id}"`);
+    return { id: c.id, enabled: c.enabled, settings: c.settings, secrets: store.clients.activeSecrets(id).map((s) => ({ hint: s.hint, createdAt: s.createdAt })), createdAt: c.createdAt };
+  };
+  const admin = <T>(fn: () => T): T => {
+    try {
+      const result = fn();
+      deps.invalidateClients();
+      return result;
+    } catch (error) {
+      if (error instanceof ClientAdminError) throw new ConsoleError(error.code, error.message);
+      throw error;
+    }
+  };
+  const kbView = (id: number): KbEntryView => {
+    const e = store.kb.get(id);
+    if (!e) throw new ConsoleError('not_found', `no knowledge-base entry ${id}`);
+    return { id: e.id, question: e.question, answer: e.answer, updatedAt: e.updatedAt };
+  };
+
+  return {
+    async listClients() {
+      return store.clients.list().map((c) => view(c.id));
+    },
+    async addClient(input) {
+      const settings = settingsFrom(DEFAULT_CLIENT_SETTINGS, input.settings);
+      return { id: input.id, secret: admin(() => deps.admin.add(input.id, settings, clock.now())) };
+    },
+    async rotateClient(input) {
+      return { id: input.id, ...admin(() => deps.admin.rotate(input.id, clock.now(), input.retirePrevious)) };
+    },
+    async setClientEnabled(input) {
+      admin(() => deps.admin.setEnabled(input.id, input.enabled, clock.now()));
+      return view(input.id);
+    },
+    async updateClientSettings(input) {
+      const settings = settingsFrom(view(input.id).settings as ClientSettings, input.settings);
+      admin(() => deps.admin.setSettings(input.id, settings, clock.now()));
+      return view(input.id);
+    },
+    async listKb(input) {
+      const entries = input.search ? store.kb.search(input.search, input.limit) : store.kb.list(input.limit);
+      return entries.map((e) => ({ id: e.id, question: e.question, answer: e.answer, updatedAt: e.updatedAt }));
+    },
+    async saveKb(input) {
+      if (input.id === undefined) return kbView(store.kb.add(input.question, input.answer, clock.now()));
+      if (!store.kb.update(input.id, input.question, input.answer, clock.now())) throw new ConsoleError('not_found', `no knowledge-base entry ${input.id}`);
+      return kbView(input.id);
+    },
+    async removeKb(input) {
+      return { removed: store.kb.remove(input.id) };
+    },
+    async importKb(input) {
+      let pairs;
+      try {
+        pairs = parsePairs(input.fileName, input.text);
+      } catch (error) {
+        if (error instanceof ImportError) throw new ConsoleError('invalid_input', `import refused, nothing was imported: ${error.message}`);
+        throw error;
+      }
+      const now = clock.now();
+      store.transaction(() => {
+        for (const p of pairs) store.kb.add(p.question, p.answer, now);
+      });
+      return { imported: pairs.length };
+    },
+    async tryKb(input) {
+      const answer = await askEngine(
+        deps.engine,
+        { purpose: 'suggestion', channel: 'web', isGroup: false, context: [{ role: 'customer', speaker: null, content: input.question, at: clock.now() }], fallbackText: deps.fallbackText },
+        deps.engineTimeoutMs,
+        clock,
+      );
+      return {
+        content: answer.content,
+        handoff: answer.handoff,
+        confidence: answer.confidence,
+        cause: answer.cause ?? null,
+        sources: answer.sources.map((s) => ({ id: s.id, score: s.score, question: store.kb.get(s.id)?.question ?? '' })),
+      };
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { StateCreator } from 'zustand';
+import type { ClientView, ConsoleOutputs, KbEntryView } from '../../../shared/console-api.ts';
+import { api } from '../api/bridge.ts';
+import type { ConsoleState } from './index.ts';
+
+export interface ClientsSlice {
+  clients: ClientView[];
+  /** A secret just made: shown once, then forgotten by the console too. */
+  freshSecret: { id: string; secret: string } | null;
+  loadClients(): Promise<void>;
+  addClient(id: string, settings: Record<string, unknown>): Promise<boolean>;
+  rotateClient(id: string): Promise<void>;
+  setClientEnabled(id: string, enabled: boolean): Promise<void>;
+  updateClientSettings(id: string, settings: Record<string, unknown>): Promise<boolean>;
+  dismissSecret(): void;
+}
+
+export interface KbSlice {
+  kb: KbEntryView[];
+  kbSearch: string;
+  tried: (ConsoleOutputs['tryKb'] & { question: string }) | null;
+  loadKb(): Promise<void>;
+  setKbSearch(search: string): void;
+  saveKb(entry: { id?: number; question: string; answer: string }): Promise<boolean>;
+  removeKb(id: number): Promise<void>;
+  importKb(fileName: string, text: string): Promise<number | null>;
+  tryKb(question: string): Promise<void>;
+}
+
+type Slice<T> = StateCreator<ConsoleState, [], [], T>;
+
+export const clientsSlice: Slice<ClientsSlice> = (set, get) => ({
+  clients: [],
+  freshSecret: null,
+  async loadClients() {
+    const r = await api.listClients({});
+    if (r.ok) set({ clients: r.value });
+    else set({ error: r.error.message });
+  },
+  async addClient(id, settings) {
+    const r = await api.addClient({ id, settings });
+    if (!r.ok) return (set({ error: r.error.message }), false);
+    set({ freshSecret: r.value });
+    await get().loadClients();
+    return true;
+  },
+  async rotateClient(id) {
+    const r = await api.rotateClient({ id });
+    if (!r.ok) return set({ error: r.error.message });
+    set({ freshSecret: { id, secret: r.value.secret } });
+    await get().loadClients();
+  },
+  async setClientEnabled(id, enabled) {
+    const r = await api.setClientEnabled({ id, enabled });
+    if (!r.ok) set({ error: r.error.message });
+    await get().loadClients();
+  },
+  async updateClientSettings(id, settings) {
+    const r = await api.updateClientSettings({ id, settings });
+    if (!r.ok) return (set({ error: r.error.message }), false);
+    await get().loadClients();
+    return true;
+  },
+  dismissSecret: () => set({ freshSecret: null }),
+});
+
+export const kbSlice: Slice<KbSlice> = (set, get) => ({
+  kb: [],
+  kbSearch: '',
+  tried: null,
+  async loadKb() {
+    const r = await api.listKb({ search: get().kbSearch || undefined });
+    if (r.ok) set({ kb: r.value });
+    else set({ error: r.error.message });
+  },
+  setKbSearch(kbSearch) {
+    set({ kbSearch });
+    void get().loadKb();
+  },
+  async saveKb(entry) {
+    const r = await api.saveKb(entry);
+    if (!r.ok) return (set({ error: r.error.message }), false);
+    await get().loadKb();
+    return true;
+  },
+  async removeKb(id) {
+    const r = await api.removeKb({ id });
+    if (!r.ok) set({ error: r.error.message });
+    await get().loadKb();
+  },
+  async importKb(fileName, text) {
+    const r = await api.importKb({ fileName, text });
+    if (!r.ok) return (set({ error: r.error.message }), null);
+    await get().loadKb();
+    return r.value.imported;
+  },
+  async tryKb(question) {
+    const r = await api.tryKb({ question });
+    if (r.ok) set({ tried: { ...r.value, question } });
+    else set({ error: r.error.message });
+  },
+});

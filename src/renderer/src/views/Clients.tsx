@@ -1,0 +1,110 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../store/index.ts';
+import type { ClientView } from '../../../shared/console-api.ts';
+
+const FIELDS = [
+  ['sendUrl', 'text'],
+  ['boundAccount', 'text'],
+  ['groupPolicy', 'select'],
+  ['pauseMinutes', 'number'],
+  ['staleMinutes', 'number'],
+  ['quietSeconds', 'number'],
+  ['quietMaxSeconds', 'number'],
+  ['fallbackText', 'text'],
+] as const;
+
+function SettingsForm({ client }: { client: ClientView }) {
+  const { t } = useTranslation();
+  const update = useConsole((s) => s.updateClientSettings);
+  const [draft, setDraft] = useState<Record<string, string>>(() =>
+    Object.fromEntries(FIELDS.map(([k]) => [k, client.settings[k] === undefined ? '' : String(client.settings[k])])),
+  );
+  const [saved, setSaved] = useState(false);
+  return (
+    <form
+      className="settings"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const patch: Record<string, unknown> = {};
+        for (const [k, type] of FIELDS) patch[k] = draft[k] === '' ? undefined : type === 'number' ? Number(draft[k]) : draft[k];
+        void update(client.id, patch).then((ok) => setSaved(ok));
+      }}
+    >
+      {FIELDS.map(([k, type]) => (
+        <label key={k}>
+          <span>{t(`clients.field.${k}`)}</span>
+          {type === 'select' ? (
+            <select value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })}>
+              {['mention', 'all', 'never'].map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <input type={type} step="any" value={draft[k]} onChange={(e) => (setSaved(false), setDraft({ ...draft, [k]: e.target.value }))} />
+          )}
+        </label>
+      ))}
+      <button type="submit">{saved ? t('clients.saved') : t('clients.save')}</button>
+    </form>
+  );
+}
+
+export function Clients() {
+  const { t } = useTranslation();
+  const clients = useConsole((s) => s.clients);
+  const fresh = useConsole((s) => s.freshSecret);
+  const add = useConsole((s) => s.addClient);
+  const rotate = useConsole((s) => s.rotateClient);
+  const setEnabled = useConsole((s) => s.setClientEnabled);
+  const dismiss = useConsole((s) => s.dismissSecret);
+  const [id, setId] = useState('');
+  const [sendUrl, setSendUrl] = useState('');
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <section className="admin" aria-label={t('nav.clients')}>
+      {fresh && (
+        <div className="secret" role="dialog" data-testid="fresh-secret">
+          <p>{t('clients.secretOnce', { id: fresh.id })}</p>
+          <code data-testid="secret-value">{fresh.secret}</code>
+          <button onClick={() => void navigator.clipboard?.writeText(fresh.secret)}>{t('transcript.copy')}</button>
+          <button onClick={dismiss}>{t('clients.stored')}</button>
+        </div>
+      )}
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void add(id.trim(), sendUrl.trim() ? { sendUrl: sendUrl.trim() } : {}).then((ok) => ok && (setId(''), setSendUrl('')));
+        }}
+      >
+        <input placeholder={t('clients.id')} value={id} onChange={(e) => setId(e.target.value)} aria-label={t('clients.id')} />
+        <input placeholder={t('clients.field.sendUrl')} value={sendUrl} onChange={(e) => setSendUrl(e.target.value)} aria-label={t('clients.field.sendUrl')} />
+        <button type="submit" disabled={!id.trim()}>
+          {t('clients.add')}
+        </button>
+      </form>
+      {clients.length === 0 ? (
+        <p className="empty">{t('clients.empty')}</p>
+      ) : (
+        <ul className="cards">
+          {clients.map((c) => (
+            <li key={c.id} data-client={c.id}>
+              <div className="row">
+                <strong>{c.id}</strong>
+                <span className={`badge ${c.enabled ? 'active' : 'stopped'}`}>{c.enabled ? t('clients.enabled') : t('clients.disabled')}</span>
+                <small>{t('clients.secrets', { hints: c.secrets.map((s) => `…${s.hint}`).join(', ') })}</small>
+                <button onClick={() => void rotate(c.id)}>{t('clients.rotate')}</button>
+                <button onClick={() => void setEnabled(c.id, !c.enabled)}>{c.enabled ? t('clients.disable') : t('clients.enable')}</button>
+                <button onClick={() => setOpen(open === c.id ? null : c.id)}>{t('clients.settings')}</button>
+              </div>
+              {open === c.id && <SettingsForm client={c} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

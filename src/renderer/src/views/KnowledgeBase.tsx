@@ -1,0 +1,92 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../store/index.ts';
+
+export function KnowledgeBase() {
+  const { t } = useTranslation();
+  const kb = useConsole((s) => s.kb);
+  const search = useConsole((s) => s.kbSearch);
+  const setSearch = useConsole((s) => s.setKbSearch);
+  const save = useConsole((s) => s.saveKb);
+  const remove = useConsole((s) => s.removeKb);
+  const importKb = useConsole((s) => s.importKb);
+  const tryKb = useConsole((s) => s.tryKb);
+  const tried = useConsole((s) => s.tried);
+  const [editing, setEditing] = useState<{ id?: number; question: string; answer: string }>({ question: '', answer: '' });
+  const [question, setQuestion] = useState('');
+  const [imported, setImported] = useState<number | null>(null);
+  return (
+    <section className="admin" aria-label={t('nav.kb')}>
+      <form
+        className="try"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (question.trim()) void tryKb(question.trim());
+        }}
+      >
+        <input placeholder={t('kb.try')} value={question} onChange={(e) => setQuestion(e.target.value)} aria-label={t('kb.try')} />
+        <button type="submit">{t('kb.ask')}</button>
+      </form>
+      {tried && (
+        <div className="suggestion" data-testid="kb-answer">
+          <div className="meta">
+            {tried.handoff ? t('kb.handoff') : t('kb.answer')} · {t('kb.score', { score: tried.confidence ?? 0 })}
+          </div>
+          <div className="content">{tried.content}</div>
+          {tried.sources.length > 0 && (
+            <small>{tried.sources.map((s) => `#${s.id} ${s.question} (${s.score})`).join(' · ')}</small>
+          )}
+        </div>
+      )}
+      <form
+        className="entry-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save(editing).then((ok) => ok && setEditing({ question: '', answer: '' }));
+        }}
+      >
+        <input placeholder={t('kb.question')} value={editing.question} onChange={(e) => setEditing({ ...editing, question: e.target.value })} aria-label={t('kb.question')} />
+        <textarea placeholder={t('kb.answerField')} value={editing.answer} onChange={(e) => setEditing({ ...editing, answer: e.target.value })} rows={2} aria-label={t('kb.answerField')} />
+        <button type="submit" disabled={!editing.question.trim() || !editing.answer.trim()}>
+          {editing.id ? t('kb.update') : t('kb.add')}
+        </button>
+        <label className="file">
+          {t('kb.import')}
+          <input
+            type="file"
+            accept=".json,.csv"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              if (file) void file.text().then((text) => importKb(file.name, text)).then(setImported);
+              e.target.value = '';
+            }}
+          />
+        </label>
+        {imported !== null && <small>{t('kb.imported', { count: imported })}</small>}
+      </form>
+      <input type="search" placeholder={t('kb.search')} value={search} onChange={(e) => setSearch(e.target.value)} aria-label={t('kb.search')} />
+      {kb.length === 0 ? (
+        <p className="empty">{t('kb.empty')}</p>
+      ) : (
+        <table className="kb">
+          <tbody>
+            {kb.map((e) => (
+              <tr key={e.id}>
+                <td>{e.question}</td>
+                <td>{e.answer}</td>
+                <td>
+                  <button className="mini" onClick={() => setEditing({ id: e.id, question: e.question, answer: e.answer })}>
+                    {t('kb.edit')}
+                  </button>
+                  <button className="mini" onClick={() => void remove(e.id)}>
+                    {t('kb.remove')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
