@@ -22,7 +22,14 @@ export const consoleInputs = {
     search: z.string().max(200).optional(),
     limit: z.number().int().min(1).max(20_000).default(500),
   }),
-  getTranscript: z.object({ conversationId: z.string().min(1).max(64), limit: z.number().int().min(1).max(10_000).default(500) }),
+  getTranscript: z.object({
+    conversationId: z.string().min(1).max(64),
+    limit: z.number().int().min(1).max(10_000).default(100),
+    /** Older page: entries before this message id. */
+    beforeId: z.number().int().positive().optional(),
+  }),
+  /** Just these conversations, for merging live updates into a loaded list. */
+  getConversations: z.object({ ids: z.array(z.string().min(1).max(64)).max(1000) }),
   stopAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
   resumeAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
   listRequests: z.object({ onlyFailed: z.boolean().default(false), limit: z.number().int().min(1).max(5000).default(200) }),
@@ -113,7 +120,8 @@ export interface KbEntryView {
 export interface ConsoleOutputs {
   status: { endpoint: string; version: string };
   listConversations: ConversationSummary[];
-  getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[] };
+  getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean };
+  getConversations: ConversationSummary[];
   stopAutoReply: { previous: AutoReplyState; cancelledReplies: number };
   resumeAutoReply: { previous: AutoReplyState };
   listRequests: RequestLogItem[];

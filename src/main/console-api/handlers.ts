@@ -46,7 +46,12 @@ export function createConsoleHandlers(deps: HandlerDeps) {
     async getTranscript(input) {
       const conversation = store.console.conversation(input.conversationId);
       if (!conversation) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
-      return { conversation, entries: store.console.transcript(input.conversationId, input.limit) };
+      const entries = store.console.transcript(input.conversationId, input.limit, input.beforeId);
+      const first = entries.find((e) => e.kind === 'message');
+      return { conversation, entries, hasEarlier: first !== undefined && store.console.hasEarlier(input.conversationId, first.id) };
+    },
+    async getConversations(input) {
+      return input.ids.flatMap((id) => store.console.conversation(id) ?? []);
     },
     async stopAutoReply(input) {
       const r = await setState('console_stop', input.conversationId);

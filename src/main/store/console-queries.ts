@@ -47,13 +47,14 @@ export function consoleQueries(db: Db) {
   const byId = db.prepare(`SELECT c.*, ${lastText} FROM conversations c WHERE c.id = ?`);
   const messages = db.prepare(
     `SELECT id, msg_id, role, from_user_id, content, received_at, reply_scheduled, reply_reason, reply_outcome, reply_note, message_info
-     FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?`,
+     FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
   );
+  const earlier = db.prepare('SELECT 1 AS found FROM messages WHERE conversation_id = ? AND id < ? LIMIT 1');
   const replies = db.prepare(
     `SELECT r.id, r.kind, r.msg_id, r.after_message_id, r.content, r.handoff, r.confidence, r.cause, r.created_at,
             d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error
      FROM replies r LEFT JOIN deliveries d ON d.reply_id = r.id
-     WHERE r.conversation_id = ? AND r.after_message_id >= ? ORDER BY r.id`,
+     WHERE r.conversation_id = ? AND r.after_message_id >= ? AND r.after_message_id < ? ORDER BY r.id`,
   );
 
   return {
@@ -79,8 +80,12 @@ export function consoleQueries(db: Db) {
                    ORDER BY c.last_message_at DESC, c.id LIMIT ?`;
       return (db.prepare(sql).all(...args, f.limit) as unknown as RawConv[]).map(toSummary);
     },
-    transcript(conversationId: string, limit: number): TranscriptEntry[] {
-      const rows = (messages.all(conversationId, limit) as Array<{
+    /** Whether messages older than `id` exist (the "load earlier" button). */
+    hasEarlier(conversationId: string, id: number): boolean {
+      return earlier.get(conversationId, id) !== undefined;
+    },
+    transcript(conversationId: string, limit: number, beforeId = Number.MAX_SAFE_INTEGER): TranscriptEntry[] {
+      const rows = (messages.all(conversationId, beforeId, limit) as Array<{
         id: number;
         msg_id: string;
         role: MessageRole;
@@ -106,7 +111,7 @@ export function consoleQueries(db: Db) {
         messageInfo: JSON.parse(m.message_info) as Record<string, unknown>,
         order: m.id * 2,
       }));
-      for (const r of replies.all(conversationId, firstId) as Array<{
+      for (const r of replies.all(conversationId, firstId, beforeId) as Array<{
         id: number;
         kind: string;
         msg_id: string;

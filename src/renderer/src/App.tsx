@@ -51,7 +51,12 @@ export function App() {
     void s.loadStatus();
     void s.loadConversations();
     void s.loadRequests();
-    const reloadList = throttle(() => void useConsole.getState().loadConversations(), 200);
+    const changed = new Set<string>();
+    const mergeList = throttle(() => {
+      const ids = [...changed];
+      changed.clear();
+      if (ids.length) void useConsole.getState().mergeConversations(ids);
+    }, 250);
     const reloadTranscript = throttle(() => void useConsole.getState().loadTranscript(), 200);
     const reloadRequests = throttle(() => void useConsole.getState().loadRequests(), 300);
     return subscribe((event) => {
@@ -59,7 +64,8 @@ export function App() {
       switch (event.type) {
         case 'conversation':
         case 'delivery':
-          reloadList();
+          changed.add(event.conversationId);
+          mergeList();
           if (event.conversationId === state.selectedId) reloadTranscript();
           break;
         case 'request':

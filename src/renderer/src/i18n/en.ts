@@ -71,6 +71,7 @@ export const en = {
     delivery: 'Delivery: {{state}} after {{attempts}} attempt(s)',
     retry: 'Retry delivery',
     handoff: 'No confident answer: needs a human',
+    earlier: 'Load earlier messages',
     suggestion: 'Suggestion',
     assist: 'Suggest a reply',
     compose: 'Ask for a suggestion on this conversation (a)…',

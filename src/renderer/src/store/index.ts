@@ -5,6 +5,7 @@ import { api } from '../api/bridge.ts';
 import { clientsSlice, kbSlice, type ClientsSlice, type KbSlice } from './admin-slices.ts';
 
 type Filter = (typeof CONVERSATION_FILTERS)[number];
+const PAGE = 100;
 export type View = 'conversations' | 'requests' | 'clients' | 'kb';
 export type Theme = 'light' | 'dark';
 
@@ -26,6 +27,8 @@ interface ConversationsSlice {
   loaded: boolean;
   setFilter(patch: Partial<ConversationsSlice['filter']>): void;
   loadConversations(): Promise<void>;
+  /** Live updates: fetch just these conversations and move them into place. */
+  mergeConversations(ids: string[]): Promise<void>;
   select(id: string | null): void;
   move(delta: number): void;
 }
@@ -38,7 +41,10 @@ export interface Suggestion {
 }
 
 interface TranscriptSlice {
-  transcript: { conversation: ConversationSummary; entries: TranscriptEntry[] } | null;
+  transcript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean } | null;
+  /** How many of the latest messages are loaded; "load earlier" raises it a page at a time. */
+  messageLimit: number;
+  loadEarlier(): Promise<void>;
   suggestion: Suggestion | null;
   assisting: boolean;
   assist(pick: { msgId?: string; content?: string }): Promise<void>;
@@ -93,8 +99,20 @@ const conversationsSlice: Slice<ConversationsSlice> = (set, get) => ({
     if (r.ok) set({ conversations: r.value, loaded: true });
     else set({ error: r.error.message });
   },
+  async mergeConversations(ids) {
+    const { filter } = get();
+    // A filtered list may gain or lose rows on any change: reload it whole.
+    if (filter.state !== undefined || filter.channel !== undefined || filter.search !== '') return get().loadConversations();
+    const r = await api.getConversations({ ids });
+    if (!r.ok) return set({ error: r.error.message });
+    const changed = new Map(r.value.map((c) => [c.id, c]));
+    const rest = get().conversations.filter((c) => !changed.has(c.id));
+    const moved = [...changed.values()].sort((a, b) => b.lastMessageAt - a.lastMessageAt);
+    // Changed conversations are the newest: in front, then everything else in its order.
+    set({ conversations: [...moved, ...rest] });
+  },
   select(id) {
-    set({ selectedId: id, transcript: null, suggestion: null });
+    set({ selectedId: id, transcript: null, suggestion: null, messageLimit: PAGE });
     void get().loadTranscript();
   },
   move(delta) {
@@ -114,6 +132,11 @@ const transcriptSlice: Slice<TranscriptSlice> = (set, get) => {
   };
   return {
     transcript: null,
+    messageLimit: PAGE,
+    async loadEarlier() {
+      set((s) => ({ messageLimit: s.messageLimit + PAGE }));
+      await get().loadTranscript();
+    },
     suggestion: null,
     assisting: false,
     async assist(pick) {
@@ -129,7 +152,7 @@ const transcriptSlice: Slice<TranscriptSlice> = (set, get) => {
     async loadTranscript() {
       const id = get().selectedId;
       if (!id) return;
-      const r = await api.getTranscript({ conversationId: id });
+      const r = await api.getTranscript({ conversationId: id, limit: get().messageLimit });
       if (get().selectedId !== id) return;
       if (r.ok) set({ transcript: r.value });
       else set({ error: r.error.message });

@@ -111,6 +111,7 @@ function AssistPanel({ composeRef }: { composeRef: React.RefObject<HTMLTextAreaE
 export function Transcript({ composeRef }: { composeRef: React.RefObject<HTMLTextAreaElement | null> }) {
   const { t } = useTranslation();
   const transcript = useConsole((s) => s.transcript);
+  const loadEarlier = useConsole((s) => s.loadEarlier);
   const stop = useConsole((s) => s.stop);
   const resume = useConsole((s) => s.resume);
   if (!transcript) return <section className="transcript empty">{t('transcript.pick')}</section>;
@@ -129,6 +130,11 @@ export function Transcript({ composeRef }: { composeRef: React.RefObject<HTMLTex
             <button onClick={() => void stop()}>{t('transcript.stop')}</button>
           ))}
       </header>
+      {transcript.hasEarlier && (
+        <button className="earlier" onClick={() => void loadEarlier()}>
+          {t('transcript.earlier')}
+        </button>
+      )}
       <ol className="entries">
         {transcript.entries.map((e) => (
           <Entry key={`${e.kind}-${e.id}`} e={e} />
