@@ -125,6 +125,15 @@ describe('console API over HTTP (the browser bridge)', () => {
     assert.deepEqual(ok.result, { ok: true, value: { imported: 1 } });
   });
 
+  it('dashboard stats: per-minute series over the requested window', async () => {
+    const r = await call<{ minutes: number[]; requests: number[]; rejected: number[]; now: { pending: number } }>('stats', { minutes: 30 });
+    assert.ok(r.result.ok);
+    assert.equal(r.result.value.minutes.length, 30);
+    assert.equal(r.result.value.requests.length, 30);
+    assert.ok(r.result.value.requests.reduce((a, b) => a + b, 0) > 0, 'the requests of this suite are counted');
+    assert.ok(r.result.value.rejected.reduce((a, b) => a + b, 0) >= 1);
+  });
+
   it('refuses bad input and unknown methods as data, never as a crash', async () => {
     const bad = await call('getTranscript', { conversationId: 42 });
     assert.equal(bad.status, 400);

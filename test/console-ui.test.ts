@@ -138,6 +138,15 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     assert.deepEqual(body.reply.content, 'Yes, to all of Scandinavia within 5 days.');
   });
 
+  it('the dashboard charts requests, replies and the outbox, live', async () => {
+    await page.click('nav >> text=Dashboard');
+    await page.waitForSelector('[data-testid="chart-Requests per minute"] canvas');
+    await page.waitForSelector('[data-testid="chart-Auto replies per minute"] canvas');
+    await page.waitForSelector('[data-testid="chart-Outbox depth"] canvas');
+    assert.match((await page.textContent('[data-testid=tile-pending]')) ?? '', /deliveries waiting/);
+    await shoot('dashboard');
+  });
+
   it('switches to Simplified Chinese', async () => {
     await page.selectOption('select[aria-label="Language"]', 'zh-CN');
     await page.waitForSelector('nav >> text=会话');

@@ -171,6 +171,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   scheduler.restore();
   outbox.start();
   let endpointUrl = '';
+  // The outbox depth over time, for the dashboard: a sample every 15 s, the last 6 hours.
+  const depth: Array<[number, number]> = [];
+  const sampleDepth = (): void => {
+    depth.push([Math.floor(clock.now() / 1000), store.deliveries.countByState().pending]);
+    if (depth.length > 1440) depth.shift();
+  };
+  sampleDepth();
+  const depthTimer = setInterval(sampleDepth, 15_000);
+  depthTimer.unref();
   const consoleHandlers: ConsoleHandlers = {
     ...createConsoleHandlers({
     store,
@@ -179,6 +188,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     events,
     endpoint: () => endpointUrl,
     retryDelivery: (id) => retryDelivery(id),
+    outboxDepth: () => depth,
     assist: createConsoleAssist(store, service, lookupClient),
     }),
     ...createAdminHandlers({
@@ -213,6 +223,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     stop() {
       stopped ??= (async () => {
         clearInterval(timer);
+        clearInterval(depthTimer);
         await http.close();
         scheduler.stop();
         await outbox.stop();

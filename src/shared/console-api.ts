@@ -48,6 +48,7 @@ export const consoleInputs = {
   removeKb: z.object({ id: z.number().int().positive() }),
   importKb: z.object({ fileName: z.string().min(1).max(256), text: z.string().max(10 * 1024 * 1024) }),
   tryKb: z.object({ question: z.string().trim().min(1).max(2000) }),
+  stats: z.object({ minutes: z.number().int().min(5).max(24 * 60).default(60) }),
 } as const;
 
 export type ConsoleMethod = keyof typeof consoleInputs;
@@ -117,6 +118,19 @@ export interface KbEntryView {
   updatedAt: number;
 }
 
+/** Per-minute series for the dashboard; every array has one value per minute in `minutes`. */
+export interface DashboardStats {
+  minutes: number[];
+  requests: number[];
+  rejected: number[];
+  replies: number[];
+  handoffs: number[];
+  deliveryFailures: number[];
+  /** Sampled every 15 s; [time, pending] pairs. */
+  outboxDepth: Array<[number, number]>;
+  now: { pending: number; dead: number; needsHuman: number };
+}
+
 export interface ConsoleOutputs {
   status: { endpoint: string; version: string };
   listConversations: ConversationSummary[];
@@ -136,6 +150,7 @@ export interface ConsoleOutputs {
   saveKb: KbEntryView;
   removeKb: { removed: boolean };
   importKb: { imported: number };
+  stats: DashboardStats;
   tryKb: { content: string; handoff: boolean; confidence: number | null; sources: Array<{ id: number; score: number; question: string }>; cause: string | null };
 }
 

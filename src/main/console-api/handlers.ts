@@ -21,6 +21,8 @@ export interface HandlerDeps {
   events: EventBus;
   endpoint: () => string;
   retryDelivery: (id: number) => Promise<boolean>;
+  /** Outbox depth samples, oldest first (kept in memory by the service). */
+  outboxDepth: () => Array<[number, number]>;
   /** Runs an assist_dialog for the conversation's client, as if the integrator had sent it. */
   assist: (conversationId: string, msgId: string | undefined, content: string | undefined) => Promise<ConsoleOutputs['assist']>;
 }
@@ -49,6 +51,23 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       const entries = store.console.transcript(input.conversationId, input.limit, input.beforeId);
       const first = entries.find((e) => e.kind === 'message');
       return { conversation, entries, hasEarlier: first !== undefined && store.console.hasEarlier(input.conversationId, first.id) };
+    },
+    async stats(input) {
+      const nowMinute = Math.floor(clock.now() / 60_000);
+      const minutes = Array.from({ length: input.minutes }, (_, i) => nowMinute - input.minutes + 1 + i);
+      const series = store.stats.series(minutes[0]! * 60_000);
+      const pick = (m: Map<number, number>): number[] => minutes.map((minute) => m.get(minute) ?? 0);
+      const counts = store.deliveries.countByState();
+      return {
+        minutes: minutes.map((m) => m * 60),
+        requests: pick(series.requests),
+        rejected: pick(series.rejected),
+        replies: pick(series.replies),
+        handoffs: pick(series.handoffs),
+        deliveryFailures: pick(series.deliveryFailures),
+        outboxDepth: deps.outboxDepth(),
+        now: { pending: counts.pending, dead: counts.dead, needsHuman: store.stats.needsHuman() },
+      };
     },
     async getConversations(input) {
       return input.ids.flatMap((id) => store.console.conversation(id) ?? []);

@@ -9,6 +9,7 @@ import { settingsQueries } from './settings.ts';
 import { deliveryQueries } from './deliveries.ts';
 import { traceQueries } from './trace.ts';
 import { consoleQueries } from './console-queries.ts';
+import { statsQueries } from './stats.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -26,6 +27,7 @@ export function createStore(db: Db) {
     deliveries,
     trace: traceQueries(db, (id) => deliveries.attempts(id)),
     console: consoleQueries(db),
+    stats: statsQueries(db),
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');

@@ -8,9 +8,10 @@ import { Transcript } from './views/Transcript.tsx';
 import { RequestLog } from './views/RequestLog.tsx';
 import { Clients } from './views/Clients.tsx';
 import { KnowledgeBase } from './views/KnowledgeBase.tsx';
+import { Dashboard } from './views/Dashboard.tsx';
 import type { View } from './store/index.ts';
 
-const VIEWS: View[] = ['conversations', 'requests', 'clients', 'kb'];
+const VIEWS: View[] = ['conversations', 'dashboard', 'requests', 'clients', 'kb'];
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
 function throttle(fn: () => void, ms: number): () => void {
@@ -159,7 +160,9 @@ export function App() {
           <Transcript composeRef={composeRef} />
         </main>
       ) : (
-        <main>{view === 'requests' ? <RequestLog /> : view === 'clients' ? <Clients /> : <KnowledgeBase />}</main>
+        <main>
+          {view === 'requests' ? <RequestLog /> : view === 'clients' ? <Clients /> : view === 'dashboard' ? <Dashboard /> : <KnowledgeBase />}
+        </main>
       )}
     </div>
   );

@@ -17,6 +17,7 @@ export const migration003: Migration = {
       CREATE INDEX messages_pending_reply ON messages(conversation_id) WHERE reply_outcome = 'pending';
 
       ALTER TABLE replies ADD COLUMN cause TEXT;
+      CREATE INDEX replies_created ON replies(created_at);
 
       CREATE TABLE deliveries (
         id INTEGER PRIMARY KEY,
@@ -52,6 +53,7 @@ export const migration003: Migration = {
         outcome TEXT NOT NULL CHECK (outcome IN ('sent', 'retry', 'dead', 'cancelled'))
       ) STRICT;
       CREATE INDEX delivery_attempts_delivery ON delivery_attempts(delivery_id, attempt);
+      CREATE INDEX delivery_attempts_started ON delivery_attempts(started_at);
     `);
   },
 };

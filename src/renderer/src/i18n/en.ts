@@ -1,6 +1,20 @@
 export const en = {
   app: { title: 'Switchboard', endpoint: 'Endpoint', theme: 'Theme', light: 'Light', dark: 'Dark', language: 'Language' },
-  nav: { conversations: 'Conversations', requests: 'Request log', clients: 'Clients', kb: 'Knowledge base' },
+  nav: { conversations: 'Conversations', requests: 'Request log', clients: 'Clients', kb: 'Knowledge base', dashboard: 'Dashboard' },
+  dashboard: {
+    loading: 'Loading…',
+    pending: 'deliveries waiting',
+    dead: 'dead deliveries',
+    needsHuman: 'conversations need a human',
+    requests: 'Requests per minute',
+    accepted: 'accepted',
+    rejected: 'rejected',
+    replies: 'Auto replies per minute',
+    autoReplies: 'replies',
+    handoffs: 'handoffs',
+    failures: 'delivery failures',
+    outbox: 'Outbox depth',
+  },
   clients: {
     id: 'New client ID',
     add: 'Add client',

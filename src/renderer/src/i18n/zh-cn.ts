@@ -2,7 +2,21 @@ import type { Messages } from './en.ts';
 
 export const zhCN: Messages = {
   app: { title: 'Switchboard', endpoint: '接入地址', theme: '主题', light: '浅色', dark: '深色', language: '语言' },
-  nav: { conversations: '会话', requests: '请求日志', clients: '客户端', kb: '知识库' },
+  nav: { conversations: '会话', requests: '请求日志', clients: '客户端', kb: '知识库', dashboard: '仪表盘' },
+  dashboard: {
+    loading: '加载中…',
+    pending: '条待投递',
+    dead: '条投递失败',
+    needsHuman: '个会话需要人工',
+    requests: '每分钟请求数',
+    accepted: '已接受',
+    rejected: '已拒绝',
+    replies: '每分钟自动回复',
+    autoReplies: '回复',
+    handoffs: '转人工',
+    failures: '投递失败',
+    outbox: '待投递队列',
+  },
   clients: {
     id: '新客户端 ID',
     add: '添加客户端',

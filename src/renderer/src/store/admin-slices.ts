@@ -1,5 +1,5 @@
 import type { StateCreator } from 'zustand';
-import type { ClientView, ConsoleOutputs, KbEntryView } from '../../../shared/console-api.ts';
+import type { ClientView, ConsoleOutputs, DashboardStats, KbEntryView } from '../../../shared/console-api.ts';
 import { api } from '../api/bridge.ts';
 import type { ConsoleState } from './index.ts';
 
@@ -97,6 +97,20 @@ export const kbSlice: Slice<KbSlice> = (set, get) => ({
   async tryKb(question) {
     const r = await api.tryKb({ question });
     if (r.ok) set({ tried: { ...r.value, question } });
+    else set({ error: r.error.message });
+  },
+});
+
+export interface StatsSlice {
+  stats: DashboardStats | null;
+  loadStats(): Promise<void>;
+}
+
+export const statsSlice: Slice<StatsSlice> = (set) => ({
+  stats: null,
+  async loadStats() {
+    const r = await api.stats({ minutes: 60 });
+    if (r.ok) set({ stats: r.value });
     else set({ error: r.error.message });
   },
 });

@@ -2,11 +2,11 @@ import { create, type StateCreator } from 'zustand';
 import type { ConversationSummary, RequestLogItem, TranscriptEntry, CONVERSATION_FILTERS } from '../../../shared/console-api.ts';
 import type { Channel } from '../../../shared/conversation.ts';
 import { api } from '../api/bridge.ts';
-import { clientsSlice, kbSlice, type ClientsSlice, type KbSlice } from './admin-slices.ts';
+import { clientsSlice, kbSlice, statsSlice, type ClientsSlice, type KbSlice, type StatsSlice } from './admin-slices.ts';
 
 type Filter = (typeof CONVERSATION_FILTERS)[number];
 const PAGE = 100;
-export type View = 'conversations' | 'requests' | 'clients' | 'kb';
+export type View = 'conversations' | 'requests' | 'clients' | 'kb' | 'dashboard';
 export type Theme = 'light' | 'dark';
 
 interface UiSlice {
@@ -61,7 +61,7 @@ interface RequestsSlice {
   loadRequests(): Promise<void>;
 }
 
-export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice;
+export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -185,4 +185,5 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...requestsSlice(...a),
   ...clientsSlice(...a),
   ...kbSlice(...a),
+  ...statsSlice(...a),
 }));
