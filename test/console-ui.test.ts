@@ -138,6 +138,15 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     assert.deepEqual(body.reply.content, 'Yes, to all of Scandinavia within 5 days.');
   });
 
+  it('filters the conversation list by client', async () => {
+    await page.click('nav >> text=Conversations');
+    await page.selectOption('select[aria-label="Client"]', 'shop-2');
+    await page.waitForSelector('[data-conversation]:has-text("v1")');
+    assert.equal(await page.$('[data-conversation]:has-text("alice")'), null);
+    await page.selectOption('select[aria-label="Client"]', '');
+    await page.waitForSelector('[data-conversation]:has-text("alice")');
+  });
+
   it('the dashboard charts requests, replies and the outbox, live', async () => {
     await page.click('nav >> text=Dashboard');
     await page.waitForSelector('[data-testid="chart-Requests per minute"] canvas');

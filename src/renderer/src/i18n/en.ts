@@ -60,6 +60,8 @@ export const en = {
   },
   list: {
     search: 'Search messages (/)',
+    client: 'Client',
+    allClients: 'All clients',
     all: 'All',
     empty: 'No conversations yet. Send a signed message to the endpoint and it appears here at once.',
     noMatch: 'No conversation matches these filters.',

@@ -62,6 +62,8 @@ export const zhCN: Messages = {
   },
   list: {
     search: '搜索消息 (/)',
+    client: '客户端',
+    allClients: '全部客户端',
     all: '全部',
     empty: '还没有会话。向接入地址发送一条签名消息，它会立即出现在这里。',
     noMatch: '没有符合筛选条件的会话。',

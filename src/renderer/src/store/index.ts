@@ -5,7 +5,7 @@ import { api } from '../api/bridge.ts';
 import { clientsSlice, kbSlice, statsSlice, type ClientsSlice, type KbSlice, type StatsSlice } from './admin-slices.ts';
 
 type Filter = (typeof CONVERSATION_FILTERS)[number];
-const PAGE = 100;
+const PAGE = 50;
 export type View = 'conversations' | 'requests' | 'clients' | 'kb' | 'dashboard';
 export type Theme = 'light' | 'dark';
 
@@ -22,7 +22,7 @@ interface UiSlice {
 
 interface ConversationsSlice {
   conversations: ConversationSummary[];
-  filter: { state?: Filter; channel?: Channel; search: string };
+  filter: { state?: Filter; channel?: Channel; clientId?: string; search: string };
   selectedId: string | null;
   loaded: boolean;
   setFilter(patch: Partial<ConversationsSlice['filter']>): void;
@@ -95,14 +95,14 @@ const conversationsSlice: Slice<ConversationsSlice> = (set, get) => ({
   },
   async loadConversations() {
     const { filter } = get();
-    const r = await api.listConversations({ state: filter.state, channel: filter.channel, search: filter.search || undefined, limit: 20_000 });
+    const r = await api.listConversations({ state: filter.state, channel: filter.channel, clientId: filter.clientId, search: filter.search || undefined, limit: 20_000 });
     if (r.ok) set({ conversations: r.value, loaded: true });
     else set({ error: r.error.message });
   },
   async mergeConversations(ids) {
     const { filter } = get();
     // A filtered list may gain or lose rows on any change: reload it whole.
-    if (filter.state !== undefined || filter.channel !== undefined || filter.search !== '') return get().loadConversations();
+    if (filter.state !== undefined || filter.channel !== undefined || filter.clientId !== undefined || filter.search !== '') return get().loadConversations();
     const r = await api.getConversations({ ids });
     if (!r.ok) return set({ error: r.error.message });
     const changed = new Map(r.value.map((c) => [c.id, c]));

@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
@@ -20,7 +20,10 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const scroller = useRef<HTMLDivElement>(null);
   const rows = useVirtualizer({ count: conversations.length, getScrollElement: () => scroller.current, estimateSize: () => 64, overscan: 8 });
   const now = Date.now();
-  const filtered = filter.state !== undefined || filter.channel !== undefined || filter.search !== '';
+  const clients = useConsole((s) => s.clients);
+  const loadClients = useConsole((s) => s.loadClients);
+  useEffect(() => void loadClients(), [loadClients]);
+  const filtered = filter.state !== undefined || filter.channel !== undefined || filter.clientId !== undefined || filter.search !== '';
 
   return (
     <section className="list" aria-label={t('nav.conversations')}>
@@ -42,6 +45,16 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
               {t(`list.state.${f}`)}
             </button>
           ))}
+          {clients.length > 1 && (
+            <select aria-label={t('list.client')} value={filter.clientId ?? ''} onChange={(e) => setFilter({ clientId: e.target.value || undefined })}>
+              <option value="">{t('list.allClients')}</option>
+              {clients.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.id}
+                </option>
+              ))}
+            </select>
+          )}
           {(['im', 'web'] as const).map((c) => (
             <button key={c} className={filter.channel === c ? 'chip on' : 'chip'} onClick={() => setFilter({ channel: filter.channel === c ? undefined : c })}>
               {t(`list.channel.${c}`)}
