@@ -1,36 +1,14 @@
 import type { Db } from './db.ts';
 import type { ConversationSummary, TranscriptEntry } from '../../shared/console-api.ts';
 import type { AutoReplyState, Channel, MessageRole, ReplyReason } from '../../shared/conversation.ts';
+import { toConversationRow, type RawConversation } from './conversations.ts';
 
-interface RawConv {
-  id: string;
-  client_id: string;
-  channel: Channel;
-  peer: string;
-  group_id: string | null;
-  customer_id: string | null;
-  auto_reply: AutoReplyState;
-  paused_until: number | null;
-  needs_human: number;
-  message_count: number;
-  last_message_at: number;
-  last_text: string | null;
-}
+type RawConv = RawConversation & { last_text: string | null };
 
-const toSummary = (r: RawConv): ConversationSummary => ({
-  id: r.id,
-  clientId: r.client_id,
-  channel: r.channel,
-  peer: r.peer,
-  groupId: r.group_id,
-  customerId: r.customer_id,
-  autoReply: r.auto_reply,
-  pausedUntil: r.paused_until,
-  needsHuman: r.needs_human === 1,
-  messageCount: r.message_count,
-  lastMessageAt: r.last_message_at,
-  lastText: r.last_text,
-});
+const toSummary = (r: RawConv): ConversationSummary => {
+  const { createdAt: _createdAt, ...row } = toConversationRow(r);
+  return { ...row, lastText: r.last_text };
+};
 
 export interface ConversationFilter {
   clientId?: string;

@@ -1,22 +1,11 @@
 import type { Db } from './db.ts';
 import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
+import type { ConversationSummary } from '../../shared/console-api.ts';
 
-export interface ConversationRow {
-  id: string;
-  clientId: string;
-  channel: Channel;
-  peer: string;
-  groupId: string | null;
-  customerId: string | null;
-  autoReply: AutoReplyState;
-  pausedUntil: number | null;
-  needsHuman: boolean;
-  messageCount: number;
-  createdAt: number;
-  lastMessageAt: number;
-}
+/** A conversation as stored; the console's ConversationSummary adds the last line of text. */
+export type ConversationRow = Omit<ConversationSummary, 'lastText'> & { createdAt: number };
 
-interface Raw {
+export interface RawConversation {
   id: string;
   client_id: string;
   channel: Channel;
@@ -31,7 +20,7 @@ interface Raw {
   last_message_at: number;
 }
 
-function toRow(r: Raw): ConversationRow {
+export function toConversationRow(r: RawConversation): ConversationRow {
   return {
     id: r.id,
     clientId: r.client_id,
@@ -74,12 +63,12 @@ export function conversationQueries(db: Db) {
 
   return {
     byKey(clientId: string, channel: Channel, peer: string): ConversationRow | undefined {
-      const r = byKey.get(clientId, channel, peer) as Raw | undefined;
-      return r && toRow(r);
+      const r = byKey.get(clientId, channel, peer) as RawConversation | undefined;
+      return r && toConversationRow(r);
     },
     byId(id: string): ConversationRow | undefined {
-      const r = byId.get(id) as Raw | undefined;
-      return r && toRow(r);
+      const r = byId.get(id) as RawConversation | undefined;
+      return r && toConversationRow(r);
     },
     create(c: NewConversation): ConversationRow {
       insert.run(c.id, c.clientId, c.channel, c.peer, c.groupId, c.customerId, c.autoReply, c.now, c.now);
