@@ -68,6 +68,28 @@ export function scoreEntry(query: Weighted, entry: KbCandidate): number {
   return 0.65 * (covered / total) + 0.35 * (qCovered / qTotal);
 }
 
+/**
+ * Knowledge-base entries for the recent customer messages (newest first), best first, each with
+ * its 0..1 score. The built-in engine answers with the best; the LLM engine grounds on the top few.
+ */
+export function rankKnowledge(source: KnowledgeSource, recent: string[], limit: number): Array<{ entry: KbCandidate; score: number }> {
+  if (recent.length === 0) return [];
+  const terms = searchTerms(recent.join('\n'));
+  const candidates = new Map<number, KbCandidate>();
+  if (terms.indexed.length > 0) {
+    const expression = terms.indexed.map((t) => `"${t}"`).join(' OR ');
+    for (const c of source.match(expression, 25)) candidates.set(c.id, c);
+  }
+  if (candidates.size < ENOUGH_CANDIDATES) {
+    for (const t of terms.bigrams.slice(0, MAX_BIGRAM_SCANS)) for (const c of source.containing(t, 25)) candidates.set(c.id, c);
+  }
+  const query = weigh(recent);
+  return [...candidates.values()]
+    .map((c) => ({ entry: c, score: scoreEntry(query, c) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+}
+
 /** The offline default: answers with the best knowledge-base entry, or hands off. */
 export function createKbEngine(source: KnowledgeSource, options: KbEngineOptions = DEFAULT_KB_ENGINE_OPTIONS): Engine {
   return {
@@ -81,20 +103,7 @@ export function createKbEngine(source: KnowledgeSource, options: KbEngineOptions
       if (recent.length === 0) {
         return { content: request.fallbackText, handoff: true, confidence: null, sources: [], cause: 'no customer text to answer' };
       }
-      const terms = searchTerms(recent.join('\n'));
-      const candidates = new Map<number, KbCandidate>();
-      if (terms.indexed.length > 0) {
-        const expression = terms.indexed.map((t) => `"${t}"`).join(' OR ');
-        for (const c of source.match(expression, 25)) candidates.set(c.id, c);
-      }
-      if (candidates.size < ENOUGH_CANDIDATES) {
-        for (const t of terms.bigrams.slice(0, MAX_BIGRAM_SCANS)) for (const c of source.containing(t, 25)) candidates.set(c.id, c);
-      }
-
-      const query = weigh(recent);
-      const ranked = [...candidates.values()]
-        .map((c) => ({ entry: c, score: scoreEntry(query, c) }))
-        .sort((a, b) => b.score - a.score);
+      const ranked = rankKnowledge(source, recent, 25);
       const sources = ranked.slice(0, 3).map((r) => ({ id: r.entry.id, score: Math.round(r.score * 1000) / 1000 }));
       const best = ranked[0];
       if (!best || best.score < options.threshold) {

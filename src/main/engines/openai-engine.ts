@@ -1,0 +1,145 @@
+import type { Engine, EngineAnswer, EngineRequest, ContextLine } from './engine.ts';
+import { rankKnowledge, type KnowledgeSource } from './kb-engine.ts';
+
+/** An OpenAI-compatible chat-completions endpoint (Ollama, llama.cpp server, vLLM, hosted APIs). */
+export interface OpenAiEngineConfig {
+  name: string;
+  baseUrl: string;
+  model: string;
+  apiKey: string | null;
+  systemPrompt: string;
+  temperature: number;
+  maxTokens: number;
+  /** Per HTTP attempt; the caller's overall engine time-out still applies. */
+  timeoutMs: number;
+  /** Budget for the conversation lines sent, newest kept. */
+  contextTokens: number;
+  /** The model says this when it cannot answer: the reply becomes a handoff. */
+  handoffMarker: string;
+  /** Knowledge-base entries put into the prompt. */
+  groundingEntries: number;
+  retries: number;
+}
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful, concise customer-support assistant. Answer in the language of the customer. ' +
+  'Use the knowledge-base entries when they apply. If you cannot answer confidently, reply with exactly HANDOFF_MARKER and nothing else.';
+
+export interface OpenAiDeps {
+  knowledge: KnowledgeSource;
+  /** Waits between retries; tests make it instant. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+
+/** Rough token estimate: about 4 Latin characters per token, one per CJK character. */
+export function estimateTokens(text: string): number {
+  let cjk = 0;
+  for (const ch of text) if (/[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff]/.test(ch)) cjk++;
+  return cjk + Math.ceil((text.length - cjk) / 4) + 4;
+}
+
+function lineText(line: ContextLine, isGroup: boolean): string {
+  // In groups several people talk: each line names its speaker.
+  return isGroup && line.speaker ? `${line.speaker}: ${line.content}` : line.content;
+}
+
+/** Newest lines that fit the budget, oldest first, as chat messages with roles. */
+export function contextMessages(context: ContextLine[], isGroup: boolean, budget: number): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let used = 0;
+  for (let i = context.length - 1; i >= 0; i--) {
+    const line = context[i]!;
+    if (line.role === 'command' || line.content.trim() === '') continue;
+    const content = line.role === 'staff' ? `[staff${line.speaker ? ` ${line.speaker}` : ''}] ${line.content}` : lineText(line, isGroup);
+    const cost = estimateTokens(content);
+    if (used + cost > budget && out.length > 0) break;
+    used += cost;
+    out.unshift({ role: line.role === 'customer' ? 'user' : 'assistant', content });
+  }
+  return out;
+}
+
+class AttemptError extends Error {
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | null;
+  constructor(message: string, retryable: boolean, retryAfterMs: number | null = null) {
+    super(message);
+    this.retryable = retryable;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
+ * Generated answers grounded in the knowledge base. Whatever goes wrong (time-out, 429 or 5xx
+ * past the retries, a malformed answer, the model's own handoff marker), the result is a handoff
+ * with its cause, never an exception: a human takes over and the trace says why.
+ */
+export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps): Engine {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+
+  async function attempt(messages: ChatMessage[], signal: AbortSignal): Promise<string> {
+    const timeout = AbortSignal.timeout(config.timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+        body: JSON.stringify({ model: config.model, messages, temperature: config.temperature, max_tokens: config.maxTokens, stream: false }),
+        signal: AbortSignal.any([signal, timeout]),
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new AttemptError(timeout.aborted ? `no answer within ${config.timeoutMs} ms` : `cannot reach ${config.baseUrl}: ${(error as Error).message}`, true);
+    }
+    if (res.status === 429 || res.status >= 500) {
+      const after = Number(res.headers.get('retry-after'));
+      await res.body?.cancel();
+      throw new AttemptError(`HTTP ${res.status}`, true, Number.isFinite(after) && after > 0 ? Math.min(after * 1000, 10_000) : null);
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new AttemptError(`HTTP ${res.status} (check the model name, URL and key)`, false);
+    }
+    let body: unknown;
+    try {
+      body = await res.json();
+    } catch {
+      throw new AttemptError('malformed answer: not JSON', false);
+    }
+    const content = (body as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
+    if (typeof content !== 'string') throw new AttemptError('malformed answer: no choices[0].message.content', false);
+    return content;
+  }
+
+  return {
+    name: config.name,
+    async answer(request: EngineRequest, signal: AbortSignal): Promise<EngineAnswer> {
+      const customerLines = request.context.filter((l) => l.role === 'customer').slice(-3).reverse().map((l) => l.content);
+      const grounding = rankKnowledge(deps.knowledge, customerLines, config.groundingEntries);
+      const system = [
+        config.systemPrompt.replaceAll('HANDOFF_MARKER', config.handoffMarker),
+        ...(grounding.length
+          ? ['Knowledge base:', ...grounding.map((g, i) => `[${i + 1}] Q: ${g.entry.question}\nA: ${g.entry.answer}`)]
+          : []),
+      ].join('\n\n');
+      const messages: ChatMessage[] = [{ role: 'system', content: system }, ...contextMessages(request.context, request.isGroup, config.contextTokens)];
+      const sources = grounding.map((g) => ({ id: g.entry.id, score: Math.round(g.score * 1000) / 1000 }));
+      const handoff = (cause: string): EngineAnswer => ({ content: request.fallbackText, handoff: true, confidence: null, sources, cause });
+
+      for (let i = 0; ; i++) {
+        try {
+          const text = (await attempt(messages, signal)).trim();
+          if (text === '' || text.includes(config.handoffMarker)) return handoff(text === '' ? 'the model answered with nothing' : 'the model said it cannot answer');
+          return { content: text, handoff: false, confidence: null, sources };
+        } catch (error) {
+          if (!(error instanceof AttemptError)) throw error;
+          if (!error.retryable || i >= config.retries) return handoff(`engine ${config.name}: ${error.message}${i > 0 ? ` after ${i + 1} attempts` : ''}`);
+          await sleep(error.retryAfterMs ?? 500 * 2 ** i);
+        }
+      }
+    },
+  };
+}
