@@ -10,6 +10,8 @@ import { createReplayGuard } from './auth/replay-guard.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
 import type { Engine } from './engines/engine.ts';
+import { createEngineRouter } from './engines/router.ts';
+import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
 import { createMessageService, type MessageWriter } from './conversations/message-service.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { createHttpServer, CHAT_PATH } from './http/server.ts';
@@ -81,7 +83,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   replay.load(store.idempotency.signaturesSince(clock.now() - config.replayWindowSeconds * 1000));
   const metrics = createMetrics();
   const events = createEventBus();
-  const engine = options.engine ?? createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 });
+  const engine =
+    options.engine ??
+    createEngineRouter({
+      builtin: createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 }),
+      knowledge: store.kb,
+      engineOf: (clientId) => registry.lookup(clientId, clock.now())?.settings.engine ?? BUILTIN_ENGINE,
+      load: (name) => {
+        const row = store.engines.get(name);
+        if (!row) return undefined;
+        return { name, config: row.config, apiKey: row.apiKeySealed ? box.open(row.apiKeySealed) : null, updatedAt: row.updatedAt };
+      },
+    });
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
   const sender = createSender({ resolve: options.resolve, timeoutMs: config.deliveryTimeoutMs, maxSockets: config.deliveryConcurrency });
   const outbox = createOutbox({

@@ -20,6 +20,8 @@ export const clientSettingsSchema = z.object({
   /** ...but no longer than this after the first one. */
   quietMaxSeconds: z.number().min(0).max(3600).default(10),
   fallbackText: z.string().min(1).max(2000).optional(),
+  /** Which engine answers: the built-in knowledge base ("kb") or a configured engine's name. */
+  engine: z.string().min(1).max(64).default('kb'),
 });
 
 export type ClientSettings = z.infer<typeof clientSettingsSchema>;

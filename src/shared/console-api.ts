@@ -85,6 +85,9 @@ export interface TranscriptEntry {
   handoff?: boolean;
   confidence?: number | null;
   cause?: string | null;
+  /** Knowledge-base entries the answer used, with their scores. */
+  sources?: Array<{ id: number; score: number }>;
+  engine?: string;
   delivery?: { id: number; state: string; attempts: number; lastError: string | null } | null;
   messageInfo?: Record<string, unknown>;
 }

@@ -52,6 +52,7 @@ export interface HarnessOptions {
   dataDir?: string;
   resolve?: Resolver;
   random?: () => number;
+  log?: (line: string) => void;
 }
 
 async function parse(r: Response): Promise<Res> {
@@ -71,7 +72,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const clock = manualClock(options.clockStart ?? T0);
   const config = serverConfigSchema.parse({ port: 0, ...options.config });
   const start = (): Promise<RunningService> =>
-    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: () => {} });
+    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: options.log ?? (() => {}) });
   let service = await start();
   const admin = createStore(openDatabase(databasePath(dataDir)));
   const box = keyFileBox(secretKeyPath(dataDir));

@@ -60,3 +60,15 @@ export function secretFrom(output: string): string {
   if (!m) throw new Error(`no secret in: ${output}`);
   return m[1]!;
 }
+
+/** The CLI without blocking this process: for commands that talk to a server running in it. */
+export function cliAsync(dataDir: string, ...args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['src/main/cli/index.ts', ...args, '--data-dir', dataDir], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}

@@ -79,10 +79,10 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     });
   }
 
-  async function answer(settings: ClientSettings, conversationId: string, uptoId: number, isGroup: boolean): Promise<EngineAnswer> {
+  async function answer(clientId: string, settings: ClientSettings, conversationId: string, uptoId: number, isGroup: boolean): Promise<EngineAnswer> {
     const context = deps.store.messages.context(conversationId, uptoId, deps.contextLines).map((e) => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at }));
     try {
-      return await askEngine(deps.engine, { purpose: 'auto_reply', channel: 'im', isGroup, context, fallbackText: settings.fallbackText ?? '' }, deps.engineTimeoutMs, deps.clock);
+      return await askEngine(deps.engine, { purpose: 'auto_reply', clientId, channel: 'im', isGroup, context, fallbackText: settings.fallbackText ?? '' }, deps.engineTimeoutMs, deps.clock);
     } catch (error) {
       // An engine failure is a handoff, never a silent drop: a human sees needs_human.
       return { content: settings.fallbackText ?? '', handoff: true, confidence: null, sources: [], cause: (error as Error).message };
@@ -108,7 +108,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     const fresh = pending.filter((p) => !stale.includes(p));
     if (fresh.length === 0) return done();
 
-    const result = await answer(client.settings, conversationId, fresh.at(-1)!.id, conv.groupId !== null);
+    const result = await answer(client.id, client.settings, conversationId, fresh.at(-1)!.id, conv.groupId !== null);
     if (w.generation !== generation || stopped) return; // a newer message arrived: its timer answers all
 
     const at = deps.clock.now();
@@ -122,7 +122,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
       messageIds: fresh.map((p) => p.id),
       replyTo: fresh.map((p) => p.msgId),
       replyMsgId,
-      engine: deps.engine.name,
+      engine: result.engine ?? deps.engine.name,
       answer: result,
       delivery:
         content && sendUrl

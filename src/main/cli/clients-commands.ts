@@ -26,6 +26,13 @@ function run<T>(fn: () => T): T {
   }
 }
 
+/** A client may only choose an engine that exists. */
+function checkEngine(store: Store, engine: string): void {
+  if (engine === 'kb' || store.engines.get(engine)) return;
+  const names = ['kb', ...store.engines.list().map((e) => e.name)].join(', ');
+  throw new UsageError(`--engine must be one of ${names}, got "${engine}"`);
+}
+
 function secretNotice(secret: string): string {
   return `secret: ${secret}\nThis secret is shown once. Store it in the integration now; Switchboard keeps it encrypted and cannot show it again.`;
 }
@@ -37,6 +44,7 @@ export function clientsCommand(store: Store, box: SecretBox, now: number, args: 
     case 'add': {
       const id = requireId(idArg);
       const settings = applySettingFlags(DEFAULT_CLIENT_SETTINGS, flags);
+      checkEngine(store, settings.engine);
       const secret = run(() => admin.add(id, settings, now, flags.secret));
       return `client ${id} added\n${secretNotice(secret)}`;
     }
@@ -68,6 +76,7 @@ export function clientsCommand(store: Store, box: SecretBox, now: number, args: 
       const client = store.clients.get(id);
       if (!client) throw new UsageError(`no client "${id}"`);
       const settings = applySettingFlags(client.settings, flags);
+      checkEngine(store, settings.engine);
       admin.setSettings(id, settings, now);
       return `client ${id} updated\n${describeSettings(settings)}`;
     }

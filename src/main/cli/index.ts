@@ -10,6 +10,7 @@ import { parsePairs, ImportError } from './kb-import.ts';
 import { UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
+import { enginesCommand } from './engines-commands.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   clients add ID [--secret S] [SETTINGS]
@@ -18,6 +19,9 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   clients rotate ID [--retire-previous]
   clients disable ID | clients enable ID
     SETTINGS: ${Object.entries(SETTING_FLAGS).map(([f, s]) => `--${f} (${s.expects})`).join('\n              ')}
+  engines add NAME --model M [--base-url URL] [--api-key K] [--system-prompt S] [--temperature T]
+                   [--max-tokens N] [--timeout-ms N] [--context-tokens N] [--grounding N] [--retries N]
+  engines list | engines test NAME [--question Q] | engines remove NAME
   deliveries list [--state pending|sent|dead|cancelled] [--limit N]
   deliveries show ID
   deliveries retry ID     (a dead delivery, with a fresh retry schedule)
@@ -59,7 +63,7 @@ function kbCommand(store: Store, now: number, args: string[], flags: { question?
   }
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -73,6 +77,17 @@ function main(argv: string[]): number {
         'retire-previous': { type: 'boolean' },
         state: { type: 'string' },
         limit: { type: 'string' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        'api-key': { type: 'string' },
+        'system-prompt': { type: 'string' },
+        temperature: { type: 'string' },
+        'max-tokens': { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'context-tokens': { type: 'string' },
+        'handoff-marker': { type: 'string' },
+        grounding: { type: 'string' },
+        retries: { type: 'string' },
         question: { type: 'string' },
         answer: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -91,7 +106,7 @@ function main(argv: string[]): number {
   const dataDir = values['data-dir'] ?? defaultDataDir();
   let store: Store | undefined;
   try {
-    if (group !== 'clients' && group !== 'kb' && group !== 'deliveries') throw new UsageError(`unknown command "${group}"; use clients, deliveries or kb`);
+    if (!['clients', 'kb', 'deliveries', 'engines'].includes(group)) throw new UsageError(`unknown command "${group}"; use clients, deliveries, engines or kb`);
     store = createStore(openDatabase(databasePath(dataDir)));
     const now = Date.now();
     const out =
@@ -99,7 +114,9 @@ function main(argv: string[]): number {
         ? clientsCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values)
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
-          : kbCommand(store, now, rest, values);
+          : group === 'engines'
+            ? await enginesCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values)
+            : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;
   } catch (error) {
@@ -118,4 +135,4 @@ function main(argv: string[]): number {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

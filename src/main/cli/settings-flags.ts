@@ -61,6 +61,7 @@ export const SETTING_FLAGS: Record<string, FlagSpec> = {
   'stale-minutes': { key: 'staleMinutes', expects: 'minutes from 0 (off) to 10080', parse: number(0, 10080) },
   'quiet-seconds': { key: 'quietSeconds', expects: 'seconds from 0 to 600', parse: number(0, 600) },
   'quiet-max-seconds': { key: 'quietMaxSeconds', expects: 'seconds from 0 to 3600', parse: number(0, 3600) },
+  engine: { key: 'engine', expects: '"kb" (the built-in knowledge base) or the name of an engine from "engines list"', parse: (v) => v },
   'fallback-text': { key: 'fallbackText', expects: 'text to send when the engine hands off (empty to send nothing)', parse: (v) => (v === '' ? undefined : v) },
 };
 
@@ -93,6 +94,7 @@ export function describeSettings(s: ClientSettings): string {
     ['quiet-seconds', String(s.quietSeconds)],
     ['quiet-max-seconds', String(s.quietMaxSeconds)],
     ['fallback-text', s.fallbackText ?? '(none: a handoff sends nothing)'],
+    ['engine', s.engine],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');

@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { ClientView, ConsoleHandlers, KbEntryView } from '../../shared/console-api.ts';
 import { clientSettingsSchema, DEFAULT_CLIENT_SETTINGS, type ClientSettings } from '../../shared/client-settings.ts';
 import { checkSendUrl } from '../../shared/protocol/send-url.ts';
+import { BUILTIN_ENGINE } from '../../shared/engine-config.ts';
 import { askEngine } from '../engines/ask.ts';
 import { parsePairs, ImportError } from '../cli/kb-import.ts';
 import { ConsoleError } from './handlers.ts';
@@ -33,9 +34,12 @@ type AdminMethods =
   | 'importKb'
   | 'tryKb';
 
-function settingsFrom(base: ClientSettings, patch: Record<string, unknown>): ClientSettings {
+function settingsFrom(store: Store, base: ClientSettings, patch: Record<string, unknown>): ClientSettings {
   const parsed = clientSettingsSchema.safeParse({ ...base, ...patch });
   if (!parsed.success) throw new ConsoleError('invalid_input', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (parsed.data.engine !== BUILTIN_ENGINE && !store.engines.get(parsed.data.engine)) {
+    throw new ConsoleError('invalid_input', `engine: no engine "${parsed.data.engine}"; use "${BUILTIN_ENGINE}" or a configured one`);
+  }
   if (parsed.data.sendUrl !== undefined) {
     const url = checkSendUrl(parsed.data.sendUrl, undefined);
     if (!url.ok) throw new ConsoleError('invalid_input', `sendUrl: ${url.message}`);
@@ -72,7 +76,7 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
       return store.clients.list().map((c) => view(c.id));
     },
     async addClient(input) {
-      const settings = settingsFrom(DEFAULT_CLIENT_SETTINGS, input.settings);
+      const settings = settingsFrom(store, DEFAULT_CLIENT_SETTINGS, input.settings);
       return { id: input.id, secret: admin(() => deps.admin.add(input.id, settings, clock.now())) };
     },
     async rotateClient(input) {
@@ -83,7 +87,7 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
       return view(input.id);
     },
     async updateClientSettings(input) {
-      const settings = settingsFrom(view(input.id).settings as ClientSettings, input.settings);
+      const settings = settingsFrom(store, view(input.id).settings as ClientSettings, input.settings);
       admin(() => deps.admin.setSettings(input.id, settings, clock.now()));
       return view(input.id);
     },

@@ -83,7 +83,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
     const context = target ? history : [...history, question].slice(-options.contextLines);
     const fallbackText = a.client.settings.fallbackText ?? options.defaultFallbackText;
     const purpose = kind === 'website' ? 'website' : 'suggestion';
-    const answer = await askEngine(engine, { purpose, channel, isGroup: peer.groupId !== null, context, fallbackText }, options.engineTimeoutMs, clock);
+    const answer = await askEngine(engine, { purpose, clientId: a.client.id, channel, isGroup: peer.groupId !== null, context, fallbackText }, options.engineTimeoutMs, clock);
     return write(
       {
         kind: 'answered',
@@ -94,7 +94,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
           targetMessageId: target?.id ?? null,
           existingConversationId: existing?.id ?? null,
           contextMessages: context.length,
-          engine: engine.name,
+          engine: answer.engine ?? engine.name,
           answer,
         },
       },

@@ -12,6 +12,8 @@ export type EnginePurpose = 'auto_reply' | 'suggestion' | 'website';
 
 export interface EngineRequest {
   purpose: EnginePurpose;
+  /** Whose conversation it is: the router answers with that client's chosen engine. */
+  clientId?: string;
   channel: Channel;
   isGroup: boolean;
   /** Oldest first; the last customer lines are what the answer must address. */
@@ -34,6 +36,8 @@ export interface EngineAnswer {
   sources: EngineSource[];
   /** Why the engine handed off, for the trace. */
   cause?: string;
+  /** Which engine answered, when a router chose it. */
+  engine?: string;
 }
 
 export interface Engine {

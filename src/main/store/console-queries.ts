@@ -29,7 +29,7 @@ export function consoleQueries(db: Db) {
   );
   const earlier = db.prepare('SELECT 1 AS found FROM messages WHERE conversation_id = ? AND id < ? LIMIT 1');
   const replies = db.prepare(
-    `SELECT r.id, r.kind, r.msg_id, r.after_message_id, r.content, r.handoff, r.confidence, r.cause, r.created_at,
+    `SELECT r.id, r.kind, r.msg_id, r.after_message_id, r.content, r.handoff, r.confidence, r.cause, r.created_at, r.sources, r.engine,
             d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error
      FROM replies r LEFT JOIN deliveries d ON d.reply_id = r.id
      WHERE r.conversation_id = ? AND r.after_message_id >= ? AND r.after_message_id < ? ORDER BY r.id`,
@@ -99,6 +99,8 @@ export function consoleQueries(db: Db) {
         confidence: number | null;
         cause: string | null;
         created_at: number;
+        sources: string;
+        engine: string;
         delivery_id: number | null;
         delivery_state: string | null;
         delivery_attempts: number | null;
@@ -115,6 +117,8 @@ export function consoleQueries(db: Db) {
           handoff: r.handoff === 1,
           confidence: r.confidence,
           cause: r.cause,
+          sources: JSON.parse(r.sources) as Array<{ id: number; score: number }>,
+          engine: r.engine,
           delivery: r.delivery_id === null ? null : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error },
           order: r.after_message_id * 2 + 1,
         });

@@ -10,6 +10,7 @@ import { deliveryQueries } from './deliveries.ts';
 import { traceQueries } from './trace.ts';
 import { consoleQueries } from './console-queries.ts';
 import { statsQueries } from './stats.ts';
+import { engineQueries } from './engines.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -28,6 +29,7 @@ export function createStore(db: Db) {
     trace: traceQueries(db, (id) => deliveries.attempts(id)),
     console: consoleQueries(db),
     stats: statsQueries(db),
+    engines: engineQueries(db),
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');

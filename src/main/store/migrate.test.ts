@@ -68,3 +68,11 @@ test('migration 3 adds deliveries and attempts, and the reply trace columns', ()
     /CHECK/,
   );
 });
+
+test('migration 4 adds named engines with a sealed key column', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 3);
+  assert.equal(migrate(db, MIGRATIONS, 4), 4);
+  db.prepare("INSERT INTO engines (name, kind, config, api_key_sealed, created_at, updated_at) VALUES ('local', 'openai', '{}', NULL, 0, 0)").run();
+  assert.throws(() => db.prepare("INSERT INTO engines (name, kind, config, created_at, updated_at) VALUES ('x', 'magic', '{}', 0, 0)").run(), /CHECK/);
+});

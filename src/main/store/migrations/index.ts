@@ -2,6 +2,7 @@ import type { Migration } from '../migrate.ts';
 import { migration001 } from './001-initial.ts';
 import { migration002 } from './002-knowledge-base.ts';
 import { migration003 } from './003-deliveries.ts';
+import { migration004 } from './004-engines.ts';
 
 /** In order; a released migration is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004];

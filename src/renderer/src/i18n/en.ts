@@ -88,6 +88,7 @@ export const en = {
     retry: 'Retry delivery',
     handoff: 'No confident answer: needs a human',
     earlier: 'Load earlier messages',
+    sources: '{{engine}} · knowledge base: {{list}}',
     suggestion: 'Suggestion',
     assist: 'Suggest a reply',
     compose: 'Ask for a suggestion on this conversation (a)…',

@@ -90,6 +90,7 @@ export const zhCN: Messages = {
     retry: '重新投递',
     handoff: '没有把握的答案：需要人工',
     earlier: '加载更早的消息',
+    sources: '{{engine}} · 知识库：{{list}}',
     suggestion: '建议回复',
     assist: '生成建议回复',
     compose: '就这个会话请求建议回复 (a)…',

@@ -52,6 +52,11 @@ function Entry({ e }: { e: TranscriptEntry }) {
           {e.decision.note && <small> ({e.decision.note})</small>}
         </div>
       )}
+      {e.sources && e.sources.length > 0 && (
+        <div className="why" data-testid="sources">
+          {t('transcript.sources', { engine: e.engine ?? '', list: e.sources.map((s) => `#${s.id} (${s.score})`).join(', ') })}
+        </div>
+      )}
       {e.handoff && <div className="why no">{t('transcript.handoff')}{e.cause ? ` (${e.cause})` : ''}</div>}
       {e.delivery && (
         <div className={`delivery ${e.delivery.state}`}>
