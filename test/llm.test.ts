@@ -81,6 +81,16 @@ describe('LLM engines end to end', () => {
     assert.ok(!list.stdout.includes(KEY));
   });
 
+  it('the console lists engines (key only as set) and lets a client choose one', async () => {
+    const engines = await h.service.console.handlers.listEngines({});
+    assert.deepEqual(engines.map((e) => [e.name, e.hasKey]), [['kb', false], ['local', true]]);
+    assert.ok(!JSON.stringify(engines).includes(KEY));
+    const chosen = await h.service.console.handlers.updateClientSettings({ id: 'plain', settings: { engine: 'local' } });
+    assert.equal(chosen.settings['engine'], 'local');
+    await assert.rejects(h.service.console.handlers.updateClientSettings({ id: 'plain', settings: { engine: 'nope' } }), /no engine "nope"/);
+    await h.service.console.handlers.updateClientSettings({ id: 'plain', settings: { engine: 'kb' } });
+  });
+
   it('engines test reports latency and the answer; clients set refuses an unknown engine', async () => {
     fake.respond = () => ({ body: { choices: [{ message: { content: 'I can help with orders and shipping.' } }] } });
     const r = await cliAsync(h.dataDir, 'engines', 'test', 'local');

@@ -49,6 +49,7 @@ export const consoleInputs = {
   importKb: z.object({ fileName: z.string().min(1).max(256), text: z.string().max(10 * 1024 * 1024) }),
   tryKb: z.object({ question: z.string().trim().min(1).max(2000) }),
   stats: z.object({ minutes: z.number().int().min(5).max(24 * 60).default(60) }),
+  listEngines: z.object({}),
 } as const;
 
 export type ConsoleMethod = keyof typeof consoleInputs;
@@ -154,6 +155,8 @@ export interface ConsoleOutputs {
   removeKb: { removed: boolean };
   importKb: { imported: number };
   stats: DashboardStats;
+  /** Configured engines; an API key is only ever reported as set or not. */
+  listEngines: Array<{ name: string; model: string | null; baseUrl: string | null; hasKey: boolean }>;
   tryKb: { content: string; handoff: boolean; confidence: number | null; sources: Array<{ id: number; score: number; question: string }>; cause: string | null };
 }
 

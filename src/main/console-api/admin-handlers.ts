@@ -23,6 +23,7 @@ export interface AdminDeps {
 }
 
 type AdminMethods =
+  | 'listEngines'
   | 'listClients'
   | 'addClient'
   | 'rotateClient'
@@ -72,6 +73,12 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
   };
 
   return {
+    async listEngines() {
+      return [
+        { name: BUILTIN_ENGINE, model: null, baseUrl: null, hasKey: false },
+        ...store.engines.list().map((e) => ({ name: e.name, model: e.config.model, baseUrl: e.config.baseUrl, hasKey: e.apiKeySealed !== null })),
+      ];
+    },
     async listClients() {
       return store.clients.list().map((c) => view(c.id));
     },

@@ -29,6 +29,7 @@ export const en = {
     saved: 'Saved',
     secrets: 'active secrets: {{hints}}',
     secretOnce: 'The secret of {{id}}, shown this once. Store it in the integration now: it cannot be shown again.',
+    builtinEngine: 'kb (built-in knowledge base)',
     stored: 'I have stored it',
     field: {
       sendUrl: 'Default send_url',
@@ -38,6 +39,7 @@ export const en = {
       staleMinutes: 'Stale after (min)',
       quietSeconds: 'Quiet period (s)',
       quietMaxSeconds: 'Longest wait (s)',
+      engine: 'Engine',
       fallbackText: 'Fallback text',
     },
   },

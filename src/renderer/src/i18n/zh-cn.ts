@@ -31,6 +31,7 @@ export const zhCN: Messages = {
     saved: '已保存',
     secrets: '有效密钥：{{hints}}',
     secretOnce: '{{id}} 的密钥只显示这一次。请立即保存到对接系统中，之后无法再次查看。',
+    builtinEngine: 'kb（内置知识库）',
     stored: '我已保存',
     field: {
       sendUrl: '默认 send_url',
@@ -40,6 +41,7 @@ export const zhCN: Messages = {
       staleMinutes: '过期时间（分钟）',
       quietSeconds: '静默期（秒）',
       quietMaxSeconds: '最长等待（秒）',
+      engine: '引擎',
       fallbackText: '兜底回复',
     },
   },

@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { api } from '../api/bridge.ts';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import type { ClientView } from '../../../shared/console-api.ts';
@@ -12,10 +13,15 @@ const FIELDS = [
   ['quietSeconds', 'number'],
   ['quietMaxSeconds', 'number'],
   ['fallbackText', 'text'],
+  ['engine', 'engine'],
 ] as const;
 
 function SettingsForm({ client }: { client: ClientView }) {
   const { t } = useTranslation();
+  const [engines, setEngines] = useState<Array<{ name: string; model: string | null }>>([{ name: 'kb', model: null }]);
+  useEffect(() => {
+    void api.listEngines({}).then((r) => r.ok && setEngines(r.value));
+  }, []);
   const update = useConsole((s) => s.updateClientSettings);
   const [draft, setDraft] = useState<Record<string, string>>(() =>
     Object.fromEntries(FIELDS.map(([k]) => [k, client.settings[k] === undefined ? '' : String(client.settings[k])])),
@@ -34,7 +40,15 @@ function SettingsForm({ client }: { client: ClientView }) {
       {FIELDS.map(([k, type]) => (
         <label key={k}>
           <span>{t(`clients.field.${k}`)}</span>
-          {type === 'select' ? (
+          {type === 'engine' ? (
+            <select value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} aria-label={t(`clients.field.${k}`)}>
+              {engines.map((e) => (
+                <option key={e.name} value={e.name}>
+                  {e.name === 'kb' ? t('clients.builtinEngine') : `${e.name} (${e.model ?? ''})`}
+                </option>
+              ))}
+            </select>
+          ) : type === 'select' ? (
             <select value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })}>
               {['mention', 'all', 'never'].map((p) => (
                 <option key={p} value={p}>
