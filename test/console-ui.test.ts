@@ -44,6 +44,8 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 760 }, locale: 'en-US' });
+    // Fail fast: a missing element is a failure to report, not a reason to hang the suite.
+    page.setDefaultTimeout(10_000);
     await page.goto(server.console);
     await page.waitForSelector('text=No conversations yet');
     await shoot('empty');
@@ -140,6 +142,7 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
 
   it('filters the conversation list by client', async () => {
     await page.click('nav >> text=Conversations');
+    await page.waitForSelector('select[aria-label="Client"] option[value="shop-2"]', { state: 'attached' });
     await page.selectOption('select[aria-label="Client"]', 'shop-2');
     await page.waitForSelector('[data-conversation]:has-text("v1")');
     assert.equal(await page.$('[data-conversation]:has-text("alice")'), null);

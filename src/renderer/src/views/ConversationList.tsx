@@ -45,7 +45,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
               {t(`list.state.${f}`)}
             </button>
           ))}
-          {clients.length > 1 && (
+          {clients.length > 0 && (
             <select aria-label={t('list.client')} value={filter.clientId ?? ''} onChange={(e) => setFilter({ clientId: e.target.value || undefined })}>
               <option value="">{t('list.allClients')}</option>
               {clients.map((c) => (
