@@ -72,7 +72,8 @@ export interface ConversationSummary {
   lastText: string | null;
 }
 
-export interface TranscriptEntry {
+/** One line of a conversation: what engines read as context and the console shows. */
+export interface TranscriptLine {
   kind: 'message' | 'reply' | 'suggestion';
   id: number;
   msgId: string;
@@ -80,6 +81,9 @@ export interface TranscriptEntry {
   speaker: string | null;
   content: string;
   at: number;
+}
+
+export interface TranscriptEntry extends TranscriptLine {
   /** Customer messages: why the service did or did not answer. */
   decision?: { scheduled: boolean; reason: ReplyReason; outcome: string | null; note: string | null } | null;
   /** Replies: engine outcome and delivery state. */

@@ -2,6 +2,7 @@ import type { Db } from './db.ts';
 import type { ConversationSummary, TranscriptEntry } from '../../shared/console-api.ts';
 import type { AutoReplyState, Channel, MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import { toConversationRow, type RawConversation } from './conversations.ts';
+import { interleave } from './messages.ts';
 
 type RawConv = RawConversation & { last_text: string | null };
 
@@ -77,7 +78,7 @@ export function consoleQueries(db: Db) {
         message_info: string;
       }>).reverse();
       const firstId = rows[0]?.id ?? 0;
-      const entries: Array<TranscriptEntry & { order: number }> = rows.map((m) => ({
+      const messageEntries: TranscriptEntry[] = rows.map((m) => ({
         kind: 'message',
         id: m.id,
         msgId: m.msg_id,
@@ -87,8 +88,8 @@ export function consoleQueries(db: Db) {
         at: m.received_at,
         decision: m.reply_reason ? { scheduled: m.reply_scheduled === 1, reason: m.reply_reason, outcome: m.reply_outcome, note: m.reply_note } : null,
         messageInfo: JSON.parse(m.message_info) as Record<string, unknown>,
-        order: m.id * 2,
       }));
+      const replyEntries: Array<TranscriptEntry & { afterMessageId: number }> = [];
       for (const r of replies.all(conversationId, firstId, beforeId) as Array<{
         id: number;
         kind: string;
@@ -106,7 +107,7 @@ export function consoleQueries(db: Db) {
         delivery_attempts: number | null;
         delivery_error: string | null;
       }>) {
-        entries.push({
+        replyEntries.push({
           kind: r.kind === 'suggestion' ? 'suggestion' : 'reply',
           id: r.id,
           msgId: r.msg_id,
@@ -120,10 +121,14 @@ export function consoleQueries(db: Db) {
           sources: JSON.parse(r.sources) as Array<{ id: number; score: number }>,
           engine: r.engine,
           delivery: r.delivery_id === null ? null : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error },
-          order: r.after_message_id * 2 + 1,
+          afterMessageId: r.after_message_id,
         });
       }
-      return entries.sort((a, b) => a.order - b.order || a.id - b.id).map(({ order: _o, ...e }) => e);
+      return interleave(messageEntries, replyEntries).map((e) => {
+        if (!('afterMessageId' in e)) return e;
+        const { afterMessageId: _after, ...entry } = e;
+        return entry;
+      });
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { EventType } from '../../shared/protocol/message-schema.ts';
+import type { TranscriptLine } from '../../shared/console-api.ts';
 
 export interface NewMessage {
   conversationId: string;
@@ -53,15 +54,22 @@ export interface NewReply {
   createdAt: number;
 }
 
-/** One line of a conversation as the engines see it. */
-export interface ContextEntry {
-  kind: 'message' | 'reply';
-  id: number;
-  msgId: string;
-  role: MessageRole;
-  speaker: string | null;
-  content: string;
-  at: number;
+/** One line of a conversation as the engines see it: what was said, no suggestions. */
+export type ContextEntry = TranscriptLine & { kind: 'message' | 'reply' };
+
+/**
+ * Messages and replies in transcript order: each reply right after the message it follows
+ * (replies carry `afterMessageId`), ties by id. Shared by engine context and console transcript.
+ */
+export function interleave<M extends { id: number }, R extends { id: number }>(
+  messages: readonly M[],
+  replies: ReadonlyArray<R & { afterMessageId: number }>,
+): Array<M | R> {
+  const keyed = [
+    ...messages.map((m) => ({ order: m.id * 2, id: m.id, item: m as M | R })),
+    ...replies.map((r) => ({ order: r.afterMessageId * 2 + 1, id: r.id, item: r as M | R })),
+  ];
+  return keyed.sort((a, b) => a.order - b.order || a.id - b.id).map((k) => k.item);
 }
 
 interface RawMessage {
@@ -170,19 +178,10 @@ export function messageQueries(db: Db) {
      */
     context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
       const messages = (recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[]).map(
-        (m): ContextEntry & { order: number } => ({
-          kind: 'message',
-          id: m.id,
-          msgId: m.msg_id,
-          role: m.role,
-          speaker: m.from_user_id,
-          content: m.content ?? '',
-          at: m.received_at,
-          order: m.id * 2,
-        }),
+        (m): ContextEntry => ({ kind: 'message', id: m.id, msgId: m.msg_id, role: m.role, speaker: m.from_user_id, content: m.content ?? '', at: m.received_at }),
       );
       const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map(
-        (r): ContextEntry & { order: number } => ({
+        (r): ContextEntry & { afterMessageId: number } => ({
           kind: 'reply',
           id: r.id,
           msgId: r.msg_id,
@@ -190,13 +189,12 @@ export function messageQueries(db: Db) {
           speaker: null,
           content: r.content,
           at: r.created_at,
-          order: r.after_message_id * 2 + 1,
+          afterMessageId: r.after_message_id,
         }),
       );
-      return [...messages, ...replies]
-        .sort((a, b) => a.order - b.order || a.id - b.id)
+      return interleave(messages, replies)
         .slice(-limit)
-        .map(({ order: _order, ...entry }) => entry);
+        .map(({ kind, id, msgId, role, speaker, content, at }) => ({ kind, id, msgId, role, speaker, content, at }));
     },
     /** The message_info as it arrived, unknown fields included. */
     messageInfo(id: number): Record<string, unknown> | undefined {
