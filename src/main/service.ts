@@ -92,7 +92,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       load: (name) => {
         const row = store.engines.get(name);
         if (!row) return undefined;
-        return { name, config: row.config, apiKey: row.apiKeySealed ? box.open(row.apiKeySealed) : null, updatedAt: row.updatedAt };
+        const sealed = row.apiKeySealed;
+        return { name, config: row.config, apiKey: () => (sealed ? box.open(sealed) : null), updatedAt: row.updatedAt };
       },
     });
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());

@@ -6,7 +6,8 @@ import { BUILTIN_ENGINE, type EngineConfig } from '../../shared/engine-config.ts
 export interface ConfiguredEngine {
   name: string;
   config: EngineConfig;
-  apiKey: string | null;
+  /** Opens the sealed key: called only when the engine is (re)built, not per request. */
+  apiKey: () => string | null;
   updatedAt: number;
 }
 
@@ -33,7 +34,7 @@ export function createEngineRouter(deps: RouterDeps): Engine & { resolve(clientI
     const cached = cache.get(name);
     if (cached && cached.updatedAt === configured.updatedAt) return cached.engine;
     const engine = createOpenAiEngine(
-      { name, ...configured.config, apiKey: configured.apiKey, systemPrompt: configured.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+      { name, ...configured.config, apiKey: configured.apiKey(), systemPrompt: configured.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
       { knowledge: deps.knowledge },
     );
     cache.set(name, { updatedAt: configured.updatedAt, engine });
