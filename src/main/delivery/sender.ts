@@ -1,7 +1,7 @@
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import { isForbiddenAddress } from '../../shared/protocol/send-url.ts';
 import { ATTEMPT_TIMEOUT_MS, type SendResult } from './retry-policy.ts';
 
@@ -15,17 +15,20 @@ export type Resolver = (hostname: string, callback: (error: Error | null, addres
 
 const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
 
+/** Decides whether an address (as the resolver or the socket reports it) may be connected to. */
+export type AddressGuard = (address: string) => boolean;
+
 class ForbiddenAddress extends Error {}
 
 /**
- * The SSRF guard at connect time: the name is resolved here and every address it resolves to is
- * checked, so a harmless-looking name pointing at a metadata service is refused.
+ * The SSRF guard at resolve time: the name is resolved here and every address it resolves to is
+ * checked, so a harmless-looking name pointing at a metadata service is refused before connecting.
  */
-function guardedLookup(resolve: Resolver): LookupFunction {
+function guardedLookup(resolve: Resolver, isForbidden: AddressGuard): LookupFunction {
   return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     resolve(hostname, (error, addresses) => {
       if (error) return callback(error);
-      const bad = addresses.find((a) => isForbiddenAddress(a.address));
+      const bad = addresses.find((a) => isForbidden(a.address));
       if (bad) return callback(new ForbiddenAddress(`${hostname} resolves to ${bad.address}, a link-local or metadata address`));
       if (addresses.length === 0) return callback(new Error(`${hostname} has no address`));
       if (options.all) return callback(null, addresses);
@@ -34,10 +37,29 @@ function guardedLookup(resolve: Resolver): LookupFunction {
   }) as LookupFunction;
 }
 
+/**
+ * The SSRF guard on the address actually connected to. Node skips `lookup` for IP literals, so
+ * this is the only check that sees them at connect time. It runs first among the 'connect'
+ * listeners, before the socket flushes the queued request (or starts a TLS handshake), so a
+ * refused socket is destroyed without a byte of the delivery written. A keep-alive socket taken
+ * from the pool is already connected and is checked at once.
+ */
+function guardSocket(socket: Socket, isForbidden: AddressGuard): void {
+  const check = (): void => {
+    const address = socket.remoteAddress;
+    if (address === undefined) socket.destroy(new ForbiddenAddress('the connected address is unknown'));
+    else if (isForbidden(address)) socket.destroy(new ForbiddenAddress(`connected to ${address}, a link-local or metadata address`));
+  };
+  if (socket.connecting) socket.prependOnceListener('connect', check);
+  else check();
+}
+
 export interface SenderOptions {
   timeoutMs?: number;
   resolve?: Resolver;
   maxSockets?: number;
+  /** The connect-time guard, for resolved and connected addresses; tests inject a stricter one. */
+  isForbidden?: AddressGuard;
 }
 
 export type Sender = (delivery: Delivery) => Promise<SendResult>;
@@ -45,7 +67,8 @@ export type Sender = (delivery: Delivery) => Promise<SendResult>;
 /** POSTs one delivery. Redirects are not followed; the whole attempt is bounded by the time-out. */
 export function createSender(options: SenderOptions = {}): Sender & { close(): void } {
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  const lookup = guardedLookup(options.resolve ?? systemResolver);
+  const isForbidden = options.isForbidden ?? isForbiddenAddress;
+  const lookup = guardedLookup(options.resolve ?? systemResolver, isForbidden);
   const agents = {
     http: new HttpAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 }),
     https: new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 }),
@@ -91,6 +114,7 @@ export function createSender(options: SenderOptions = {}): Sender & { close(): v
           res.on('error', (e) => finish({ kind: 'error', error: e.message, permanent: false }));
         },
       );
+      req.on('socket', (socket: Socket) => guardSocket(socket, isForbidden));
       const timer = setTimeout(() => {
         req.destroy(new Error(`no answer within ${timeoutMs} ms`));
       }, timeoutMs);
