@@ -5,6 +5,9 @@ import { kbQueries } from '../src/main/store/kb.ts';
 import { createOpenAiEngine, DEFAULT_SYSTEM_PROMPT, type OpenAiEngineConfig } from '../src/main/engines/openai-engine.ts';
 import type { ContextLine, EngineRequest } from '../src/main/engines/engine.ts';
 import { startFakeOpenAi } from './helpers/fake-openai.ts';
+import { driveClock } from './helpers/drive-clock.ts';
+import { askEngine, EngineTimeout } from '../src/main/engines/ask.ts';
+import { manualClock } from '../src/shared/clock.ts';
 
 const line = (role: ContextLine['role'], content: string, speaker: string | null = null): ContextLine => ({ role, speaker, content, at: 0 });
 const request = (context: ContextLine[], isGroup = false): EngineRequest => ({ purpose: 'auto_reply', channel: 'im', isGroup, context, fallbackText: 'A colleague will reply.' });
@@ -15,7 +18,7 @@ describe('OpenAI-compatible engine against a local server', () => {
   kb.add('How much does the Pro plan cost?', 'Pro is $12 per user per month.', 0);
   kb.add('How do I reset my password?', 'Settings > Security > Reset password.', 0);
   const waits: number[] = [];
-  const engine = (over: Partial<OpenAiEngineConfig> = {}) =>
+  const engine = (over: Partial<OpenAiEngineConfig> = {}, sleep: ((ms: number) => Promise<void>) | null = async (ms) => void waits.push(ms)) =>
     createOpenAiEngine(
       {
         name: 'local',
@@ -32,7 +35,7 @@ describe('OpenAI-compatible engine against a local server', () => {
         retries: 2,
         ...over,
       },
-      { knowledge: kb, sleep: async (ms) => void waits.push(ms) },
+      { knowledge: kb, ...(sleep ? { sleep } : {}) },
     );
   const signal = new AbortController().signal;
 
@@ -116,5 +119,73 @@ describe('OpenAI-compatible engine against a local server', () => {
       assert.equal(a.handoff, true);
       assert.match(a.cause ?? '', cause);
     }
+  });
+
+  it('a custom system prompt still carries the handoff instruction with the configured marker', async () => {
+    fake.respond = () => ({ body: { choices: [{ message: { content: 'Arr.' } }] } });
+    await engine({ systemPrompt: 'You are a pirate. Answer like one.', handoffMarker: '<<HUMAN>>' }).answer(request([line('customer', 'hello')]), signal);
+    const system = fake.calls.at(-1)!.body.messages[0]!.content;
+    assert.match(system, /^You are a pirate\. Answer like one\./);
+    assert.match(system, /If you cannot answer confidently, reply with exactly <<HUMAN>> and nothing else\./);
+    await engine().answer(request([line('customer', 'hello')]), signal);
+    assert.equal(fake.calls.at(-1)!.body.messages[0]!.content.match(/reply with exactly \[\[HANDOFF\]\]/g)?.length, 1, 'the default prompt says it once');
+  });
+
+  it('a retry whose back-off would not fit the remaining budget is not made', async () => {
+    waits.length = 0;
+    const clock = manualClock(0);
+    fake.respond = () => ({ status: 503 });
+    const before = fake.calls.length;
+    // Back-offs 500, 1000, 2000...: after 1,500 ms of waiting only 500 ms of the 2,000 ms budget are left.
+    const e = engine({ retries: 5 }, async (ms) => {
+      waits.push(ms);
+      clock.advance(ms);
+    });
+    const a = await askEngine(e, request([line('customer', 'hello')]), 2000, clock);
+    assert.equal(fake.calls.length - before, 3);
+    assert.deepEqual(waits, [500, 1000]);
+    assert.equal(a.handoff, true);
+    assert.match(a.cause ?? '', /HTTP 503 after 3 attempts; a retry in 2000 ms would not fit the 2000 ms engine budget/);
+  });
+
+  it('a Retry-After longer than the remaining budget ends the retries at once', async () => {
+    waits.length = 0;
+    fake.respond = () => ({ status: 429, headers: { 'retry-after': '10' } });
+    const before = fake.calls.length;
+    const a = await askEngine(engine(), request([line('customer', 'hello')]), 5000, manualClock(0));
+    assert.equal(fake.calls.length - before, 1);
+    assert.deepEqual(waits, []);
+    assert.match(a.cause ?? '', /HTTP 429; a retry in 10000 ms would not fit/);
+  });
+
+  it('a hung model with the default settings: attempts are cut to the budget, which ends in EngineTimeout at 30 s', async () => {
+    const clock = manualClock(0);
+    const started: number[] = [];
+    fake.respond = () => (started.push(clock.now()), { delayMs: 3_600_000, body: {} });
+    const before = fake.calls.length;
+    // Defaults: 20 s per attempt, 2 retries; the overall budget is 30 s. Waits run on the budget clock.
+    const e = engine({ timeoutMs: 20_000, retries: 2 }, null);
+    const { result, elapsedMs } = await driveClock(clock, askEngine(e, request([line('customer', 'hello')]), 30_000, clock), { stepMs: 100 });
+    assert.equal(result.status, 'rejected');
+    const reason = (result as PromiseRejectedResult).reason as Error;
+    assert.ok(reason instanceof EngineTimeout, String(reason));
+    assert.match(reason.message, /^engine local timed out: no answer within 30000 ms/);
+    assert.ok(elapsedMs >= 30_000 && elapsedMs <= 30_100, `gave up at ${elapsedMs} ms`);
+    assert.equal(fake.calls.length - before, 2, 'a first 20 s attempt, then one cut to the 9.5 s left');
+    assert.ok(started[1]! >= 20_500 && started[1]! < 22_000, `second attempt at ${started[1]} ms, after the 500 ms back-off`);
+  });
+
+  it('per-attempt time-outs that leave room retry inside the budget and end as a handoff', async () => {
+    const clock = manualClock(0);
+    fake.respond = () => ({ delayMs: 3_600_000, body: {} });
+    const before = fake.calls.length;
+    const e = engine({ timeoutMs: 5000, retries: 2 }, null);
+    const { result, elapsedMs } = await driveClock(clock, askEngine(e, request([line('customer', 'hello')]), 30_000, clock), { stepMs: 100 });
+    assert.equal(result.status, 'fulfilled');
+    const a = (result as PromiseFulfilledResult<Awaited<ReturnType<typeof askEngine>>>).value;
+    assert.equal(a.handoff, true);
+    assert.match(a.cause ?? '', /engine local: timed out, no answer within 5000 ms after 3 attempts/);
+    assert.equal(fake.calls.length - before, 3);
+    assert.ok(elapsedMs >= 16_500 && elapsedMs < 17_500, `handed off at ${elapsedMs} ms (3 x 5 s + 0.5 s + 1 s of back-off)`);
   });
 });

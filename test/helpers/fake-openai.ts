@@ -12,6 +12,8 @@ export type ChatResponder = (call: ChatCall, index: number) => { status?: number
 export async function startFakeOpenAi() {
   const calls: ChatCall[] = [];
   const state: { respond: ChatResponder } = { respond: () => ({ body: { choices: [{ message: { role: 'assistant', content: 'Hello from the model.' } }] } }) };
+  // Pending delayed answers: a "hung" model is a long delay, cleared on close so nothing lingers.
+  const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
@@ -19,11 +21,13 @@ export async function startFakeOpenAi() {
       const call: ChatCall = { headers: req.headers, body: JSON.parse(text) as ChatCall['body'] };
       calls.push(call);
       const r = state.respond(call, calls.length - 1);
-      setTimeout(() => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
         if (res.destroyed) return;
         res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
         res.end(r.raw ?? JSON.stringify(r.body ?? {}));
       }, r.delayMs ?? 0);
+      timers.add(timer);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -35,6 +39,7 @@ export async function startFakeOpenAi() {
     },
     close: () =>
       new Promise<void>((r) => {
+        for (const t of timers) clearTimeout(t);
         server.closeAllConnections();
         server.close(() => r());
       }),

@@ -8,6 +8,8 @@ export interface EngineFlags {
   'base-url'?: string;
   model?: string;
   'api-key'?: string;
+  'api-key-env'?: string;
+  'api-key-stdin'?: boolean;
   'system-prompt'?: string;
   temperature?: string;
   'max-tokens'?: string;
@@ -20,6 +22,62 @@ export interface EngineFlags {
 }
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** Where the CLI reads a key from and says warnings; tests pass their own. */
+export interface EnginesIo {
+  env: Record<string, string | undefined>;
+  readStdin: () => Promise<string>;
+  warn: (line: string) => void;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+  return text;
+}
+
+const defaultIo: EnginesIo = {
+  env: process.env,
+  readStdin: () => {
+    if (process.stdin.isTTY) console.error('reading the API key from standard input: paste it, then Enter and Ctrl-D');
+    return readAll(process.stdin);
+  },
+  warn: (line) => console.error(line),
+};
+
+/**
+ * The API key from exactly one of --api-key, --api-key-env NAME, --api-key-stdin; undefined when
+ * none is given (an update keeps the stored key). Errors name the flag and never echo a key.
+ */
+async function apiKeyFrom(flags: EngineFlags, io: EnginesIo): Promise<string | undefined> {
+  const given = (['api-key', 'api-key-env', 'api-key-stdin'] as const).filter((f) => flags[f] !== undefined && flags[f] !== false);
+  if (given.length > 1) throw new UsageError(`give the API key one way only, not ${given.map((f) => `--${f}`).join(' and ')}`);
+  let key: string | undefined;
+  let flag: string;
+  if (flags['api-key-env'] !== undefined) {
+    const name = flags['api-key-env'];
+    flag = `--api-key-env ${name}`;
+    // Never echo the value: someone may have passed the key itself here.
+    if (!ENV_NAME.test(name)) throw new UsageError('--api-key-env takes the NAME of an environment variable (letters, digits, _), not the key itself');
+    key = io.env[name];
+    if (key === undefined || key.trim() === '') throw new UsageError(`--api-key-env ${name}: that environment variable is unset or empty`);
+  } else if (flags['api-key-stdin']) {
+    flag = '--api-key-stdin';
+    key = await io.readStdin();
+    if (key.trim() === '') throw new UsageError('--api-key-stdin: standard input was empty; pipe the key in, e.g. from a password manager');
+  } else if (flags['api-key'] !== undefined) {
+    flag = '--api-key';
+    key = flags['api-key'];
+    if (key.trim() === '') throw new UsageError('--api-key is empty');
+    io.warn('warning: --api-key puts the key on the command line, visible to other local users (ps, shell history); prefer --api-key-env NAME or --api-key-stdin');
+  } else {
+    return undefined;
+  }
+  key = key.trim();
+  if (/[\s\x00-\x1f\x7f]/.test(key)) throw new UsageError(`${flag}: the key has spaces, line breaks or control characters inside; give the key alone`);
+  return key;
+}
 
 function num(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -29,7 +87,7 @@ function num(flag: string, value: string | undefined): number | undefined {
 }
 
 /** `engines add|list|test|remove`: OpenAI-compatible engines; keys are sealed and never printed. */
-export async function enginesCommand(store: Store, box: SecretBox, now: number, args: string[], flags: EngineFlags): Promise<string> {
+export async function enginesCommand(store: Store, box: SecretBox, now: number, args: string[], flags: EngineFlags, io: EnginesIo = defaultIo): Promise<string> {
   const [action, name] = args;
   switch (action) {
     case 'add': {
@@ -53,8 +111,9 @@ export async function enginesCommand(store: Store, box: SecretBox, now: number, 
         ),
       });
       if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.') === 'model' ? '--model' : i.path.join('.')}: ${i.message}`).join('; '));
-      store.engines.save(name, parsed.data, flags['api-key'] ? box.seal(flags['api-key']) : null, now);
-      return `engine ${name} ${existing ? 'updated' : 'added'}: ${parsed.data.model} at ${parsed.data.baseUrl}${flags['api-key'] ? ' (API key stored encrypted)' : ''}\nUse it with: npm run cli -- clients set CLIENT --engine ${name}`;
+      const apiKey = await apiKeyFrom(flags, io);
+      store.engines.save(name, parsed.data, apiKey ? box.seal(apiKey) : null, now);
+      return `engine ${name} ${existing ? 'updated' : 'added'}: ${parsed.data.model} at ${parsed.data.baseUrl}${apiKey ? ' (API key stored encrypted)' : ''}\nUse it with: npm run cli -- clients set CLIENT --engine ${name}`;
     }
     case 'list': {
       const rows = store.engines.list();
@@ -80,7 +139,11 @@ export async function enginesCommand(store: Store, box: SecretBox, now: number, 
         new AbortController().signal,
       );
       const ms = Math.round(performance.now() - started);
-      if (answer.handoff) return `engine ${row.name}: no answer after ${ms} ms: ${answer.cause ?? 'handoff'}`;
+      if (answer.handoff) {
+        // A failed probe is a failure for scripts too: exit 1, one line saying why.
+        const cause = (answer.cause ?? 'no answer').replace(`engine ${row.name}: `, '').replace(/\s+/g, ' ');
+        throw new Error(`engine ${row.name} failed the probe after ${ms} ms: ${cause}`);
+      }
       return `engine ${row.name} answered in ${ms} ms:\n${answer.content}`;
     }
     default:

@@ -19,8 +19,9 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   clients rotate ID [--retire-previous]
   clients disable ID | clients enable ID
     SETTINGS: ${Object.entries(SETTING_FLAGS).map(([f, s]) => `--${f} (${s.expects})`).join('\n              ')}
-  engines add NAME --model M [--base-url URL] [--api-key K] [--system-prompt S] [--temperature T]
-                   [--max-tokens N] [--timeout-ms N] [--context-tokens N] [--grounding N] [--retries N]
+  engines add NAME --model M [--base-url URL] [--api-key-env VAR | --api-key-stdin] [--system-prompt S]
+                   [--temperature T] [--max-tokens N] [--timeout-ms N] [--context-tokens N] [--grounding N]
+                   [--retries N] [--handoff-marker TEXT]   (again with the same NAME: changes those settings)
   engines list | engines test NAME [--question Q] | engines remove NAME
   deliveries list [--state pending|sent|dead|cancelled] [--limit N]
   deliveries show ID
@@ -80,6 +81,8 @@ async function main(argv: string[]): Promise<number> {
         'base-url': { type: 'string' },
         model: { type: 'string' },
         'api-key': { type: 'string' },
+        'api-key-env': { type: 'string' },
+        'api-key-stdin': { type: 'boolean' },
         'system-prompt': { type: 'string' },
         temperature: { type: 'string' },
         'max-tokens': { type: 'string' },

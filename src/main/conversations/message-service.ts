@@ -2,8 +2,8 @@ import type { Store } from '../store/index.ts';
 import type { Writer } from '../store/worker-writer.ts';
 import type { ContextEntry } from '../store/messages.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
-import type { Engine, ContextLine } from '../engines/engine.ts';
-import { askEngine } from '../engines/ask.ts';
+import type { Engine, EngineAnswer, ContextLine } from '../engines/engine.ts';
+import { askEngine, EngineTimeout } from '../engines/ask.ts';
 import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { assertNever } from '../../shared/assert-never.ts';
@@ -83,7 +83,15 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
     const context = target ? history : [...history, question].slice(-options.contextLines);
     const fallbackText = a.client.settings.fallbackText ?? options.defaultFallbackText;
     const purpose = kind === 'website' ? 'website' : 'suggestion';
-    const answer = await askEngine(engine, { purpose, clientId: a.client.id, channel, isGroup: peer.groupId !== null, context, fallbackText }, options.engineTimeoutMs, clock);
+    let answer: EngineAnswer;
+    try {
+      answer = await askEngine(engine, { purpose, clientId: a.client.id, channel, isGroup: peer.groupId !== null, context, fallbackText }, options.engineTimeoutMs, clock);
+    } catch (error) {
+      // A website visitor is answered whatever the engine does: a time-out is a handoff to a human.
+      // assist_dialog keeps its 504 engine_timeout (section 6): the caller maps the exception.
+      if (kind !== 'website' || !(error instanceof EngineTimeout)) throw error;
+      answer = { content: fallbackText, handoff: true, confidence: null, sources: [], cause: error.message, engine: error.engine };
+    }
     return write(
       {
         kind: 'answered',

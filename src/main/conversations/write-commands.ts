@@ -218,6 +218,7 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
     engine: reply.engine,
     confidence: reply.answer.confidence,
     sources: reply.answer.sources,
+    cause: reply.answer.handoff ? (reply.answer.cause ?? 'no confident answer') : null,
     createdAt: r.now,
   });
   if (reply.kind === 'website') {

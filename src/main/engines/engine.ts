@@ -1,4 +1,5 @@
 import type { Channel, MessageRole } from '../../shared/conversation.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** One line of the conversation as an engine sees it: data only, no handles. */
 export interface ContextLine {
@@ -20,6 +21,15 @@ export interface EngineRequest {
   context: ContextLine[];
   /** Said when the engine has no confident answer (client setting, else the server default). */
   fallbackText: string;
+  /** The caller's overall time budget, set by askEngine: no attempt or wait may run past it. */
+  budget?: EngineBudget;
+}
+
+export interface EngineBudget {
+  /** The caller's clock: time-outs and waits run on it, so tests move it by hand. */
+  clock: Clock;
+  /** When the caller gives up, on `clock`. */
+  endsAt: number;
 }
 
 export interface EngineSource {
@@ -43,4 +53,6 @@ export interface EngineAnswer {
 export interface Engine {
   readonly name: string;
   answer(request: EngineRequest, signal: AbortSignal): Promise<EngineAnswer>;
+  /** The engine that would answer this request, when this one only routes (for time-out messages). */
+  nameFor?(request: EngineRequest): string;
 }

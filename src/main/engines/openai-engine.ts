@@ -1,5 +1,7 @@
 import type { Engine, EngineAnswer, EngineRequest, ContextLine } from './engine.ts';
 import { rankKnowledge, type KnowledgeSource } from './kb-engine.ts';
+import { EngineTimeout } from './ask.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** An OpenAI-compatible chat-completions endpoint (Ollama, llama.cpp server, vLLM, hosted APIs). */
 export interface OpenAiEngineConfig {
@@ -10,7 +12,7 @@ export interface OpenAiEngineConfig {
   systemPrompt: string;
   temperature: number;
   maxTokens: number;
-  /** Per HTTP attempt; the caller's overall engine time-out still applies. */
+  /** Per HTTP attempt, cut to what is left of the caller's overall budget. */
   timeoutMs: number;
   /** Budget for the conversation lines sent, newest kept. */
   contextTokens: number;
@@ -23,11 +25,19 @@ export interface OpenAiEngineConfig {
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful, concise customer-support assistant. Answer in the language of the customer. ' +
-  'Use the knowledge-base entries when they apply. If you cannot answer confidently, reply with exactly HANDOFF_MARKER and nothing else.';
+  'Use the knowledge-base entries when they apply.';
+
+/**
+ * Added to every system prompt, custom ones included: a prompt without it would never hand off.
+ * (A custom prompt may still say HANDOFF_MARKER; it is replaced by the marker.)
+ */
+export function handoffInstruction(marker: string): string {
+  return `If you cannot answer confidently, reply with exactly ${marker} and nothing else.`;
+}
 
 export interface OpenAiDeps {
   knowledge: KnowledgeSource;
-  /** Waits between retries; tests make it instant. */
+  /** Waits between retries; tests make it instant. Default: the caller's budget clock. */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -64,54 +74,68 @@ export function contextMessages(context: ContextLine[], isGroup: boolean, budget
 class AttemptError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | null;
-  constructor(message: string, retryable: boolean, retryAfterMs: number | null = null) {
+  readonly timedOut: boolean;
+  constructor(message: string, retryable: boolean, retryAfterMs: number | null = null, timedOut = false) {
     super(message);
     this.retryable = retryable;
     this.retryAfterMs = retryAfterMs;
+    this.timedOut = timedOut;
   }
 }
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * Generated answers grounded in the knowledge base. Whatever goes wrong (time-out, 429 or 5xx
  * past the retries, a malformed answer, the model's own handoff marker), the result is a handoff
- * with its cause, never an exception: a human takes over and the trace says why.
+ * with its cause: a human takes over and the trace says why. The one exception is the caller's
+ * overall budget running out (EngineTimeout), which the caller maps per scenario. Attempts and
+ * back-off waits never run past that budget: the last attempt is cut to it, and a retry whose
+ * wait would reach it is not made.
  */
 export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps): Engine {
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
 
-  async function attempt(messages: ChatMessage[], signal: AbortSignal): Promise<string> {
-    const timeout = AbortSignal.timeout(config.timeoutMs);
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
-        body: JSON.stringify({ model: config.model, messages, temperature: config.temperature, max_tokens: config.maxTokens, stream: false }),
-        signal: AbortSignal.any([signal, timeout]),
-      });
-    } catch (error) {
+  async function attempt(messages: ChatMessage[], signal: AbortSignal, limitMs: number, clock: Clock): Promise<string> {
+    const timeout = new AbortController();
+    const cancel = clock.after(limitMs, () => timeout.abort());
+    const failed = (error: unknown, otherwise: AttemptError): AttemptError => {
       if (signal.aborted) throw error;
-      throw new AttemptError(timeout.aborted ? `no answer within ${config.timeoutMs} ms` : `cannot reach ${config.baseUrl}: ${(error as Error).message}`, true);
-    }
-    if (res.status === 429 || res.status >= 500) {
-      const after = Number(res.headers.get('retry-after'));
-      await res.body?.cancel();
-      throw new AttemptError(`HTTP ${res.status}`, true, Number.isFinite(after) && after > 0 ? Math.min(after * 1000, 10_000) : null);
-    }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new AttemptError(`HTTP ${res.status} (check the model name, URL and key)`, false);
-    }
-    let body: unknown;
+      return timeout.signal.aborted ? new AttemptError(`timed out, no answer within ${limitMs} ms`, true, null, true) : otherwise;
+    };
     try {
-      body = await res.json();
-    } catch {
-      throw new AttemptError('malformed answer: not JSON', false);
+      let res: Response;
+      try {
+        res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+          body: JSON.stringify({ model: config.model, messages, temperature: config.temperature, max_tokens: config.maxTokens, stream: false }),
+          signal: AbortSignal.any([signal, timeout.signal]),
+        });
+      } catch (error) {
+        throw failed(error, new AttemptError(`cannot reach ${config.baseUrl}: ${(error as Error).message}`, true));
+      }
+      if (res.status === 429 || res.status >= 500) {
+        const after = Number(res.headers.get('retry-after'));
+        await res.body?.cancel();
+        throw new AttemptError(`HTTP ${res.status}`, true, Number.isFinite(after) && after > 0 ? Math.min(after * 1000, 10_000) : null);
+      }
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw new AttemptError(`HTTP ${res.status} (check the model name, URL and key)`, false);
+      }
+      let body: unknown;
+      try {
+        body = await res.json();
+      } catch (error) {
+        throw failed(error, new AttemptError('malformed answer: not JSON', false));
+      }
+      const content = (body as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new AttemptError('malformed answer: no choices[0].message.content', false);
+      return content;
+    } finally {
+      cancel();
     }
-    const content = (body as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new AttemptError('malformed answer: no choices[0].message.content', false);
-    return content;
   }
 
   return {
@@ -121,6 +145,7 @@ export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps)
       const grounding = rankKnowledge(deps.knowledge, customerLines, config.groundingEntries);
       const system = [
         config.systemPrompt.replaceAll('HANDOFF_MARKER', config.handoffMarker),
+        handoffInstruction(config.handoffMarker),
         ...(grounding.length
           ? ['Knowledge base:', ...grounding.map((g, i) => `[${i + 1}] Q: ${g.entry.question}\nA: ${g.entry.answer}`)]
           : []),
@@ -129,15 +154,33 @@ export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps)
       const sources = grounding.map((g) => ({ id: g.entry.id, score: Math.round(g.score * 1000) / 1000 }));
       const handoff = (cause: string): EngineAnswer => ({ content: request.fallbackText, handoff: true, confidence: null, sources, cause });
 
+      const budget = request.budget;
+      const clock = budget?.clock ?? systemClock;
+      const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => clock.after(ms, resolve)));
+      const budgetMs = budget ? budget.endsAt - clock.now() : Number.POSITIVE_INFINITY;
+      const left = (): number => (budget ? budget.endsAt - clock.now() : Number.POSITIVE_INFINITY);
+
       for (let i = 0; ; i++) {
+        const remaining = left();
+        // The attempt that would reach the end of the budget is cut there: its time-out is the caller's.
+        const lastChance = remaining <= config.timeoutMs;
         try {
-          const text = (await attempt(messages, signal)).trim();
+          const text = (await attempt(messages, signal, Math.max(0, Math.min(config.timeoutMs, remaining)), clock)).trim();
           if (text === '' || text.includes(config.handoffMarker)) return handoff(text === '' ? 'the model answered with nothing' : 'the model said it cannot answer');
           return { content: text, handoff: false, confidence: null, sources };
         } catch (error) {
           if (!(error instanceof AttemptError)) throw error;
-          if (!error.retryable || i >= config.retries) return handoff(`engine ${config.name}: ${error.message}${i > 0 ? ` after ${i + 1} attempts` : ''}`);
-          await sleep(error.retryAfterMs ?? 500 * 2 ** i);
+          const tried = i > 0 ? ` after ${plural(i + 1, 'attempt')}` : '';
+          if (error.timedOut && lastChance) {
+            throw new EngineTimeout(config.name, `engine ${config.name} timed out: no answer within ${budgetMs} ms (${plural(i + 1, 'attempt')})`);
+          }
+          if (!error.retryable || i >= config.retries) return handoff(`engine ${config.name}: ${error.message}${tried}`);
+          const wait = error.retryAfterMs ?? 500 * 2 ** i;
+          if (wait >= left()) {
+            return handoff(`engine ${config.name}: ${error.message}${tried}; a retry in ${wait} ms would not fit the ${budgetMs} ms engine budget`);
+          }
+          await sleep(wait);
+          signal.throwIfAborted();
         }
       }
     },

@@ -55,6 +55,7 @@ export function createEngineRouter(deps: RouterDeps): Engine & { resolve(clientI
   return {
     name: 'router',
     resolve,
+    nameFor: (request) => (request.clientId ? resolve(request.clientId) : deps.builtin).name,
     async answer(request: EngineRequest, signal: AbortSignal): Promise<EngineAnswer> {
       const engine = request.clientId ? resolve(request.clientId) : deps.builtin;
       const answer = await engine.answer(request, signal);
