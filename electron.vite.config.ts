@@ -1,12 +1,44 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { CONSOLE_CSP_DEV_META, CONSOLE_CSP_META } from './src/shared/csp.ts';
+
+/**
+ * Writes the console's CSP into index.html as the first element of <head>. The desktop window
+ * loads file://, where a response header cannot carry a policy; a <meta> applies to everything
+ * parsed after it, so it must precede every script. The policy text lives in src/shared/csp.ts.
+ */
+export function consoleCspMeta(): Plugin {
+  let dev = false;
+  return {
+    name: 'switchboard:console-csp',
+    configResolved(config) {
+      dev = config.command === 'serve';
+    },
+    transformIndexHtml: {
+      // Last hook, so its head-prepend lands before any tag another plugin prepended.
+      order: 'post',
+      handler(html) {
+        if (/http-equiv\s*=\s*["']?content-security-policy/i.test(html)) {
+          throw new Error('src/renderer/index.html must not carry its own CSP: the build writes the one from src/shared/csp.ts');
+        }
+        return { html, tags: [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: dev ? CONSOLE_CSP_DEV_META : CONSOLE_CSP_META }, injectTo: 'head-prepend' }] };
+      },
+    },
+  };
+}
 
 // Conventional layout: src/main/index.ts, src/preload/index.ts, src/renderer/index.html -> out/.
 export default defineConfig({
   main: {
     // The database writer runs in a worker thread: its entry is built beside the main bundle.
-    build: { rollupOptions: { input: { index: resolve('src/main/index.ts'), 'writer-worker': resolve('src/main/writer-worker.ts') } } },
+    // Dependencies are bundled so out/ is the whole app: the packaging step (resources/package-app.ts)
+    // puts out/ into app.asar without a node_modules folder.
+    build: {
+      externalizeDeps: false,
+      rollupOptions: { input: { index: resolve('src/main/index.ts'), 'writer-worker': resolve('src/main/writer-worker.ts') } },
+    },
   },
   preload: {
     // A sandboxed preload cannot require() modules: bundle everything into one CommonJS file.
@@ -15,6 +47,6 @@ export default defineConfig({
   renderer: {
     root: resolve('src/renderer'),
     build: { rollupOptions: { input: { index: resolve('src/renderer/index.html') } } },
-    plugins: [react()],
+    plugins: [react(), consoleCspMeta()],
   },
 });

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { startService, type RunningService } from './service.ts';
 import { loadServerConfig } from './config/server-config.ts';
 import { combinedBox, keychainBox, keyFileBox } from './auth/secret-box.ts';
-import { consoleWindowOptions, RENDERER_CSP } from './window/window-options.ts';
+import { consoleWindowOptions } from './window/window-options.ts';
 import { secretKeyPath } from './service.ts';
 import { createIpcHandler, IPC_CALL, IPC_EVENT } from './console-api/ipc.ts';
 
@@ -34,9 +34,8 @@ if (!app.requestSingleInstanceLock()) {
 
   void app.whenReady().then(async () => {
     session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-    session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [RENDERER_CSP] } });
-    });
+    // The window's CSP is the <meta> the build writes into index.html (src/shared/csp.ts): the
+    // page comes from file://, where a response-header policy never applies.
     const dataDir = process.env['SWITCHBOARD_DATA_DIR'] ?? app.getPath('userData');
     const keyFile = keyFileBox(secretKeyPath(dataDir));
     const secretBox = safeStorage.isEncryptionAvailable() ? combinedBox([keychainBox(safeStorage), keyFile]) : keyFile;

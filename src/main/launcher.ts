@@ -1,19 +1,24 @@
 import { createRequire } from 'node:module';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /**
  * `npm start`: the desktop window where Electron can run, otherwise the same service headless
  * with the console in a browser, after one line that says why.
  */
 function electronBinary(): { path: string } | { reason: string } {
-  let binary: unknown;
+  // Not require('electron'): in Electron 45 that starts a download when the binary is missing.
+  let pathFile: string;
   try {
-    binary = createRequire(import.meta.url)('electron');
+    pathFile = join(dirname(createRequire(import.meta.url).resolve('electron/package.json')), 'path.txt');
   } catch {
-    return { reason: 'the Electron binary is not installed (it could not be downloaded at npm install)' };
+    return { reason: 'the electron package is not installed' };
   }
-  if (typeof binary !== 'string' || !existsSync(binary)) return { reason: 'the Electron binary is missing' };
+  const dist = process.env['ELECTRON_OVERRIDE_DIST_PATH'] ?? join(dirname(pathFile), 'dist');
+  if (!existsSync(pathFile)) return { reason: 'the Electron binary is not installed (it could not be downloaded at npm install)' };
+  const binary = join(dist, readFileSync(pathFile, 'utf8').trim());
+  if (!existsSync(binary)) return { reason: 'the Electron binary is missing' };
   if (process.platform === 'linux' && !process.env['DISPLAY'] && !process.env['WAYLAND_DISPLAY']) {
     return { reason: 'no display (DISPLAY and WAYLAND_DISPLAY are unset)' };
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isHttpsOrigin } from './media-policy.ts';
 
 export const GROUP_POLICIES = ['mention', 'all', 'never'] as const;
 export type GroupPolicy = (typeof GROUP_POLICIES)[number];
@@ -22,6 +23,14 @@ export const clientSettingsSchema = z.object({
   fallbackText: z.string().min(1).max(2000).optional(),
   /** Which engine answers: the built-in knowledge base ("kb") or a configured engine's name. */
   engine: z.string().min(1).max(64).default('kb'),
+  /**
+   * https origins whose attachments the console loads without a click (src/shared/media-policy.ts).
+   * Plain http is never loaded, so it cannot be listed.
+   */
+  mediaOrigins: z
+    .array(z.string().refine(isHttpsOrigin, { message: 'must be an https origin like https://cdn.example.com (no path, no trailing slash)' }))
+    .max(50)
+    .default([]),
 });
 
 export type ClientSettings = z.infer<typeof clientSettingsSchema>;

@@ -142,7 +142,8 @@ export interface DashboardStats {
 export interface ConsoleOutputs {
   status: { endpoint: string; version: string };
   listConversations: ConversationSummary[];
-  getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean };
+  /** mediaOrigins: the conversation's client's setting, so the console knows which attachments load without a click. */
+  getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean; mediaOrigins: string[] };
   getConversations: ConversationSummary[];
   stopAutoReply: { previous: AutoReplyState; cancelledReplies: number };
   resumeAutoReply: { previous: AutoReplyState };

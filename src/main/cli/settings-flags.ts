@@ -1,5 +1,6 @@
 import { checkSendUrl } from '../../shared/protocol/send-url.ts';
 import { clientSettingsSchema, GROUP_POLICIES, type ClientSettings } from '../../shared/client-settings.ts';
+import { isHttpsOrigin } from '../../shared/media-policy.ts';
 import { UsageError } from './args.ts';
 
 type Key = keyof ClientSettings;
@@ -47,6 +48,15 @@ export const SETTING_FLAGS: Record<string, FlagSpec> = {
         return o;
       }),
   },
+  'media-origins': {
+    key: 'mediaOrigins',
+    expects: 'comma-separated https origins like https://cdn.example.com whose attachments the console loads without a click (empty for none)',
+    parse: (v) =>
+      list(v).map((o) => {
+        if (!isHttpsOrigin(o)) throw new Error(`https origins like https://cdn.example.com; "${o}" is not one`);
+        return o;
+      }),
+  },
   'bound-account': { key: 'boundAccount', expects: 'an account id (empty to unset)', parse: (v) => (v === '' ? undefined : v) },
   'bot-ids': { key: 'botIds', expects: 'comma-separated ids', parse: list },
   'group-policy': {
@@ -86,6 +96,7 @@ export function describeSettings(s: ClientSettings): string {
   const rows: Array<[string, string]> = [
     ['send-url', s.sendUrl ?? '(none: every auto_dialog must carry send_url)'],
     ['allowed-origins', s.allowedOrigins.length ? s.allowedOrigins.join(', ') : '(any)'],
+    ['media-origins', s.mediaOrigins.length ? s.mediaOrigins.join(', ') : '(none: https attachments load on a click)'],
     ['bound-account', s.boundAccount ?? '(none)'],
     ['bot-ids', s.botIds.length ? s.botIds.join(', ') : '(none)'],
     ['group-policy', s.groupPolicy],

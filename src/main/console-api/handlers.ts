@@ -50,7 +50,8 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       if (!conversation) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       const entries = store.console.transcript(input.conversationId, input.limit, input.beforeId);
       const first = entries.find((e) => e.kind === 'message');
-      return { conversation, entries, hasEarlier: first !== undefined && store.console.hasEarlier(input.conversationId, first.id) };
+      const mediaOrigins = store.clients.get(conversation.clientId)?.settings.mediaOrigins ?? [];
+      return { conversation, entries, hasEarlier: first !== undefined && store.console.hasEarlier(input.conversationId, first.id), mediaOrigins };
     },
     async stats(input) {
       const nowMinute = Math.floor(clock.now() / 60_000);

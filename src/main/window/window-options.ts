@@ -28,6 +28,3 @@ export function consoleWindowOptions(preloadPath: string): BrowserWindowConstruc
     },
   };
 }
-
-export const RENDERER_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https: http:; media-src 'self' data: https: http:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";

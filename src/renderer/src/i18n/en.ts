@@ -41,6 +41,7 @@ export const en = {
       quietMaxSeconds: 'Longest wait (s)',
       engine: 'Engine',
       fallbackText: 'Fallback text',
+      mediaOrigins: 'Load media from (https origins)',
     },
   },
   kb: {
@@ -101,6 +102,7 @@ export const en = {
     noSuggestion: 'No confident suggestion for this one.',
     contextUsed_one: 'from {{count}} line of context',
     contextUsed_other: 'from {{count}} lines of context',
+    media: { load: 'Load', loadFrom: 'Load from {{origin}} (the server sees your address)', plainHttp: 'not loaded: plain http' },
   },
   requests: { onlyFailed: 'Rejected only', empty: 'No requests yet.', status: 'Status', code: 'Code', client: 'Client', time: 'Time', latency: 'ms' },
   error: { generic: 'Something went wrong: {{message}}' },

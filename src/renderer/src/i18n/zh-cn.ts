@@ -43,6 +43,7 @@ export const zhCN: Messages = {
       quietMaxSeconds: '最长等待（秒）',
       engine: '引擎',
       fallbackText: '兜底回复',
+      mediaOrigins: '自动加载媒体的来源（https 源）',
     },
   },
   kb: {
@@ -103,6 +104,7 @@ export const zhCN: Messages = {
     noSuggestion: '这条没有把握的建议。',
     contextUsed_one: '参考了 {{count}} 条上下文',
     contextUsed_other: '参考了 {{count}} 条上下文',
+    media: { load: '加载', loadFrom: '从 {{origin}} 加载（对方服务器会看到你的地址）', plainHttp: '未加载：明文 http' },
   },
   requests: { onlyFailed: '只看被拒绝的', empty: '还没有请求。', status: '状态', code: '错误码', client: '客户端', time: '时间', latency: '毫秒' },
   error: { generic: '出错了：{{message}}' },

@@ -1,5 +1,5 @@
 import { create, type StateCreator } from 'zustand';
-import type { ConversationSummary, RequestLogItem, TranscriptEntry, CONVERSATION_FILTERS } from '../../../shared/console-api.ts';
+import type { ConsoleOutputs, ConversationSummary, RequestLogItem, CONVERSATION_FILTERS } from '../../../shared/console-api.ts';
 import type { Channel } from '../../../shared/conversation.ts';
 import { api } from '../api/bridge.ts';
 import { clientsSlice, kbSlice, statsSlice, type ClientsSlice, type KbSlice, type StatsSlice } from './admin-slices.ts';
@@ -41,7 +41,7 @@ export interface Suggestion {
 }
 
 interface TranscriptSlice {
-  transcript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean } | null;
+  transcript: ConsoleOutputs['getTranscript'] | null;
   /** How many of the latest messages are loaded; "load earlier" raises it a page at a time. */
   messageLimit: number;
   loadEarlier(): Promise<void>;

@@ -14,7 +14,11 @@ const FIELDS = [
   ['quietMaxSeconds', 'number'],
   ['fallbackText', 'text'],
   ['engine', 'engine'],
+  // Comma-separated in the form, an array in the settings.
+  ['mediaOrigins', 'list'],
 ] as const;
+
+const asDraft = (value: unknown): string => (value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value));
 
 function SettingsForm({ client }: { client: ClientView }) {
   const { t } = useTranslation();
@@ -24,7 +28,7 @@ function SettingsForm({ client }: { client: ClientView }) {
   }, []);
   const update = useConsole((s) => s.updateClientSettings);
   const [draft, setDraft] = useState<Record<string, string>>(() =>
-    Object.fromEntries(FIELDS.map(([k]) => [k, client.settings[k] === undefined ? '' : String(client.settings[k])])),
+    Object.fromEntries(FIELDS.map(([k]) => [k, asDraft(client.settings[k])])),
   );
   const [saved, setSaved] = useState(false);
   return (
@@ -33,7 +37,11 @@ function SettingsForm({ client }: { client: ClientView }) {
       onSubmit={(e) => {
         e.preventDefault();
         const patch: Record<string, unknown> = {};
-        for (const [k, type] of FIELDS) patch[k] = draft[k] === '' ? undefined : type === 'number' ? Number(draft[k]) : draft[k];
+        for (const [k, type] of FIELDS) {
+          const value = draft[k] ?? '';
+          if (type === 'list') patch[k] = value.split(',').map((v) => v.trim()).filter(Boolean);
+          else patch[k] = value === '' ? undefined : type === 'number' ? Number(value) : value;
+        }
         void update(client.id, patch).then((ok) => setSaved(ok));
       }}
     >
@@ -57,7 +65,13 @@ function SettingsForm({ client }: { client: ClientView }) {
               ))}
             </select>
           ) : (
-            <input type={type} step="any" value={draft[k]} onChange={(e) => (setSaved(false), setDraft({ ...draft, [k]: e.target.value }))} />
+            <input
+              type={type === 'list' ? 'text' : type}
+              step="any"
+              value={draft[k]}
+              placeholder={type === 'list' ? 'https://cdn.example.com, …' : undefined}
+              onChange={(e) => (setSaved(false), setDraft({ ...draft, [k]: e.target.value }))}
+            />
           )}
         </label>
       ))}

@@ -2,29 +2,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import type { TranscriptEntry } from '../../../shared/console-api.ts';
+import { Attachments } from './Attachments.tsx';
 
-function Attachments({ info }: { info: Record<string, unknown> | undefined }) {
-  const files = Array.isArray(info?.['files_info']) ? (info['files_info'] as Array<{ content?: string; file_type?: unknown; file_name?: string }>) : [];
-  if (files.length === 0) return null;
-  return (
-    <div className="files">
-      {files.map((f, i) => {
-        const src = typeof f.content === 'string' ? f.content : '';
-        const type = String(f.file_type ?? '');
-        const isUrl = /^(https?:|data:)/.test(src);
-        if (isUrl && /image/i.test(type)) return <img key={i} src={src} alt={f.file_name ?? 'image'} className="thumb" />;
-        if (isUrl && /voice|audio/i.test(type)) return <audio key={i} controls src={src} />;
-        return (
-          <a key={i} href={isUrl ? src : undefined} target="_blank" rel="noreferrer">
-            {f.file_name ?? `${type || 'file'} ${i + 1}`}
-          </a>
-        );
-      })}
-    </div>
-  );
-}
-
-function Entry({ e }: { e: TranscriptEntry }) {
+function Entry({ e, mediaOrigins }: { e: TranscriptEntry; mediaOrigins: readonly string[] }) {
   const { t } = useTranslation();
   const retry = useConsole((s) => s.retryDelivery);
   const assist = useConsole((s) => s.assist);
@@ -44,7 +24,7 @@ function Entry({ e }: { e: TranscriptEntry }) {
       </div>
       {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}
       <div className="content">{e.content}</div>
-      <Attachments info={e.messageInfo} />
+      <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />
       {e.decision && (
         <div className={`why ${e.decision.scheduled ? 'yes' : 'no'}`} data-testid="why">
           {t(`transcript.reason.${e.decision.reason}`)}
@@ -142,7 +122,7 @@ export function Transcript({ composeRef }: { composeRef: React.RefObject<HTMLTex
       )}
       <ol className="entries">
         {transcript.entries.map((e) => (
-          <Entry key={`${e.kind}-${e.id}`} e={e} />
+          <Entry key={`${e.kind}-${e.id}`} e={e} mediaOrigins={transcript.mediaOrigins} />
         ))}
       </ol>
       <AssistPanel composeRef={composeRef} />
