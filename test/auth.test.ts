@@ -2,6 +2,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { signBody } from './helpers/sign.ts';
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 
 const text = (extra: Record<string, unknown> = {}) => ({
   event_type: 'auto_dialog',
@@ -69,6 +71,15 @@ describe('section 3: authentication checks, in order', () => {
     for (const skew of [-300, 300]) assert.equal((await h.post(text(), { timestamp: h.now() + skew })).status, 200);
   });
 
+  it('row 4: a timestamp in milliseconds is called out as milliseconds, like create_timestamp', async () => {
+    const ms = await h.post(text(), { timestamp: h.clock.now() });
+    assertProblem(ms, 401, 'timestamp_out_of_range');
+    assert.match(String(ms.body['detail']), /looks like milliseconds.*divide by 1000/);
+    assert.equal(ms.body['server_time'], h.now());
+    const seconds = await h.post(text(), { timestamp: h.now() - 301 });
+    assert.doesNotMatch(String(seconds.body['detail']), /milliseconds/, 'a plain skew is not called milliseconds');
+  });
+
   it('row 4 comes before row 5: a stale request with a bad signature reports the timestamp', async () => {
     assertProblem(await h.post(text(), { timestamp: h.now() - 1000, secret: 'wrong' }), 401, 'timestamp_out_of_range');
   });
@@ -81,6 +92,23 @@ describe('section 3: authentication checks, in order', () => {
     const upper = signBody('acme', 'secret-acme-0123456789abcdefghijklmnopqrstuvwxyz', text(), h.now());
     upper['signature'] = (upper['signature'] as string).toUpperCase();
     assertProblem(await h.postRaw(JSON.stringify(upper)), 401, 'invalid_signature');
+  });
+
+  it('row 5: invalid_signature carries signing_string_sha256, the hash of the signing string the integrator computes', async () => {
+    const sha = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
+    const info = text({ content: 'clés é ü 中文 😀', create_timestamp: h.now(), extra: { b: 1, a: [1.5, 'x'] } });
+    const ts = h.now();
+    const wrong = await h.post(info, { secret: 'not-the-secret-of-acme-at-all-000000', timestamp: ts });
+    assertProblem(wrong, 401, 'invalid_signature');
+    assert.equal(wrong.body['signing_string_sha256'], sha(`${ts}.acme.${canonicalize(info)}`));
+    // Sent with other key order and whitespace: the server's string is still the canonical one.
+    const signed = signBody('acme', 'wrong-secret', info, ts);
+    const reordered = Object.fromEntries(Object.entries(info).reverse());
+    const raw = `{ "message_info": ${JSON.stringify(reordered, null, 2)}, "timestamp": ${ts}, "client": "acme", "signature": "${String(signed['signature'])}" }`;
+    const res = await h.postRaw(raw);
+    assertProblem(res, 401, 'invalid_signature');
+    assert.equal(res.body['signing_string_sha256'], sha(`${ts}.acme.${canonicalize(info)}`));
+    assert.match(String(res.body['signing_string_sha256']), /^[0-9a-f]{64}$/);
   });
 
   it('row 5: key order and whitespace of message_info do not matter (JCS)', async () => {

@@ -98,6 +98,90 @@ describe('auto replies: when to answer (section 6)', () => {
     assert.deepEqual(info['at_list'], ['u-7']);
   });
 
+  describe('in a group, one reply per customer (section 6)', () => {
+    const ask = (from: string, content: string) =>
+      h.post({ event_type: 'auto_dialog', msg_id: mid(), group_id: 'room-2', from_user_id: from, from_user_type: 2, at_list: ['bot-acme'], content });
+    const traceOf = (msgId: unknown) => h.admin.messages.replyTrace(h.admin.messages.findAutoMessage('acme', String(msgId))!.id)!;
+    const deliveryFor = (customer: string) => rx.received.find((d) => d.body.message_info['to_user_id'] === customer)!;
+
+    it('two customers asking different questions get a reply each, addressed to them, answering only their messages', async () => {
+      const a = await ask('alice', 'Where is my parcel?');
+      const b = await ask('bob', 'How do I change my password?');
+      h.clock.advance(2000);
+      await eventually(() => rx.received.length === 2, 'two deliveries');
+      await settle(50);
+      assert.equal(rx.received.length, 2);
+      assert.equal(eng.calls.length, 2, 'one engine call per customer');
+      for (const [customer, m, question] of [['alice', a, 'Where is my parcel?'], ['bob', b, 'How do I change my password?']] as const) {
+        const info = deliveryFor(customer).body.message_info;
+        assert.equal(info['group_id'], 'room-2');
+        assert.equal(info['to_user_id'], customer);
+        assert.deepEqual(info['at_list'], [customer]);
+        assert.deepEqual(info['reply_to'], [m.body['msg_id']], `${customer}'s reply answers only ${customer}'s message`);
+        assert.equal(info['content'], `answer to: ${question}`);
+        assert.ok(verifyDelivery(deliveryFor(customer), SECRET));
+        assert.equal(traceOf(m.body['msg_id']).outcome, 'answered');
+        assert.equal(traceOf(m.body['msg_id']).replyMsgId, info['msg_id'], `${customer}'s trace points at ${customer}'s own reply`);
+      }
+      assert.notEqual(deliveryFor('alice').key, deliveryFor('bob').key);
+    });
+
+    it('a customer who sends twice gets one reply for both; the engine sees both customers\' lines', async () => {
+      const a1 = await ask('alice', 'hello');
+      h.clock.advance(500);
+      const b1 = await ask('bob', 'is the shop open today?');
+      h.clock.advance(500);
+      const a2 = await ask('alice', 'my order 42 is late');
+      h.clock.advance(2000);
+      await eventually(() => rx.received.length === 2, 'two deliveries');
+      await settle(50);
+      assert.equal(rx.received.length, 2, 'alice twice and bob once: two replies');
+      assert.deepEqual(deliveryFor('alice').body.message_info['reply_to'], [a1.body['msg_id'], a2.body['msg_id']]);
+      assert.deepEqual(deliveryFor('bob').body.message_info['reply_to'], [b1.body['msg_id']]);
+      const lines = (c: (typeof eng.calls)[number]) => c.context.map((l) => `${l.speaker}: ${l.content}`);
+      const forAlice = eng.calls.find((c) => c.context.at(-1)?.speaker === 'alice')!;
+      const forBob = eng.calls.find((c) => c.context.at(-1)?.speaker === 'bob')!;
+      assert.deepEqual(lines(forAlice), ['alice: hello', 'bob: is the shop open today?', 'alice: my order 42 is late'], 'the group up to alice\'s last message');
+      assert.deepEqual(lines(forBob), ['alice: hello', 'bob: is the shop open today?'], 'the group up to bob\'s last message');
+      assert.ok(forAlice.isGroup && forBob.isGroup);
+      assert.equal(traceOf(a1.body['msg_id']).replyMsgId, deliveryFor('alice').body.message_info['msg_id']);
+      assert.equal(traceOf(a2.body['msg_id']).replyMsgId, deliveryFor('alice').body.message_info['msg_id']);
+      assert.equal(traceOf(b1.body['msg_id']).replyMsgId, deliveryFor('bob').body.message_info['msg_id']);
+    });
+
+    it('a new message while the engine works drops the answers and redoes them, still one per customer', async () => {
+      eng.hold();
+      await ask('alice', 'first');
+      await ask('bob', 'second');
+      h.clock.advance(2000);
+      await eventually(() => eng.waiting() === 2, 'both engine calls working');
+      await ask('carol', 'third');
+      eng.release();
+      await settle(50);
+      assert.equal(rx.received.length, 0, 'the overtaken answers were dropped');
+      h.clock.advance(2000);
+      await eventually(() => rx.received.length === 3, 'three deliveries');
+      assert.deepEqual(rx.received.map((d) => d.body.message_info['to_user_id']).sort(), ['alice', 'bob', 'carol']);
+    });
+
+    it('the 6-per-minute cap counts each reply: a seventh customer waits for a free slot, then is answered', async () => {
+      const asked = [];
+      for (let i = 1; i <= 7; i++) asked.push(await ask(`cust-${i}`, `question ${i}`));
+      assert.ok(asked.every((m) => (m.body['reply'] as { scheduled: boolean }).scheduled));
+      h.clock.advance(2000);
+      await eventually(() => rx.received.length === 6, 'six replies');
+      await settle(50);
+      assert.equal(rx.received.length, 6, 'no more than six in the minute');
+      assert.equal(traceOf(asked[6]!.body['msg_id']).outcome, 'pending', 'the seventh still waits, it is not dropped');
+      h.clock.advance(60_000);
+      await settle(50);
+      assert.equal(rx.received.length, 6, 'the first six still count at exactly 60 s');
+      h.clock.advance(1);
+      await eventually(() => rx.received.length === 7, 'the seventh reply once a slot frees');
+      assert.equal(rx.received[6]!.body.message_info['to_user_id'], 'cust-7');
+    });
+  });
+
   it('a handoff sends nothing and flags needs_human; a fallback text is sent when configured', async () => {
     eng.answer(() => ({ content: '', handoff: true, confidence: 0.1, sources: [], cause: 'no entry above 0.45' }));
     const m = await say('something odd');

@@ -1,6 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { eventually, settle } from './helpers/receiver.ts';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import type { Engine } from '../src/main/engines/engine.ts';
 
@@ -125,6 +127,141 @@ describe('section 1: transport', () => {
     assert.equal(r.body.code, 'internal_error');
     assert.doesNotMatch(JSON.stringify(r.body), /srv\/engine|at |\.ts:/);
     assert.equal((await fetch(`${failing.base}/healthz`)).status, 200);
+  });
+});
+
+/**
+ * Writes raw bytes, reads until the server closes; `destroyAfterMs` aborts like a vanishing client.
+ * `then` is written once the first answer arrived (a second request on a kept-alive connection).
+ */
+function rawExchange(base: string, data: string, destroyAfterMs?: number, then?: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let out = '';
+    socket.on('data', (c: Buffer) => {
+      out += c.toString('latin1');
+      if (then !== undefined) socket.write(then);
+      then = undefined;
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(out));
+    socket.write(data);
+    if (destroyAfterMs !== undefined) setTimeout(() => socket.destroy(), destroyAfterMs);
+  });
+}
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** The responses in `text`, in order (keep-alive answers several on one connection). */
+function parseAnswers(text: string): RawAnswer[] {
+  const answers: RawAnswer[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const end = rest.indexOf('\r\n\r\n');
+    assert.ok(end > 0, `a complete head in ${JSON.stringify(rest.slice(0, 200))}`);
+    const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    const length = Number(headers['content-length']);
+    const bodyText = rest.slice(end + 4, end + 4 + length);
+    answers.push({ status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(bodyText) as Record<string, unknown> });
+    rest = rest.slice(end + 4 + length);
+  }
+  return answers;
+}
+
+function assertRawProblem(a: RawAnswer | undefined, status: number, code: string): void {
+  assert.ok(a, 'an answer');
+  assert.equal(a.status, status, JSON.stringify(a.body));
+  assert.equal(a.headers['content-type'], 'application/problem+json');
+  assert.equal(a.headers['connection'], 'close');
+  assert.equal(a.body['code'], code);
+  assert.equal(a.body['type'], `urn:switchboard:error:${code}`);
+  assert.equal(a.body['status'], status);
+  assert.equal(typeof a.body['title'], 'string');
+  assert.equal(typeof a.body['detail'], 'string');
+  assert.match(String(a.body['request_id']), /^req_/);
+  assert.equal(a.body['request_id'], a.headers['x-request-id']);
+}
+
+describe('section 1: malformed HTTP gets problem+json, and one log line', () => {
+  let h: Harness;
+  const log: string[] = [];
+  const head = (extra: string): string => `POST /custom-im/chat-messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
+  before(async () => {
+    h = await startHarness({ log: (line) => log.push(line) });
+  });
+  after(() => h.stop());
+
+  it('a bad request line is 400 bad_request with a fresh request id in body and header', async () => {
+    const first = parseAnswers(await rawExchange(h.base, 'GARBAGE\r\n\r\n'));
+    assertRawProblem(first[0], 400, 'bad_request');
+    const second = parseAnswers(await rawExchange(h.base, 'GET /healthz HTTP/9.9 what\r\n\r\n'));
+    assertRawProblem(second[0], 400, 'bad_request');
+    assert.notEqual(first[0]!.body['request_id'], second[0]!.body['request_id']);
+  });
+
+  it('headers over the parser limit are 431 headers_too_large', async () => {
+    const [a] = parseAnswers(await rawExchange(h.base, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    assertRawProblem(a, 431, 'headers_too_large');
+  });
+
+  it('a client that goes on writing after its malformed head still gets the answer and a clean close, not a reset', async () => {
+    const { hostname, port } = new URL(h.base);
+    for (const [data, status] of [
+      [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}`, 431],
+      [head('Transfer-Encoding: chunked\r\n') + '5\r\n{"a":\r\nZZ\r\n', 400],
+    ] as const) {
+      const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+      let text = '';
+      let reset = '';
+      socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+      socket.on('error', (e: NodeJS.ErrnoException) => (reset = e.code ?? e.message));
+      socket.on('end', () => socket.end()); // after all our writes
+      socket.write(data);
+      for (let i = 0; i < 64; i++) socket.write(Buffer.alloc(64 * 1024, 0x41));
+      await new Promise((resolve) => socket.on('close', resolve));
+      assert.equal(reset, '', `no reset (status ${status})`);
+      assert.equal(parseAnswers(text)[0]?.status, status);
+    }
+  });
+
+  it('after a good request on a kept-alive connection, a malformed one is still answered', async () => {
+    const answers = parseAnswers(await rawExchange(h.base, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', undefined, 'BROKEN\r\n\r\n'));
+    assert.equal(answers.length, 2);
+    assert.equal(answers[0]!.status, 200);
+    assertRawProblem(answers[1], 400, 'bad_request');
+  });
+
+  it('a bad chunked body is 400 bad_request and one info line in the log, no stack trace', async () => {
+    log.length = 0;
+    const [a] = parseAnswers(await rawExchange(h.base, head('Transfer-Encoding: chunked\r\n') + '5\r\n{"a":\r\nZZ\r\n'));
+    assertRawProblem(a, 400, 'bad_request');
+    assert.match(String(a!.body['detail']), /chunk/i);
+    await settle(100);
+    assert.equal(log.length, 1, JSON.stringify(log));
+    assert.match(log[0]!, /HPE_INVALID_CHUNK_SIZE/);
+    assert.ok(log[0]!.includes(String(a!.body['request_id'])), 'the line names the request id the client got');
+    assert.doesNotMatch(log[0]!, /\n|\bat /);
+  });
+
+  it('a client that aborts in the middle of its body is one info line in the log, no stack trace', async () => {
+    for (const [name, data] of [
+      ['declared length', head('Content-Length: 1000\r\n') + '{"client":'],
+      ['chunked', head('Transfer-Encoding: chunked\r\n') + '5\r\n{"a":\r\n'],
+    ] as const) {
+      log.length = 0;
+      assert.equal(await rawExchange(h.base, data, 50), '', `${name}: nothing to answer`);
+      await eventually(() => log.length > 0, `${name}: a log line`);
+      await settle(100);
+      assert.equal(log.length, 1, `${name}: ${JSON.stringify(log)}`);
+      assert.doesNotMatch(log[0]!, /\n|\bat |Error/, name);
+    }
+    assert.equal((await fetch(`${h.base}/healthz`)).status, 200);
   });
 });
 

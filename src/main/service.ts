@@ -152,6 +152,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       events.emit({ type: 'request', status: entry.status, code: entry.code });
     },
     logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
+    logInfo: log,
   });
   metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);
   metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => writer.stats.largestBatch);

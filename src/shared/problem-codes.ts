@@ -3,6 +3,7 @@
  * Codes are part of the contract: integrators switch on them, so they never change.
  */
 export const PROBLEM_CODES = {
+  bad_request: { status: 400, title: 'Malformed HTTP request' },
   invalid_json: { status: 400, title: 'Body is not valid JSON' },
   validation_failed: { status: 400, title: 'Request failed validation' },
   unknown_field: { status: 400, title: 'Unknown top-level field' },
@@ -17,12 +18,14 @@ export const PROBLEM_CODES = {
   client_disabled: { status: 403, title: 'Client disabled' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request timed out' },
   replayed_request: { status: 409, title: 'Replayed request' },
   msg_id_conflict: { status: 409, title: 'msg_id already used with different content' },
   payload_too_large: { status: 413, title: 'Body too large' },
   file_too_large: { status: 413, title: 'File too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limited: { status: 429, title: 'Rate limited' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
   engine_timeout: { status: 504, title: 'Engine timed out' },

@@ -7,6 +7,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
 import { newId } from '../store/ids.ts';
 import { askEngine } from '../engines/ask.ts';
+import { MAX_AUTO_REPLIES_PER_MINUTE } from './decide.ts';
 
 export interface SchedulerDeps {
   store: Store;
@@ -29,6 +30,8 @@ interface Waiting {
   last: number;
   /** Bumped by every new pending message; an answer made for an older generation is dropped. */
   generation: number;
+  /** The per-minute cap is spent: no answer before this time. */
+  notBefore: number;
   cancel: (() => void) | null;
 }
 
@@ -36,6 +39,33 @@ function isStale(p: PendingReply, settings: ClientSettings, now: number): boolea
   if (settings.staleMinutes <= 0) return false;
   const at = p.createTimestamp !== null ? p.createTimestamp * 1000 : p.receivedAt;
   return now - at > settings.staleMinutes * 60_000;
+}
+
+/**
+ * What one reply answers. In a group each customer gets a reply of their own (section 6), in the
+ * order they first asked: one customer's message is never marked answered by another's reply.
+ */
+function batchesOf(pending: PendingReply[], isGroup: boolean): PendingReply[][] {
+  if (!isGroup) return [pending];
+  const byCustomer = new Map<string | null, PendingReply[]>();
+  for (const p of pending) {
+    const batch = byCustomer.get(p.fromUserId);
+    if (batch) batch.push(p);
+    else byCustomer.set(p.fromUserId, [p]);
+  }
+  return [...byCustomer.values()];
+}
+
+/**
+ * How many of `wanted` replies fit under the per-minute cap now, and when the next slot opens for
+ * the rest (null: all fit). `recent` holds the times of the replies of the last minute, oldest first.
+ */
+function capacity(recent: number[], wanted: number, now: number): { now: number; nextSlotAt: number | null } {
+  const fit = Math.max(0, Math.min(wanted, MAX_AUTO_REPLIES_PER_MINUTE - recent.length));
+  if (fit === wanted) return { now: fit, nextSlotAt: null };
+  const all = [...recent, ...new Array<number>(fit).fill(now)];
+  // A reply counts while created_at >= now - 60 s (as at ingest): its slot frees 1 ms later.
+  return { now: fit, nextSlotAt: all[all.length - MAX_AUTO_REPLIES_PER_MINUTE]! + 60_001 };
 }
 
 /** The message auto_dialog receivers get, per section 7 (signed at each attempt). */
@@ -71,7 +101,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     const settings = deps.lookupClient(w.clientId)?.settings;
     const quiet = (settings?.quietSeconds ?? 2) * 1000;
     const cap = (settings?.quietMaxSeconds ?? 10) * 1000;
-    const deadline = Math.min(w.last + quiet, w.first + Math.max(cap, 0));
+    const deadline = Math.max(Math.min(w.last + quiet, w.first + Math.max(cap, 0)), w.notBefore);
     w.cancel?.();
     w.cancel = deps.clock.after(deadline - deps.clock.now(), () => {
       w.cancel = null;
@@ -108,31 +138,43 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     const fresh = pending.filter((p) => !stale.includes(p));
     if (fresh.length === 0) return done();
 
-    const result = await answer(client.id, client.settings, conversationId, fresh.at(-1)!.id, conv.groupId !== null);
+    const isGroup = conv.groupId !== null;
+    const batches = batchesOf(fresh, isGroup);
+    // A group can need several replies at once: the ones past the per-minute cap wait for a slot.
+    const room = isGroup ? capacity(deps.store.messages.autoReplyTimesSince(conversationId, now - 60_000), batches.length, now) : { now: 1, nextSlotAt: null };
+    const ready = batches.slice(0, room.now);
+    const results = await Promise.all(ready.map((batch) => answer(client.id, client.settings, conversationId, batch.at(-1)!.id, isGroup)));
     if (w.generation !== generation || stopped) return; // a newer message arrived: its timer answers all
 
-    const at = deps.clock.now();
-    const replyMsgId = newId('reply');
-    const content = result.handoff ? (client.settings.fallbackText ?? null) : result.content;
-    const sendUrl = fresh.at(-1)!.sendUrl ?? client.settings.sendUrl ?? null;
-    const committed = await deps.writer.submit({
-      kind: 'auto_reply',
-      conversationId,
-      clientId: client.id,
-      messageIds: fresh.map((p) => p.id),
-      replyTo: fresh.map((p) => p.msgId),
-      replyMsgId,
-      engine: result.engine ?? deps.engine.name,
-      answer: result,
-      delivery:
-        content && sendUrl
-          ? { sendUrl, messageInfo: JSON.stringify(deliveryInfo(replyMsgId, conversationId, fresh, conv.groupId, conv.customerId, client.settings, content, at)) }
-          : null,
-      now: at,
-    });
-    if (committed?.kind === 'auto_reply' && committed.deliveryId !== null) deps.onDelivery();
+    let delivered = false;
+    for (const [i, batch] of ready.entries()) {
+      const result = results[i]!;
+      const at = deps.clock.now();
+      const replyMsgId = newId('reply');
+      const content = result.handoff ? (client.settings.fallbackText ?? null) : result.content;
+      const sendUrl = batch.at(-1)!.sendUrl ?? client.settings.sendUrl ?? null;
+      const committed = await deps.writer.submit({
+        kind: 'auto_reply',
+        conversationId,
+        clientId: client.id,
+        messageIds: batch.map((p) => p.id),
+        replyTo: batch.map((p) => p.msgId),
+        replyMsgId,
+        engine: result.engine ?? deps.engine.name,
+        answer: result,
+        delivery:
+          content && sendUrl
+            ? { sendUrl, messageInfo: JSON.stringify(deliveryInfo(replyMsgId, conversationId, batch, conv.groupId, conv.customerId, client.settings, content, at)) }
+            : null,
+        now: at,
+      });
+      if (committed?.kind === 'auto_reply' && committed.deliveryId !== null) delivered = true;
+    }
+    if (delivered) deps.onDelivery();
     deps.onChange?.(conversationId);
-    done();
+    if (room.nextSlotAt === null || stopped) return done();
+    w.notBefore = room.nextSlotAt;
+    arm(conversationId, w);
   }
 
   return {
@@ -141,7 +183,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
       if (stopped) return;
       let w = waiting.get(conversationId);
       if (!w) {
-        w = { clientId, first: receivedAt, last: receivedAt, generation: 0, cancel: null };
+        w = { clientId, first: receivedAt, last: receivedAt, generation: 0, notBefore: 0, cancel: null };
         waiting.set(conversationId, w);
       }
       w.last = Math.max(w.last, receivedAt);
@@ -154,7 +196,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
       for (const p of pending) {
         let w = waiting.get(p.conversationId);
         if (!w) {
-          w = { clientId: p.clientId, first: p.receivedAt, last: p.receivedAt, generation: 1, cancel: null };
+          w = { clientId: p.clientId, first: p.receivedAt, last: p.receivedAt, generation: 1, notBefore: 0, cancel: null };
           waiting.set(p.conversationId, w);
         }
         w.last = Math.max(w.last, p.receivedAt);

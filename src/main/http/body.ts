@@ -1,9 +1,20 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Clock } from '../../shared/clock.ts';
 import { HttpProblem } from './problem.ts';
+
+/** The request stopped before its body was complete: the client went away, or its framing broke. */
+export class ClientGone extends Error {
+  readonly bytesReceived: number;
+  constructor(bytesReceived: number) {
+    super(`the client closed the connection after ${bytesReceived} bytes of body`);
+    this.bytesReceived = bytesReceived;
+  }
+}
 
 /**
  * Reads the body up to `limit` bytes. A declared or actual excess is refused as soon as it is
- * known: the rest is never read, so a huge upload costs us one chunk, not its size.
+ * known: the rest is never kept, so a huge upload costs us one chunk, not its size.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
@@ -27,27 +38,80 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error): void => {
+    const onGone = (): void => {
       cleanup();
-      reject(error);
-    };
-    const onAborted = (): void => {
-      cleanup();
-      reject(new Error('client aborted the request'));
+      reject(new ClientGone(size));
     };
     const cleanup = (): void => {
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
+      req.off('error', onGone);
+      req.off('aborted', onGone);
     };
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
+    req.on('error', onGone);
+    req.on('aborted', onGone);
   });
 }
 
 function tooLarge(limit: number): HttpProblem {
   return new HttpProblem('payload_too_large', `body exceeds the limit of ${limit} bytes`, { extra: { limit_bytes: limit } });
+}
+
+/** How long and how much a refused client may go on sending before its connection is cut. */
+export interface LingerBounds {
+  maxBytes: number;
+  maxMs: number;
+}
+
+export const DEFAULT_LINGER: LingerBounds = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 };
+
+/** Sockets in a lingering close, each with the check of its bounds (called as data arrives). */
+const lingering = new WeakMap<Socket, () => void>();
+
+/** The bounds check of a socket in a lingering close, or undefined when it is not lingering. */
+export function lingerCheck(socket: Socket): (() => void) | undefined {
+  return lingering.get(socket);
+}
+
+/**
+ * Arms the bounds of a lingering close on `socket`: it is destroyed once `maxMs` pass, or at the
+ * check after more than `maxBytes` arrived. Returns that check.
+ */
+export function armLinger(socket: Socket, bounds: LingerBounds, clock: Clock): () => void {
+  const start = socket.bytesRead;
+  const cut = (): void => {
+    cancel();
+    socket.destroy();
+  };
+  const cancel = clock.after(bounds.maxMs, cut);
+  const check = (): void => {
+    if (socket.bytesRead - start > bounds.maxBytes) cut();
+  };
+  lingering.set(socket, check);
+  socket.once('close', () => cancel());
+  return check;
+}
+
+/**
+ * Call before sending a refusal with `Connection: close` while the client may still be sending its
+ * body. Node destroys such a socket as soon as the answer is written; unread bytes then make the
+ * kernel answer with a reset, and a client that writes its whole body before it reads (Python's
+ * urllib, often Node's fetch) gets "broken pipe" instead of our answer. So: half-close after the
+ * answer, read and discard the rest of the body within `bounds`, then close.
+ */
+export function discardRestOfBody(req: IncomingMessage, bounds: LingerBounds, clock: Clock): void {
+  const socket = req.socket;
+  // Node's server calls destroySoon() once the answer is out; only our end of the stream closes.
+  socket.destroySoon = () => void socket.end();
+  const check = armLinger(socket, bounds, clock);
+  const close = (): void => {
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  };
+  if (req.readableEnded) return close();
+  req.on('data', check);
+  req.once('end', close);
+  req.resume();
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
-import { messageInfoSchema } from '../../shared/protocol/message-schema.ts';
+import { LIMITS, messageInfoSchema } from '../../shared/protocol/message-schema.ts';
 import { checkScenarioRules } from '../../shared/protocol/scenario-rules.ts';
 import type { ClientRegistry } from '../auth/client-registry.ts';
 import type { ReplayGuard } from '../auth/replay-guard.ts';
@@ -58,9 +58,10 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
 
     const serverTime = Math.floor(nowMs / 1000);
     if (Math.abs(serverTime - env.timestamp) > deps.timestampToleranceSeconds) {
+      const hint = env.timestamp > LIMITS.createTimestampMax ? ': it looks like milliseconds; timestamp is Unix seconds (divide by 1000)' : '';
       throw new HttpProblem(
         'timestamp_out_of_range',
-        `timestamp ${env.timestamp} is more than ${deps.timestampToleranceSeconds} s from server time ${serverTime}`,
+        `timestamp ${env.timestamp} is more than ${deps.timestampToleranceSeconds} s from server time ${serverTime}${hint}`,
         { extra: { server_time: serverTime } },
       );
     }
@@ -80,6 +81,8 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
       else throw new HttpProblem(
         'invalid_signature',
         'signature does not match any active secret: expected lowercase hex HMAC-SHA256 of timestamp + "." + client + "." + JCS(message_info)',
+        // The integrator compares its own signing string's hash: a JCS difference shows without any secret.
+        { extra: { signing_string_sha256: createHash('sha256').update(signed, 'utf8').digest('hex') } },
       );
     }
     const contentHash = createHash('sha256').update(canonical).digest('hex');

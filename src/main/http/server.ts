@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Clock } from '../../shared/clock.ts';
 import type { RequestLogEntry } from '../store/request-log.ts';
 import { newId } from '../store/ids.ts';
-import { readBody } from './body.ts';
+import { ClientGone, DEFAULT_LINGER, discardRestOfBody, readBody, type LingerBounds } from './body.ts';
+import { answerClientError, reportOnce } from './client-error.ts';
 import { HttpProblem } from './problem.ts';
 import type { ChatMessagesHandler, Reply, RequestFacts } from './chat-messages.ts';
 import type { Metrics } from './metrics.ts';
@@ -16,6 +18,10 @@ export interface HttpServerDeps {
   bodyLimitBytes: number;
   logRequest: (entry: RequestLogEntry) => void;
   logError: (error: unknown, requestId: string) => void;
+  /** One line, no stack: clients that go away or send malformed HTTP. */
+  logInfo: (line: string) => void;
+  /** Bounds of the lingering close after a refused body (section 1); 64 MiB or 10 s by default. */
+  linger?: LingerBounds;
 }
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@\-]{1,128}$/;
@@ -45,6 +51,14 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   let inFlight = 0;
   let closing = false;
   let drained: (() => void) | null = null;
+  const linger = deps.linger ?? DEFAULT_LINGER;
+  /** Refused connections still reading a client's rest; shutdown does not wait for them. */
+  const lingering = new Set<Socket>();
+  const track = (socket: Socket): void => {
+    if (socket.destroyed || lingering.has(socket)) return;
+    lingering.add(socket);
+    socket.once('close', () => lingering.delete(socket));
+  };
 
   function send(req: IncomingMessage, res: ServerResponse, requestId: string, reply: Reply, closeAfter = false): void {
     const payload = 'text' in reply ? reply.text : 'json' in reply ? reply.json : JSON.stringify(reply.body);
@@ -57,15 +71,12 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       ...reply.headers,
     };
     if (closeAfter || closing) headers['connection'] = 'close';
+    if (closeAfter) {
+      track(req.socket);
+      discardRestOfBody(req, linger, deps.clock);
+    }
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : payload);
-    if (closeAfter) {
-      // The unread rest of an oversized body is never read: close once the answer is out.
-      res.once('finish', () => {
-        req.socket.end();
-        setTimeout(() => req.socket.destroy(), 2000).unref();
-      });
-    }
   }
 
   function problemReply(p: HttpProblem, requestId: string): Reply {
@@ -119,6 +130,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         reply = problemReply(new HttpProblem('not_found', `no such path: ${path.slice(0, 200)}`), requestId);
       }
     } catch (error) {
+      if (error instanceof ClientGone) {
+        reportOnce(req.socket, `request ${requestId} from ${req.socket.remoteAddress ?? '?'}: ${error.message}`, deps.logInfo);
+        return;
+      }
       deps.logError(error, requestId);
       reply = problemReply(new HttpProblem('internal_error', 'the server failed to process this request; it has been logged'), requestId);
     }
@@ -155,10 +170,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         if (closing && inFlight === 0 && drained) drained();
       });
   });
-  server.on('clientError', (_error, socket) => {
-    // Malformed HTTP never reaches a handler; answer plainly and drop the connection.
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-    else socket.destroy();
+  server.on('clientError', (error, socket) => {
+    // Malformed HTTP never reaches a handler: answered here, as problem+json where still possible.
+    answerClientError(error, socket as Socket, { clock: deps.clock, linger, log: deps.logInfo });
+    track(socket as Socket);
   });
 
   return {
@@ -166,6 +181,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     inFlight: () => inFlight,
     close() {
       closing = true;
+      // Their answers are out already; a lingering close must not hold up shutdown.
+      for (const socket of lingering) socket.destroy();
       return new Promise((resolve) => {
         const finish = (): void => {
           server.close(() => resolve());

@@ -130,6 +130,9 @@ export function messageQueries(db: Db) {
   const autoRepliesSince = db.prepare(
     "SELECT count(*) AS n FROM replies WHERE conversation_id = ? AND kind = 'auto' AND created_at >= ?",
   );
+  const autoReplyTimes = db.prepare(
+    "SELECT created_at FROM replies WHERE conversation_id = ? AND kind = 'auto' AND created_at >= ? ORDER BY created_at",
+  );
 
   return {
     insert(m: NewMessage): number {
@@ -251,6 +254,10 @@ export function messageQueries(db: Db) {
     },
     countAutoRepliesSince(conversationId: string, since: number): number {
       return (autoRepliesSince.get(conversationId, since) as { n: number }).n;
+    },
+    /** When each auto reply since `since` was made, oldest first: when the per-minute cap frees a slot. */
+    autoReplyTimesSince(conversationId: string, since: number): number[] {
+      return (autoReplyTimes.all(conversationId, since) as Array<{ created_at: number }>).map((r) => r.created_at);
     },
   };
 }
