@@ -20,6 +20,7 @@ export interface RequestFacts {
   msgId: string | null;
   conversationId: string | null;
   replayed: boolean;
+  authenticated?: boolean;
 }
 
 /** A response: a value to serialize, JSON text serialized earlier, or plain text (metrics). */
@@ -82,6 +83,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
         'signature does not match any active secret: expected lowercase hex HMAC-SHA256 of timestamp + "." + client + "." + JCS(message_info)',
       );
     }
+    facts.authenticated = true;
     const contentHash = createHash('sha256').update(canonical).digest('hex');
 
     if (!deps.replay.reserve(client.id, env.signature, nowMs)) {
