@@ -1,9 +1,10 @@
 import { runIngest } from './ingest.ts';
 import { runDelivery } from './delivery.ts';
 import { runConsole } from './console.ts';
+import { runFlood } from './flood.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
-const benches: Record<string, () => Promise<string>> = { ingest: runIngest, delivery: runDelivery, console: runConsole };
+const benches: Record<string, () => Promise<string>> = { ingest: runIngest, delivery: runDelivery, console: runConsole, flood: runFlood };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {
   const bench = benches[name];

@@ -1,13 +1,15 @@
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../shared/clock.ts';
-import { openDatabase } from './store/db.ts';
+import { openDatabase, databaseFiles } from './store/db.ts';
+import { permissionWarning } from './store/data-dir.ts';
 import { createStore, type Store } from './store/index.ts';
 import { startWorkerWriter } from './store/worker-writer.ts';
 import { keyFileBox, type SecretBox } from './auth/secret-box.ts';
 import { createClientRegistry } from './auth/client-registry.ts';
 import { createReplayGuard } from './auth/replay-guard.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
+import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
 import type { Engine } from './engines/engine.ts';
 import { createEngineRouter } from './engines/router.ts';
@@ -16,6 +18,7 @@ import { createMessageService, type MessageWriter } from './conversations/messag
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { createHttpServer, CHAT_PATH } from './http/server.ts';
 import { createMetrics } from './http/metrics.ts';
+import { createRequestLogger } from './http/request-logger.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import { createSender, type Resolver } from './delivery/sender.ts';
 import { createOutbox } from './delivery/outbox.ts';
@@ -55,7 +58,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** Request log rows deleted per write: small enough that ingest never waits long behind a prune. */
+const PRUNE_BATCH = 1000;
 
 export function databasePath(dataDir: string): string {
   return join(dataDir, 'switchboard.db');
@@ -78,6 +84,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     (message) => log(`background write failed: ${message}`),
   );
   const box = options.secretBox ?? keyFileBox(secretKeyPath(options.dataDir));
+  // Once per start, after this process created what was missing (owner-only): what is left is the operator's.
+  const looseWarning = permissionWarning(options.dataDir, [...databaseFiles(databasePath(options.dataDir)), secretKeyPath(options.dataDir)]);
+  if (looseWarning) log(looseWarning);
   const registry = createClientRegistry(store, box, log);
   const replay = createReplayGuard(config.replayWindowSeconds * 1000);
   replay.load(store.idempotency.signaturesSince(clock.now() - config.replayWindowSeconds * 1000));
@@ -135,6 +144,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     },
     onReplyScheduled: (conversationId, clientId, at) => scheduler.add(conversationId, clientId, at),
   });
+  const requestLog = createRequestLogger(config.requestLogAggregation, (command) => writer.send(command));
   const http = createHttpServer({
     chatMessages: createChatMessagesHandler({
       registry,
@@ -147,9 +157,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     clock,
     bodyLimitBytes: config.bodyLimitBytes,
-    logRequest: (entry) => {
-      writer.send({ kind: 'request_log', entry });
-      events.emit({ type: 'request', status: entry.status, code: entry.code });
+    preAuthGate: createPreAuthGate(createAddressLimiter(config.addressRateLimit)),
+    logRequest: (entry, authenticated) => {
+      // A refusal that was only counted changes no row the console shows until the next flush.
+      if (requestLog.log(entry, authenticated)) events.emit({ type: 'request', status: entry.status, code: entry.code });
     },
     logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
     logInfo: log,
@@ -161,13 +172,38 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   metrics.gauge('switchboard_outbox_dead', 'Deliveries that gave up; retry them from the console or CLI.', () => store.deliveries.countByState().dead);
   metrics.gauge('switchboard_replies_waiting', 'Conversations in their quiet period.', () => scheduler.waitingConversations());
 
+  const flushTimer = setInterval(() => {
+    const counted = requestLog.flush(clock.now());
+    if (counted) events.emit({ type: 'request', ...counted });
+  }, 1000);
+  flushTimer.unref();
+
+  // The request log is cut by age and by size, a batch per write, each its own group commit, so
+  // ingest keeps committing in between. The check itself reads only the ends of two indexes.
+  let pruning: Promise<void> | null = null;
+  let stopping = false;
+  const prune = async (): Promise<void> => {
+    const limits = { before: clock.now() - config.requestLogRetentionDays * DAY, maxRows: config.requestLogMaxRows };
+    if (!store.requestLog.needsPrune(limits)) return;
+    for (;;) {
+      const result = await writer.submit({ kind: 'prune_request_log', limits: { ...limits, batch: PRUNE_BATCH } });
+      if (result?.kind !== 'changed' || result.count === 0 || stopping) return;
+    }
+  };
   const maintain = (): void => {
-    const now = clock.now();
-    writer.send({ kind: 'prune_request_log', before: now - config.requestLogRetentionDays * 24 * HOUR });
+    pruning ??= prune()
+      .catch((error: unknown) => log(`request log pruning failed: ${(error as Error).message}`))
+      .finally(() => (pruning = null));
+  };
+  let cancelMaintain = (): void => {};
+  const scheduleMaintain = (): void => {
+    cancelMaintain = clock.after(MINUTE, () => {
+      maintain();
+      scheduleMaintain();
+    });
   };
   maintain();
-  const timer = setInterval(maintain, HOUR);
-  timer.unref();
+  scheduleMaintain();
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -178,7 +214,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       });
     });
   } catch (error) {
-    clearInterval(timer);
+    stopping = true;
+    cancelMaintain();
+    clearInterval(flushTimer);
+    await pruning;
     await writer.close();
     store.close();
     throw error;
@@ -237,9 +276,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     retryDelivery,
     stop() {
       stopped ??= (async () => {
-        clearInterval(timer);
+        stopping = true;
+        cancelMaintain();
+        clearInterval(flushTimer);
         clearInterval(depthTimer);
         await http.close();
+        requestLog.flush(clock.now(), true);
+        await pruning;
         scheduler.stop();
         await outbox.stop();
         sender.close();

@@ -108,6 +108,9 @@ export interface RequestLogItem {
   code: string | null;
   latencyMs: number;
   problem: Record<string, unknown> | null;
+  /** Requests the row stands for: more than 1 for repeated refusals counted together, until `lastAt`. */
+  count: number;
+  lastAt: number;
 }
 
 export interface ClientView {

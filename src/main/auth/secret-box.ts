@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensurePrivateDir, ensurePrivateFile } from '../store/data-dir.ts';
 
 /**
  * Seals client secrets at rest. Each sealed value names its scheme, so a database written by the
@@ -41,9 +42,10 @@ export function keyFileBox(keyPath: string): SecretBox {
     key = Buffer.from(readFileSync(keyPath, 'utf8').trim(), 'base64url');
     if (key.length !== 32) throw new SecretBoxError(`${keyPath} is not a 32-byte key; restore it from backup`);
   } else {
-    mkdirSync(dirname(keyPath), { recursive: true });
+    ensurePrivateDir(dirname(keyPath));
     key = randomBytes(32);
-    writeFileSync(keyPath, key.toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+    // Exclusive create: if another process (the CLI) made the key meanwhile, this throws rather than replacing it.
+    if (!ensurePrivateFile(keyPath, key.toString('base64url') + '\n')) throw new SecretBoxError(`${keyPath} appeared while it was being created; run the command again`);
   }
   return {
     scheme: 'keyfile',

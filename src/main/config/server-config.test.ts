@@ -40,3 +40,18 @@ test('the data folder comes from SWITCHBOARD_DATA_DIR, else XDG_DATA_HOME, else 
   assert.equal(defaultDataDir({ XDG_DATA_HOME: '/x' }), '/x/switchboard');
   assert.match(defaultDataDir({}), /\.local\/share\/switchboard$/);
 });
+
+test('flood settings: defaults an honest integrator never meets, each part switchable in config.json', () => {
+  const c = loadServerConfig(dir());
+  assert.deepEqual(c.addressRateLimit, { enabled: true, perSecond: 10, burst: 100, maxAddresses: 100_000 });
+  assert.deepEqual(c.requestLogAggregation, { enabled: true, windowSeconds: 60, rowsPerWindow: 5 });
+  assert.equal(c.requestLogMaxRows, 1_000_000);
+  assert.equal(c.requestLogRetentionDays, 30);
+  const d = dir();
+  writeFileSync(join(d, 'config.json'), JSON.stringify({ addressRateLimit: { enabled: false }, requestLogAggregation: { windowSeconds: 300 } }));
+  const off = loadServerConfig(d);
+  assert.deepEqual(off.addressRateLimit, { enabled: false, perSecond: 10, burst: 100, maxAddresses: 100_000 });
+  assert.equal(off.requestLogAggregation.windowSeconds, 300);
+  writeFileSync(join(d, 'config.json'), JSON.stringify({ requestLogMaxRows: 10, addressRateLimit: { burst: 0 } }));
+  assert.throws(() => loadServerConfig(d), (e: Error) => /requestLogMaxRows/.test(e.message) && /addressRateLimit\.burst/.test(e.message));
+});

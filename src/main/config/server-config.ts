@@ -20,6 +20,32 @@ export const serverConfigSchema = z.strictObject({
   fallbackText: z.string().min(1).max(2000).default(DEFAULT_FALLBACK_TEXT),
   kbThreshold: z.number().min(0).max(1).default(0.45),
   requestLogRetentionDays: z.number().min(1).default(30),
+  /** The request log is also cut to its newest rows past this many (oldest first, in small batches). */
+  requestLogMaxRows: z.number().int().min(1000).default(1_000_000),
+  /**
+   * Refused requests of the same kind (same address, or same client once authenticated; same status
+   * and code) within a window: the first `rowsPerWindow` get a row each, the rest are counted on one.
+   */
+  requestLogAggregation: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      windowSeconds: z.number().int().min(1).max(3600).default(60),
+      rowsPerWindow: z.number().int().min(1).max(1000).default(5),
+    })
+    .default({ enabled: true, windowSeconds: 60, rowsPerWindow: 5 }),
+  /**
+   * Per remote address, for requests refused before or at authentication (unsigned, badly signed,
+   * unknown client...): past the burst the address gets 429 before its body is read. Signed requests
+   * never cost it anything. Behind a reverse proxy every request has the proxy's address: limit there.
+   */
+  addressRateLimit: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      perSecond: z.number().positive().default(10),
+      burst: z.number().int().min(1).default(100),
+      maxAddresses: z.number().int().min(100).max(10_000_000).default(100_000),
+    })
+    .default({ enabled: true, perSecond: 10, burst: 100, maxAddresses: 100_000 }),
   /** A delivery attempt with no complete answer in this time is a failure to retry. */
   deliveryTimeoutMs: z.number().int().min(100).max(120_000).default(15_000),
   /** Deliveries in flight at once, across conversations (one at a time within each). */

@@ -94,6 +94,8 @@ export function createConsoleHandlers(deps: HandlerDeps) {
           code: r.code,
           latencyMs: r.latencyMs,
           problem: r.problem ? (JSON.parse(r.problem) as Record<string, unknown>) : null,
+          count: r.count,
+          lastAt: r.lastAt,
         }),
       );
     },

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { ConversationRow } from '../store/conversations.ts';
-import type { RequestLogEntry } from '../store/request-log.ts';
+import type { PruneLimits, RequestLogEntry } from '../store/request-log.ts';
 import type { EngineAnswer } from '../engines/engine.ts';
 import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
@@ -43,8 +43,9 @@ export type WriteCommand =
   | { kind: 'auto_dialog'; request: IngestRequest }
   | { kind: 'cmd_dialog'; request: IngestRequest }
   | { kind: 'answered'; request: IngestRequest; reply: AnsweredReply }
-  | { kind: 'request_log'; entry: RequestLogEntry }
-  | { kind: 'prune_request_log'; before: number }
+  | { kind: 'request_log'; entry: RequestLogEntry; aggKey?: string }
+  | { kind: 'request_log_count'; aggKey: string; count: number; lastAt: number; close: boolean }
+  | { kind: 'prune_request_log'; limits: PruneLimits }
   | AutoReplyCommand
   | SettleCommand
   | DeliveryCommand
@@ -245,11 +246,13 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'answered':
       return answered(store, command.request, command.reply);
     case 'request_log':
-      store.requestLog.insert(command.entry);
+      store.requestLog.insert(command.entry, command.aggKey ?? null);
+      return null;
+    case 'request_log_count':
+      store.requestLog.addToAggregate(command.aggKey, command.count, command.lastAt, command.close);
       return null;
     case 'prune_request_log':
-      store.requestLog.pruneBefore(command.before);
-      return null;
+      return { kind: 'changed', count: store.requestLog.prune(command.limits) };
     case 'auto_reply':
       return commitAutoReply(store, command);
     case 'settle_replies':

@@ -20,6 +20,7 @@ export interface RequestFacts {
   msgId: string | null;
   conversationId: string | null;
   replayed: boolean;
+  authenticated?: boolean;
 }
 
 /** A response: a value to serialize, JSON text serialized earlier, or plain text (metrics). */
@@ -85,6 +86,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
         { extra: { signing_string_sha256: createHash('sha256').update(signed, 'utf8').digest('hex') } },
       );
     }
+    facts.authenticated = true;
     const contentHash = createHash('sha256').update(canonical).digest('hex');
 
     if (!deps.replay.reserve(client.id, env.signature, nowMs)) {

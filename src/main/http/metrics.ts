@@ -1,3 +1,6 @@
+import { EVENT_TYPES } from '../../shared/protocol/message-schema.ts';
+import { PROBLEM_CODES } from '../../shared/problem-codes.ts';
+
 /** Prometheus text exposition of the few series this service needs; no registry library required. */
 
 const BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -11,8 +14,28 @@ function labels(pairs: Record<string, string>): string {
   return parts.length ? `{${parts.join(',')}}` : '';
 }
 
+// Every label value comes from a closed set: a label read from a request before it is
+// authenticated would otherwise let anyone create series without end (one per made-up value).
+const EVENT_TYPE_LABELS: ReadonlySet<string> = new Set(EVENT_TYPES);
+const STATUS_LABELS: ReadonlySet<number> = new Set([200, ...Object.values(PROBLEM_CODES).map((c) => c.status)]);
+const OUTCOME_LABELS: ReadonlySet<string> = new Set(['sent', 'retry', 'dead', 'cancelled']);
+
+/** `none` when the request never got as far as naming one, `other` for anything not in the protocol. */
+export function eventTypeLabel(eventType: string | null | undefined): string {
+  if (eventType === null || eventType === undefined) return 'none';
+  return EVENT_TYPE_LABELS.has(eventType) ? eventType : 'other';
+}
+
+export function statusLabel(status: number): string {
+  return STATUS_LABELS.has(status) ? String(status) : 'other';
+}
+
+export function outcomeLabel(outcome: string): string {
+  return OUTCOME_LABELS.has(outcome) ? outcome : 'other';
+}
+
 export function createMetrics() {
-  const requests = new Map<string, { eventType: string; status: number; count: number }>();
+  const requests = new Map<string, { eventType: string; status: string; count: number }>();
   const stored = new Map<string, number>();
   const attempts = new Map<string, number>();
   const histogram = { counts: new Array<number>(BUCKETS_SECONDS.length).fill(0), sum: 0, count: 0 };
@@ -20,20 +43,23 @@ export function createMetrics() {
 
   return {
     observeRequest(eventType: string | null, status: number, seconds: number): void {
-      const et = eventType ?? 'none';
-      const key = `${et} ${status}`;
+      const et = eventTypeLabel(eventType);
+      const st = statusLabel(status);
+      const key = `${et} ${st}`;
       const entry = requests.get(key);
       if (entry) entry.count++;
-      else requests.set(key, { eventType: et, status, count: 1 });
+      else requests.set(key, { eventType: et, status: st, count: 1 });
       histogram.sum += seconds;
       histogram.count++;
       for (let i = 0; i < BUCKETS_SECONDS.length; i++) if (seconds <= BUCKETS_SECONDS[i]!) histogram.counts[i]!++;
     },
     messageStored(eventType: string): void {
-      stored.set(eventType, (stored.get(eventType) ?? 0) + 1);
+      const et = eventTypeLabel(eventType);
+      stored.set(et, (stored.get(et) ?? 0) + 1);
     },
     deliveryAttempt(outcome: string): void {
-      attempts.set(outcome, (attempts.get(outcome) ?? 0) + 1);
+      const o = outcomeLabel(outcome);
+      attempts.set(o, (attempts.get(o) ?? 0) + 1);
     },
     gauge(name: string, help: string, read: () => number): void {
       gauges.set(name, { help, read });
@@ -43,7 +69,7 @@ export function createMetrics() {
       out.push('# HELP switchboard_http_requests_total Requests to the message endpoint by event_type and status.');
       out.push('# TYPE switchboard_http_requests_total counter');
       for (const r of requests.values()) {
-        out.push(`switchboard_http_requests_total${labels({ event_type: r.eventType, status: String(r.status) })} ${r.count}`);
+        out.push(`switchboard_http_requests_total${labels({ event_type: r.eventType, status: r.status })} ${r.count}`);
       }
       out.push('# HELP switchboard_http_request_duration_seconds Time from request start to response.');
       out.push('# TYPE switchboard_http_request_duration_seconds histogram');

@@ -8,6 +8,7 @@ import { answerClientError, reportOnce } from './client-error.ts';
 import { HttpProblem } from './problem.ts';
 import type { ChatMessagesHandler, Reply, RequestFacts } from './chat-messages.ts';
 import type { Metrics } from './metrics.ts';
+import type { PreAuthGate } from '../auth/address-limiter.ts';
 
 export const CHAT_PATH = '/custom-im/chat-messages';
 
@@ -16,7 +17,9 @@ export interface HttpServerDeps {
   metrics: Metrics;
   clock: Clock;
   bodyLimitBytes: number;
-  logRequest: (entry: RequestLogEntry) => void;
+  /** Per-address limit on requests refused before or at authentication (absent: no limit). */
+  preAuthGate?: PreAuthGate;
+  logRequest: (entry: RequestLogEntry, authenticated: boolean) => void;
   logError: (error: unknown, requestId: string) => void;
   /** One line, no stack: clients that go away or send malformed HTTP. */
   logInfo: (line: string) => void;
@@ -113,12 +116,24 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const facts: RequestFacts = { clientId: null, eventType: null, msgId: null, conversationId: null, replayed: false };
     let reply: Reply;
     let closeAfter = false;
+    let gated = false;
     try {
       if (path === CHAT_PATH) {
         if (method !== 'POST') {
           reply = problemReply(new HttpProblem('method_not_allowed', `${method} is not allowed on ${CHAT_PATH}; use POST`, { headers: { allow: 'POST' } }), requestId);
         } else {
-          ({ reply, closeAfter } = await handleChat(req, requestId, facts));
+          // Before the body is read: an address that keeps failing authentication costs no parsing.
+          const admission = deps.preAuthGate?.admit(req.socket, req.socket.remoteAddress, deps.clock.now()) ?? { allowed: true };
+          if (admission.allowed) ({ reply, closeAfter } = await handleChat(req, requestId, facts));
+          else {
+            gated = true;
+            const after = admission.retryAfterSeconds;
+            const detail = `too many requests from this address failed authentication; retry in ${after} s`;
+            const headers = { 'retry-after': String(after) };
+            reply = problemReply(new HttpProblem('rate_limited', detail, { headers, extra: { retry_after: after } }), requestId);
+            // Node discards a small unread body and keeps the connection; a large or unknown one is not worth reading.
+            closeAfter = !(Number(req.headers['content-length']) <= 65_536);
+          }
         }
       } else if (path === '/healthz' || path === '/metrics') {
         if (method !== 'GET' && method !== 'HEAD') {
@@ -137,6 +152,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       deps.logError(error, requestId);
       reply = problemReply(new HttpProblem('internal_error', 'the server failed to process this request; it has been logged'), requestId);
     }
+    if (path === CHAT_PATH && !gated) {
+      const outcome = { authenticated: facts.authenticated === true, refused: reply.status >= 400 };
+      deps.preAuthGate?.settle(req.socket, req.socket.remoteAddress, outcome, deps.clock.now());
+    }
     if (res.destroyed || req.socket.destroyed) return;
     send(req, res, requestId, reply, closeAfter);
 
@@ -144,17 +163,19 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     if (path === CHAT_PATH) {
       deps.metrics.observeRequest(facts.eventType, reply.status, latencyMs / 1000);
       const problem = reply.status >= 400 && 'body' in reply ? (reply.body as { code?: string }) : null;
+      const { authenticated = false, ...logged } = facts;
       deps.logRequest({
         at: deps.clock.now(),
         requestId,
         method,
         path,
-        ...facts,
+        ...logged,
         status: reply.status,
         code: problem?.code ?? null,
         latencyMs: Math.round(latencyMs * 1000) / 1000,
         problem: problem ? JSON.stringify(problem) : null,
-      });
+        remote: req.socket.remoteAddress ?? null,
+      }, authenticated);
     }
   }
 

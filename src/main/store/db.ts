@@ -1,7 +1,8 @@
 import { DatabaseSync } from 'node:sqlite';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrate.ts';
+import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE } from './data-dir.ts';
 
 export type Db = DatabaseSync;
 
@@ -10,15 +11,29 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
+/** The files SQLite keeps beside the database in WAL mode. */
+export function databaseFiles(path: string): string[] {
+  return [path, `${path}-wal`, `${path}-shm`];
+}
+
 /**
  * Opens (creating if needed) the database with the durability settings the protocol promises:
  * WAL so readers never block the writer, synchronous=FULL so an acknowledged message survives
- * power loss, then brings the schema up to date.
+ * power loss, then brings the schema up to date. A new database (folder, file, WAL, SHM) is
+ * private to its owner whatever the umask: the file is made 0600 before SQLite opens it.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let created = false;
+  if (path !== ':memory:') {
+    ensurePrivateDir(dirname(path));
+    created = ensurePrivateFile(path);
+  }
   const db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
   db.exec('PRAGMA journal_mode = WAL');
+  if (created && process.platform !== 'win32') {
+    // SQLite copies the database file's mode to these; set it anyway in case a build does not.
+    for (const file of databaseFiles(path).slice(1)) if (existsSync(file)) chmodSync(file, PRIVATE_FILE_MODE);
+  }
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA foreign_keys = ON');
   migrate(db);

@@ -76,3 +76,20 @@ test('migration 4 adds named engines with a sealed key column', () => {
   db.prepare("INSERT INTO engines (name, kind, config, api_key_sealed, created_at, updated_at) VALUES ('local', 'openai', '{}', NULL, 0, 0)").run();
   assert.throws(() => db.prepare("INSERT INTO engines (name, kind, config, created_at, updated_at) VALUES ('x', 'magic', '{}', 0, 0)").run(), /CHECK/);
 });
+
+test('migration 5 gives request log rows a count, a last time, an address and a unique counting key', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 4);
+  const insert = "INSERT INTO request_log (at, request_id, method, path, status, latency_ms) VALUES (1, 'r1', 'POST', '/p', 401, 0.1)";
+  db.prepare(insert).run();
+  assert.equal(migrate(db, MIGRATIONS, 5), 5);
+  const old = db.prepare('SELECT count, last_at, remote, agg_key FROM request_log').get() as Record<string, unknown>;
+  assert.deepEqual({ ...old }, { count: 1, last_at: null, remote: null, agg_key: null }, 'an existing row stands for one request');
+  const withKey = "INSERT INTO request_log (at, request_id, method, path, status, latency_ms, agg_key) VALUES (2, 'r2', 'POST', '/p', 401, 0.1, 'k')";
+  db.prepare(withKey).run();
+  assert.throws(() => db.prepare(withKey).run(), /UNIQUE/);
+  db.prepare("INSERT INTO request_log (at, request_id, method, path, status, latency_ms) VALUES (3, 'r3', 'POST', '/p', 401, 0.1)").run();
+  assert.throws(() => db.prepare('UPDATE request_log SET count = 0').run(), /CHECK/);
+  const plan = (db.prepare("EXPLAIN QUERY PLAN UPDATE request_log SET count = count + 1 WHERE agg_key = 'k'").all() as Array<{ detail: string }>).map((r) => r.detail).join(' ');
+  assert.match(plan, /request_log_agg/);
+});

@@ -15,10 +15,16 @@ export interface RequestLogEntry {
   replayed: boolean;
   /** The problem+json body of a rejected request, so the console can show the integrator's mistake. */
   problem: string | null;
+  /** The address the request came from (the /64 for an IPv6 row that counts many requests). */
+  remote: string | null;
 }
 
 export interface RequestLogRow extends RequestLogEntry {
   id: number;
+  /** Requests this row stands for: 1, or more for repeated refusals counted together. */
+  count: number;
+  /** The last of those requests. */
+  lastAt: number;
 }
 
 interface Raw {
@@ -36,18 +42,38 @@ interface Raw {
   latency_ms: number;
   replayed: number;
   problem: string | null;
+  remote: string | null;
+  count: number;
+  last_at: number | null;
+}
+
+export interface PruneLimits {
+  /** Rows logged before this time go. */
+  before: number;
+  /** Past this many rows the oldest go. */
+  maxRows: number;
+  /** At most this many rows per statement, so one prune never holds the writer for long. */
+  batch: number;
 }
 
 export function requestLogQueries(db: Db) {
   const insert = db.prepare(
     `INSERT INTO request_log (at, request_id, method, path, client_id, event_type, msg_id, conversation_id, status, code,
-       latency_ms, replayed, problem)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       latency_ms, replayed, problem, remote, agg_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const addCount = db.prepare('UPDATE request_log SET count = count + ?, last_at = max(coalesce(last_at, at), ?) WHERE agg_key = ?');
+  const closeAggregate = db.prepare('UPDATE request_log SET agg_key = NULL WHERE agg_key = ?');
+  const pruneOld = db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE at < ? LIMIT ?)');
+  const pruneExcess = db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE id <= ? ORDER BY id LIMIT ?)');
+  const bounds = db.prepare(
+    // Three subqueries: SQLite answers a lone min() or max() from the end of an index, not a pair.
+    `SELECT (SELECT min(id) FROM request_log) AS first, (SELECT max(id) FROM request_log) AS last,
+            (SELECT min(at) FROM request_log) AS oldest`,
   );
   const recent = db.prepare('SELECT * FROM request_log ORDER BY id DESC LIMIT ?');
   const recentFailed = db.prepare('SELECT * FROM request_log WHERE status >= 400 ORDER BY id DESC LIMIT ?');
   const byRequestId = db.prepare('SELECT * FROM request_log WHERE request_id = ? ORDER BY id');
-  const prune = db.prepare('DELETE FROM request_log WHERE at < ?');
 
   const toRow = (r: Raw): RequestLogRow => ({
     id: r.id,
@@ -64,10 +90,14 @@ export function requestLogQueries(db: Db) {
     latencyMs: r.latency_ms,
     replayed: r.replayed === 1,
     problem: r.problem,
+    remote: r.remote,
+    count: r.count,
+    lastAt: r.last_at ?? r.at,
   });
 
   return {
-    insert(e: RequestLogEntry): void {
+    /** One row; `aggKey` marks it as the row that later refusals of its kind are counted on. */
+    insert(e: RequestLogEntry, aggKey: string | null = null): void {
       insert.run(
         e.at,
         e.requestId,
@@ -82,7 +112,14 @@ export function requestLogQueries(db: Db) {
         e.latencyMs,
         e.replayed ? 1 : 0,
         e.problem,
+        e.remote,
+        aggKey,
       );
+    },
+    /** Adds `count` more requests, the last at `lastAt`, to the row marked `aggKey`; the mark ends with `close`. */
+    addToAggregate(aggKey: string, count: number, lastAt: number, close: boolean): void {
+      if (count > 0) addCount.run(count, lastAt, aggKey);
+      if (close) closeAggregate.run(aggKey);
     },
     recent(limit: number, onlyFailed = false): RequestLogRow[] {
       return ((onlyFailed ? recentFailed : recent).all(limit) as unknown as Raw[]).map(toRow);
@@ -90,8 +127,19 @@ export function requestLogQueries(db: Db) {
     byRequestId(requestId: string): RequestLogRow[] {
       return (byRequestId.all(requestId) as unknown as Raw[]).map(toRow);
     },
-    pruneBefore(at: number): number {
-      return Number(prune.run(at).changes);
+    /** Deletes at most `batch` rows that are too old and `batch` beyond `maxRows`; returns how many went. */
+    prune(limits: PruneLimits): number {
+      let n = Number(pruneOld.run(limits.before, limits.batch).changes);
+      const { last } = bounds.get() as { last: number | null };
+      if (last !== null) n += Number(pruneExcess.run(last - limits.maxRows, limits.batch).changes);
+      return n;
+    },
+    /** Whether prune() has anything to do; cheap (index ends only), so the main thread can ask often. */
+    needsPrune(limits: Omit<PruneLimits, 'batch'>): boolean {
+      const b = bounds.get() as { first: number | null; last: number | null; oldest: number | null };
+      if (b.first === null || b.last === null || b.oldest === null) return false;
+      // Row ids only grow and rows only leave from the old end, so the id span is the row count.
+      return b.oldest < limits.before || b.last - b.first + 1 > limits.maxRows;
     },
   };
 }

@@ -2,11 +2,12 @@ import type { Db } from './db.ts';
 
 /** Per-minute counts for the dashboard, from indexed time columns. */
 export function statsQueries(db: Db) {
-  const perMinute = (table: string, column: string, where = ''): ReturnType<Db['prepare']> =>
-    db.prepare(`SELECT (${column} / 60000) AS minute, count(*) AS n FROM ${table} WHERE ${column} >= ? ${where} GROUP BY minute`);
+  const perMinute = (table: string, column: string, where = '', n = 'count(*)'): ReturnType<Db['prepare']> =>
+    db.prepare(`SELECT (${column} / 60000) AS minute, ${n} AS n FROM ${table} WHERE ${column} >= ? ${where} GROUP BY minute`);
   const queries = {
-    requests: perMinute('request_log', 'at'),
-    rejected: perMinute('request_log', 'at', 'AND status >= 400'),
+    // A request log row can stand for many refused requests (its count).
+    requests: perMinute('request_log', 'at', '', 'sum(count)'),
+    rejected: perMinute('request_log', 'at', 'AND status >= 400', 'sum(count)'),
     replies: perMinute('replies', 'created_at', "AND kind = 'auto' AND handoff = 0"),
     handoffs: perMinute('replies', 'created_at', 'AND handoff = 1'),
     deliveryFailures: perMinute('delivery_attempts', 'started_at', "AND outcome IN ('retry', 'dead')"),

@@ -1,6 +1,13 @@
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 
+/** One time, or first–last for a row that counts several requests. */
+function timeSpan(at: number, lastAt: number): string {
+  const first = new Date(at).toLocaleTimeString();
+  const last = new Date(lastAt).toLocaleTimeString();
+  return last === first ? first : `${first}–${last}`;
+}
+
 export function RequestLog() {
   const { t } = useTranslation();
   const requests = useConsole((s) => s.requests);
@@ -28,10 +35,13 @@ export function RequestLog() {
           <tbody>
             {requests.map((r) => (
               <tr key={r.id} className={r.status >= 400 ? 'failed' : ''} title={r.problem ? String(r.problem['detail'] ?? '') : r.requestId}>
-                <td>{new Date(r.at).toLocaleTimeString()}</td>
+                <td>{timeSpan(r.at, r.lastAt)}</td>
                 <td>{r.clientId ?? '-'}</td>
                 <td>{r.eventType ?? '-'}</td>
-                <td>{r.status}</td>
+                <td>
+                  {r.status}
+                  {r.count > 1 && <strong className="count" data-testid="request-count"> ×{r.count}</strong>}
+                </td>
                 <td>
                   {r.code ?? ''}
                   {r.problem && <small className="detail"> {String(r.problem['detail'] ?? '')}</small>}

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createMetrics } from './metrics.ts';
+
+const series = (text: string, name: string): string[] => text.split('\n').filter((l) => l.startsWith(`${name}{`));
+
+test('event_type labels come from the four event types; anything else is other, a missing one none', () => {
+  const m = createMetrics();
+  for (const et of ['auto_dialog', 'assist_dialog', 'website_dialog', 'cmd_dialog']) m.observeRequest(et, 200, 0.01);
+  for (let i = 0; i < 500; i++) m.observeRequest(`made-up-${i}`, 401, 0.001);
+  m.observeRequest('AUTO_DIALOG', 401, 0.001);
+  m.observeRequest('x"}\nevil 1', 401, 0.001);
+  m.observeRequest(null, 400, 0.001);
+  const text = m.render();
+  assert.deepEqual(series(text, 'switchboard_http_requests_total').sort(), [
+    'switchboard_http_requests_total{event_type="assist_dialog",status="200"} 1',
+    'switchboard_http_requests_total{event_type="auto_dialog",status="200"} 1',
+    'switchboard_http_requests_total{event_type="cmd_dialog",status="200"} 1',
+    'switchboard_http_requests_total{event_type="none",status="400"} 1',
+    'switchboard_http_requests_total{event_type="other",status="401"} 502',
+    'switchboard_http_requests_total{event_type="website_dialog",status="200"} 1',
+  ]);
+});
+
+test('status labels are the statuses the server answers; outcomes and stored event types are closed too', () => {
+  const m = createMetrics();
+  for (const status of [200, 400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 503, 504]) m.observeRequest('auto_dialog', status, 0);
+  m.observeRequest('auto_dialog', 299, 0);
+  m.observeRequest('auto_dialog', 999, 0);
+  m.messageStored('auto_dialog');
+  m.messageStored('nonsense');
+  for (const o of ['sent', 'retry', 'dead', 'cancelled', 'exploded']) m.deliveryAttempt(o);
+  const text = m.render();
+  const statuses = series(text, 'switchboard_http_requests_total').map((l) => /status="([^"]+)"/.exec(l)![1]);
+  assert.deepEqual(statuses.sort(), ['200', '400', '401', '403', '404', '405', '409', '413', '415', '429', '500', '503', '504', 'other']);
+  assert.match(text, /switchboard_http_requests_total\{event_type="auto_dialog",status="other"\} 2/);
+  assert.deepEqual(series(text, 'switchboard_messages_stored_total').sort(), [
+    'switchboard_messages_stored_total{event_type="auto_dialog"} 1',
+    'switchboard_messages_stored_total{event_type="other"} 1',
+  ]);
+  assert.deepEqual(series(text, 'switchboard_delivery_attempts_total').map((l) => /outcome="(\w+)"/.exec(l)![1]), ['sent', 'retry', 'dead', 'cancelled', 'other']);
+});
