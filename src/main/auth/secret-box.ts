@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -36,15 +36,7 @@ export function combinedBox(boxes: readonly SecretBox[]): SecretBox {
  * against someone who can read the whole data folder. The desktop app uses the OS keychain instead.
  */
 export function keyFileBox(keyPath: string): SecretBox {
-  let key: Buffer;
-  if (existsSync(keyPath)) {
-    key = Buffer.from(readFileSync(keyPath, 'utf8').trim(), 'base64url');
-    if (key.length !== 32) throw new SecretBoxError(`${keyPath} is not a 32-byte key; restore it from backup`);
-  } else {
-    mkdirSync(dirname(keyPath), { recursive: true });
-    key = randomBytes(32);
-    writeFileSync(keyPath, key.toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
-  }
+  const key = readOrCreateKey(keyPath);
   return {
     scheme: 'keyfile',
     seal(secret) {
@@ -65,6 +57,27 @@ export function keyFileBox(keyPath: string): SecretBox {
       }
     },
   };
+}
+
+function readOrCreateKey(keyPath: string): Buffer {
+  if (existsSync(keyPath)) {
+    const key = Buffer.from(readFileSync(keyPath, 'utf8').trim(), 'base64url');
+    if (key.length !== 32) throw new SecretBoxError(`${keyPath} is not a 32-byte key; restore it from backup`);
+    return key;
+  }
+  mkdirSync(dirname(keyPath), { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(keyPath, key.toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+/**
+ * HMAC-SHA256 of `message` under the key file's key, so other secrets (the console token) can be
+ * derived from it and re-derived after a restart without ever being stored, and without the key
+ * itself leaving this module. Give every use its own `message` prefix.
+ */
+export function keyFileHmac(keyPath: string, message: string): Buffer {
+  return createHmac('sha256', readOrCreateKey(keyPath)).update(message, 'utf8').digest();
 }
 
 /** At least 32 random bytes, base64url (section 3). */
