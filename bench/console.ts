@@ -109,10 +109,17 @@ export async function runConsole(): Promise<string> {
   // No update lost: the open transcript shows the last message sent to it, and the list shows every live conversation.
   const lastToBig = `live-${Math.floor((RATE * SECONDS - 1) / 10) * 10}`;
   const bigUpToDate = await page.waitForSelector(`[data-entry="${lastToBig}"]`, { timeout: 5000 }).then(() => true, () => false);
-  const liveRows = await page.evaluate(() =>
-    fetch('/api/listConversations', { method: 'POST', body: JSON.stringify({ search: 'live message', limit: 1000 }) })
-      .then((r) => r.json() as Promise<{ value: unknown[] }>)
-      .then((r) => r.value.length),
+  // As the console itself calls its API: JSON, with the token from the printed URL as a Bearer header.
+  const liveRows = await page.evaluate(
+    (token) =>
+      fetch('/api/listConversations', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ search: 'live message', limit: 1000 }),
+      })
+        .then((r) => r.json() as Promise<{ value: unknown[] }>)
+        .then((r) => r.value.length),
+    server.consoleToken,
   );
   await browser.close();
   server.child.kill('SIGTERM');

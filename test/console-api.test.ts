@@ -6,6 +6,8 @@ import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
+import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/console-token.ts';
+import { secretKeyPath } from '../src/main/service.ts';
 import type { ApiResult, ConsoleEvent } from '../src/shared/console-api.ts';
 
 const settleAll = () => new Promise((r) => setTimeout(r, 20));
@@ -15,7 +17,7 @@ describe('console API over HTTP (the browser bridge)', () => {
   let rx: Receiver;
   let server: Server;
   let base: string;
-  const token = 'test-token-0123456789';
+  let token: string;
   const call = async <T>(method: string, input: unknown = {}): Promise<{ status: number; result: ApiResult<T> }> => {
     const r = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input) });
     return { status: r.status, result: (await r.json()) as ApiResult<T> };
@@ -25,7 +27,13 @@ describe('console API over HTTP (the browser bridge)', () => {
     rx = await startReceiver();
     h = await startHarness({ engine: scriptedEngine().engine });
     h.addClient('acme', { sendUrl: rx.url });
-    server = createConsoleServer({ rendererDir: '/nonexistent', token, handlers: h.service.console.handlers, events: h.service.console.events });
+    token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
+    server = createConsoleServer({
+      rendererDir: '/nonexistent',
+      verifyToken: createTokenCheck(h.service.store.settings),
+      handlers: h.service.console.handlers,
+      events: h.service.console.events,
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

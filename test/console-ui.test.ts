@@ -18,6 +18,7 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
   let browser: Browser;
   let page: Page;
   let secret: string;
+  let dir: string;
   const send = async (info: Record<string, unknown>, key = secret) =>
     fetch(server.endpoint, {
       method: 'POST',
@@ -35,7 +36,7 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(build.status, 0, build.stderr);
     mkdirSync(SHOTS, { recursive: true });
-    const dir = mkdtempSync(join(tmpdir(), 'sb-ui-'));
+    dir = mkdtempSync(join(tmpdir(), 'sb-ui-'));
     secret = secretFrom(cli(dir, 'clients', 'add', 'acme', '--send-url', 'http://127.0.0.1:9/hook').stdout);
     cli(dir, 'kb', 'add', '--question', 'Where is my parcel?', '--answer', 'Track it with the link in your confirmation email.');
     server = await spawnServe(dir);
@@ -43,9 +44,10 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
     });
-    page = await browser.newPage({ viewport: { width: 1280, height: 760 }, locale: 'en-US' });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 760 }, locale: 'en-US' })).newPage();
     // Fail fast: a missing element is a failure to report, not a reason to hang the suite.
     page.setDefaultTimeout(10_000);
+    // What an operator does: open the URL serve printed, token in its fragment.
     await page.goto(server.console);
     await page.waitForSelector('text=No conversations yet');
     await shoot('empty');
@@ -166,5 +168,48 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     assert.equal(await page.getAttribute('input[type=search]', 'placeholder'), '搜索消息 (/)');
     await shoot('zh-CN');
     await page.selectOption('select', 'en');
+  });
+  it('the token leaves the address bar; a new tab on the bare address works without the terminal', async () => {
+    assert.equal(page.url(), server.consoleBase, 'the fragment is removed from the address bar');
+    const tab = await page.context().newPage();
+    tab.setDefaultTimeout(10_000);
+    await tab.goto(server.consoleBase);
+    await tab.waitForSelector('[data-conversation]:has-text("alice")');
+    assert.equal(await tab.$('[data-testid=auth-problem]'), null);
+    await tab.close();
+  });
+
+  it('without a token, or with a refused one, the console says to open the printed URL', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const fresh = await context.newPage();
+    fresh.setDefaultTimeout(10_000);
+    await fresh.goto(server.consoleBase);
+    const missing = await fresh.waitForSelector('[data-testid=auth-problem]');
+    assert.match((await missing.textContent()) ?? '', /no console token.*npm run serve.*console rotate-token/);
+    // Only the fragment changes: the page takes the new token and starts again by itself.
+    await fresh.goto(`${server.consoleBase}#token=not-the-token`);
+    const refused = await fresh.waitForSelector('[data-testid=auth-problem]:has-text("refused")');
+    assert.match((await refused.textContent()) ?? '', /console rotate-token/);
+    assert.equal(await fresh.$('[data-conversation]'), null, 'nothing is shown without a valid token');
+    // Opening the printed URL in the same tab changes only the fragment: the console recovers.
+    await fresh.goto(server.console);
+    await fresh.waitForSelector('[data-conversation]:has-text("alice")');
+    assert.equal(await fresh.$('[data-testid=auth-problem]'), null);
+    assert.equal(fresh.url(), server.consoleBase);
+    await context.close();
+  });
+
+  it('the live stream reconnects (with its Bearer token) after serve restarts on the same port', async () => {
+    await page.click('nav >> text=Conversations');
+    const port = new URL(server.consoleBase).port;
+    server.child.kill('SIGTERM');
+    await server.exit();
+    server = await spawnServe(dir, ['--console-port', port]);
+    assert.equal(server.consoleBase, page.url());
+    await send({ event_type: 'auto_dialog', msg_id: 'ui-reconnect', from_user_id: 'zoe', from_user_type: 2, content: 'back again?' });
+    await page.waitForSelector('[data-conversation]:has-text("zoe")', { timeout: 20_000 });
+    // And the stream is live again: the next message shows within a second.
+    await send({ event_type: 'auto_dialog', msg_id: 'ui-reconnect-2', from_user_id: 'yuri', from_user_type: 2, content: 'still there?' });
+    await page.waitForSelector('[data-conversation]:has-text("yuri")', { timeout: 1000 });
   });
 });

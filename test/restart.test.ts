@@ -25,7 +25,7 @@ describe('restart durability (separate processes, same data dir)', () => {
     const secret = secretFrom(cli(dir, 'clients', 'add', 'acme', '--send-url', 'http://127.0.0.1:9/hook').stdout);
     const server = await spawnServe(dir);
     assert.match(server.endpoint, /^http:\/\/127\.0\.0\.1:\d+\/custom-im\/chat-messages$/);
-    assert.match(server.console, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{20,}$/);
+    assert.match(server.console, /^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]{20,}$/);
     const inFlight = Array.from({ length: 50 }, (_, i) => send(server.endpoint, secret, msg(`t${i}`)).catch(() => null));
     await new Promise((r) => setTimeout(r, 5));
     server.child.kill('SIGTERM');

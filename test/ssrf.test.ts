@@ -10,6 +10,8 @@ import { eventually } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 import { cli, cliAsync } from './helpers/processes.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
+import { secretKeyPath } from '../src/main/service.ts';
+import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/console-token.ts';
 import type { ApiResult } from '../src/shared/console-api.ts';
 
 /** send_url spellings of link-local and metadata targets that the URL parser rewrites before any check sees them. */
@@ -42,7 +44,7 @@ describe('SSRF: link-local and metadata send_urls are refused in every spelling,
   let h: Harness;
   let server: Server;
   let consoleBase: string;
-  const token = 'ssrf-test-token-0123456789';
+  let token: string;
   const call = async <T>(method: string, input: unknown): Promise<ApiResult<T>> => {
     const r = await fetch(`${consoleBase}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input) });
     return (await r.json()) as ApiResult<T>;
@@ -59,7 +61,8 @@ describe('SSRF: link-local and metadata send_urls are refused in every spelling,
       },
     });
     h.addClient('acme');
-    server = createConsoleServer({ rendererDir: '/nonexistent', token, handlers: h.service.console.handlers, events: h.service.console.events });
+    token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
+    server = createConsoleServer({ rendererDir: '/nonexistent', verifyToken: createTokenCheck(h.service.store.settings), handlers: h.service.console.handlers, events: h.service.console.events });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     consoleBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

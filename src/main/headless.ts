@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { defaultDataDir, loadServerConfig, ConfigError } from './config/server-config.ts';
-import { startService } from './service.ts';
+import { startService, secretKeyPath } from './service.ts';
 import { createConsoleServer } from './console-api/console-server.ts';
+import { consoleTokenAtStart, createTokenCheck } from './console-api/console-token.ts';
 import { parsePort, UsageError } from './cli/args.ts';
 
 /** `npm run serve`: the message endpoint and the browser console, without Electron. */
@@ -31,10 +31,16 @@ async function main(): Promise<void> {
     consolePort: values['console-port'] === undefined ? undefined : parsePort(values['console-port'], '--console-port'),
   });
   const service = await startService({ config, dataDir });
-  const token = service.store.settings.get('console_token') ?? randomBytes(24).toString('base64url');
-  service.store.settings.put('console_token', token);
+  const { token, replacedPlainToken } = consoleTokenAtStart(service.store.settings, secretKeyPath(dataDir));
+  if (replacedPlainToken) console.error('console: the token stored in plain text by an older version was replaced by a hashed one; old console URLs stop working, use the one printed below');
   const rendererDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'out', 'renderer');
-  const consoleServer = createConsoleServer({ rendererDir, token, handlers: service.console.handlers, events: service.console.events });
+  const consoleServer = createConsoleServer({
+    rendererDir,
+    verifyToken: createTokenCheck(service.store.settings),
+    handlers: service.console.handlers,
+    events: service.console.events,
+    log: (line) => console.error(line),
+  });
   await new Promise<void>((resolve, reject) => {
     consoleServer.once('error', reject);
     consoleServer.listen(config.consolePort, '127.0.0.1', () => resolve());
@@ -42,7 +48,8 @@ async function main(): Promise<void> {
   const consoleAddress = consoleServer.address() as AddressInfo;
 
   console.log(`endpoint: ${service.endpointUrl}`);
-  console.log(`console: http://127.0.0.1:${consoleAddress.port}/?token=${token}`);
+  // The fragment is never sent to a server, so the token stays out of logs and Referer headers.
+  console.log(`console: http://127.0.0.1:${consoleAddress.port}/#token=${token}`);
   console.log(`data: ${dataDir}`);
 
   let stopping = false;

@@ -7,7 +7,11 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 export interface ServeProcess {
   child: ChildProcess;
   endpoint: string;
+  /** The printed console URL, token in its fragment: what an operator opens. */
   console: string;
+  /** The console address without the token, and the token alone (for API calls with Bearer). */
+  consoleBase: string;
+  consoleToken: string;
   base: string;
   stderr(): string;
   exit(): Promise<number | null>;
@@ -38,6 +42,8 @@ export async function spawnServe(dataDir: string, extra: string[] = []): Promise
     child,
     endpoint,
     console: consoleUrl,
+    consoleBase: `${new URL(consoleUrl).origin}/`,
+    consoleToken: new URLSearchParams(new URL(consoleUrl).hash.slice(1)).get('token') ?? '',
     base: endpoint.replace('/custom-im/chat-messages', ''),
     stderr: () => err,
     exit: () => exited,

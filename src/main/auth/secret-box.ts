@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensurePrivateDir, ensurePrivateFile } from '../store/data-dir.ts';
@@ -37,16 +37,7 @@ export function combinedBox(boxes: readonly SecretBox[]): SecretBox {
  * against someone who can read the whole data folder. The desktop app uses the OS keychain instead.
  */
 export function keyFileBox(keyPath: string): SecretBox {
-  let key: Buffer;
-  if (existsSync(keyPath)) {
-    key = Buffer.from(readFileSync(keyPath, 'utf8').trim(), 'base64url');
-    if (key.length !== 32) throw new SecretBoxError(`${keyPath} is not a 32-byte key; restore it from backup`);
-  } else {
-    ensurePrivateDir(dirname(keyPath));
-    key = randomBytes(32);
-    // Exclusive create: if another process (the CLI) made the key meanwhile, this throws rather than replacing it.
-    if (!ensurePrivateFile(keyPath, key.toString('base64url') + '\n')) throw new SecretBoxError(`${keyPath} appeared while it was being created; run the command again`);
-  }
+  const key = readOrCreateKey(keyPath);
   return {
     scheme: 'keyfile',
     seal(secret) {
@@ -67,6 +58,28 @@ export function keyFileBox(keyPath: string): SecretBox {
       }
     },
   };
+}
+
+function readOrCreateKey(keyPath: string): Buffer {
+  if (existsSync(keyPath)) {
+    const key = Buffer.from(readFileSync(keyPath, 'utf8').trim(), 'base64url');
+    if (key.length !== 32) throw new SecretBoxError(`${keyPath} is not a 32-byte key; restore it from backup`);
+    return key;
+  }
+  ensurePrivateDir(dirname(keyPath));
+  const key = randomBytes(32);
+  // Exclusive create: if another process (the CLI) made the key meanwhile, this throws rather than replacing it.
+  if (!ensurePrivateFile(keyPath, key.toString('base64url') + '\n')) throw new SecretBoxError(`${keyPath} appeared while it was being created; run the command again`);
+  return key;
+}
+
+/**
+ * HMAC-SHA256 of `message` under the key file's key, so other secrets (the console token) can be
+ * derived from it and re-derived after a restart without ever being stored, and without the key
+ * itself leaving this module. Give every use its own `message` prefix.
+ */
+export function keyFileHmac(keyPath: string, message: string): Buffer {
+  return createHmac('sha256', readOrCreateKey(keyPath)).update(message, 'utf8').digest();
 }
 
 /** At least 32 random bytes, base64url (section 3). */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { defaultDataDir } from '../config/server-config.ts';
+import { defaultDataDir, loadServerConfig } from '../config/server-config.ts';
 import { openDatabase } from '../store/db.ts';
 import { createStore, type Store } from '../store/index.ts';
 import { keyFileBox } from '../auth/secret-box.ts';
@@ -11,6 +11,7 @@ import { UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
 import { enginesCommand } from './engines-commands.ts';
+import { consoleCommand } from './console-commands.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   clients add ID [--secret S] [SETTINGS]
@@ -28,7 +29,8 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   deliveries retry ID     (a dead delivery, with a fresh retry schedule)
   kb add --question Q --answer A
   kb import FILE          (JSON array of {question, answer}, or CSV with header question,answer)
-  kb list`;
+  kb list
+  console rotate-token    (a new console token; the old one stops working)`;
 
 function kbCommand(store: Store, now: number, args: string[], flags: { question?: string; answer?: string }): string {
   const [action, file] = args;
@@ -61,6 +63,15 @@ function kbCommand(store: Store, now: number, args: string[], flags: { question?
     }
     default:
       throw new UsageError(`unknown kb command "${action ?? ''}"; use add, import or list`);
+  }
+}
+
+/** For the hint only: serve may be started with another --console-port. */
+function configuredConsolePort(dataDir: string): number | null {
+  try {
+    return loadServerConfig(dataDir).consolePort || null;
+  } catch {
+    return null;
   }
 }
 
@@ -109,7 +120,7 @@ async function main(argv: string[]): Promise<number> {
   const dataDir = values['data-dir'] ?? defaultDataDir();
   let store: Store | undefined;
   try {
-    if (!['clients', 'kb', 'deliveries', 'engines'].includes(group)) throw new UsageError(`unknown command "${group}"; use clients, deliveries, engines or kb`);
+    if (!['clients', 'kb', 'deliveries', 'engines', 'console'].includes(group)) throw new UsageError(`unknown command "${group}"; use clients, console, deliveries, engines or kb`);
     store = createStore(openDatabase(databasePath(dataDir)));
     const now = Date.now();
     const out =
@@ -119,7 +130,9 @@ async function main(argv: string[]): Promise<number> {
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
             ? await enginesCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values)
-            : kbCommand(store, now, rest, values);
+            : group === 'console'
+              ? consoleCommand(store, secretKeyPath(dataDir), configuredConsolePort(dataDir), rest)
+              : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;
   } catch (error) {

@@ -2,40 +2,28 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
-import { timingSafeEqual } from 'node:crypto';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
 import { dispatch } from './handlers.ts';
 import type { EventBus } from './events.ts';
+import { CONSOLE_CSP } from '../../shared/csp.ts';
+import { checkHost, checkJson, checkNoQueryToken, checkOrigin, checkToken, type Refusal } from './console-guard.ts';
+import { answerThenDrain, BodyTooLarge, ClientAborted, MAX_API_BODY, readApiBody } from './console-body.ts';
+
+/** The endpoint's own limits (src/main/http/server.ts): a slow client is cut off the same way here. */
+export const CONSOLE_HEADERS_TIMEOUT_MS = 30_000;
+export const CONSOLE_REQUEST_TIMEOUT_MS = 60_000;
 
 export interface ConsoleServerOptions {
   /** Folder of the built renderer (electron-vite's out/renderer). */
   rendererDir: string;
-  token: string;
+  /** Says whether a presented bearer token is the console token (see console-token.ts). */
+  verifyToken: (token: string) => boolean;
   handlers: ConsoleHandlers;
   events: EventBus;
-}
-
-const MAX_API_BODY = 1024 * 1024;
-
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_API_BODY) req.destroy(new Error('request too large'));
-      else chunks.push(c);
-    });
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve(text ? (JSON.parse(text) as unknown) : {});
-      } catch {
-        reject(new Error('body is not JSON'));
-      }
-    });
-    req.on('error', reject);
-  });
+  /** One line per noteworthy event (an aborted request, an unexpected error). */
+  log?: (line: string) => void;
+  /** Tests shorten these; the defaults are the endpoint's. */
+  timeouts?: { headersMs: number; requestMs: number; checkEveryMs?: number };
 }
 
 const TYPES: Record<string, string> = {
@@ -48,81 +36,122 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
-
-function tokenOf(req: IncomingMessage, url: URL): string | null {
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ')) return auth.slice(7);
-  const cookie = /(?:^|;\s*)sb_console=([^;]+)/.exec(req.headers.cookie ?? '');
-  if (cookie) return decodeURIComponent(cookie[1]!);
-  return url.searchParams.get('token');
-}
-
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+const HEADERS: Record<string, string> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': CONSOLE_CSP,
+};
 
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+  res.writeHead(status, { ...HEADERS, ...headers, 'content-type': 'text/plain; charset=utf-8' });
   res.end(text);
 }
 
+/** API answers, refusals included, are data: `{ ok: false, error: { code, message } }`. */
+function data(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...HEADERS, ...headers, 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+/** A refusal before the body is read drains that body, so the client sees the answer, not a reset. */
+function refuse(req: IncomingMessage, res: ServerResponse, r: Refusal, asData: boolean): void {
+  const body = asData ? JSON.stringify({ ok: false, error: { code: r.code, message: r.message } }) : r.message;
+  const headers = { ...HEADERS, ...r.headers, 'content-type': asData ? 'application/json' : 'text/plain; charset=utf-8' };
+  const unread = !req.complete && (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined);
+  if (unread) return answerThenDrain(req, res, r.status, headers, body);
+  res.writeHead(r.status, headers);
+  res.end(body);
+}
+
+function statusOf(code: string): number {
+  if (code === 'unknown_method' || code === 'not_found') return 404;
+  return code === 'internal_error' ? 500 : 400;
+}
+
 /**
- * The headless console listener: loopback only, a token from the printed URL (kept in an
- * HttpOnly cookie afterwards), and a Host check so a DNS-rebinding page cannot reach it.
+ * The headless console listener (section 9). The page and its assets are public build output;
+ * every /api/* call needs `Authorization: Bearer <token>` (the page reads the token from the
+ * URL fragment), state changes need JSON, and a browser request from another origin is refused
+ * whatever it carries.
  */
 export function createConsoleServer(options: ConsoleServerOptions): Server {
-  return createServer((req, res) => {
-    void (async () => {
-      if (!LOOPBACK_HOST.test(req.headers.host ?? '')) return plain(res, 421, 'console answers only to a loopback Host name');
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const given = tokenOf(req, url);
-      if (given === null || !sameToken(given, options.token)) return plain(res, 401, 'console token missing or wrong: open the URL that serve printed');
-      const headers: Record<string, string> = {
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
-        'content-security-policy': "default-src 'self'; img-src 'self' data: https: http:; media-src 'self' https: http: data:; connect-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
-      };
-      if (url.searchParams.has('token')) headers['set-cookie'] = `sb_console=${encodeURIComponent(options.token)}; HttpOnly; SameSite=Strict; Path=/`;
-      if (url.pathname === '/api/events') {
-        // Server-sent events: one stream per open console, a comment every 15 s keeps it open.
-        res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', connection: 'keep-alive' });
-        res.write(': connected\n\n');
-        const unsubscribe = options.events.subscribe((event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
-        const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
-        req.on('close', () => {
-          clearInterval(ping);
-          unsubscribe();
-        });
-        return;
-      }
-      if (url.pathname.startsWith('/api/')) {
-        if (req.method !== 'POST') return plain(res, 405, 'console API methods are called with POST', { ...headers, allow: 'POST' });
-        let input: unknown;
-        try {
-          input = await readJson(req);
-        } catch (error) {
-          res.writeHead(400, { ...headers, 'content-type': 'application/json' });
-          return res.end(JSON.stringify({ ok: false, error: { code: 'invalid_input', message: (error as Error).message } }));
-        }
-        const result = await dispatch(options.handlers, url.pathname.slice(5), input);
-        const status = result.ok ? 200 : result.error.code === 'unknown_method' || result.error.code === 'not_found' ? 404 : result.error.code === 'internal_error' ? 500 : 400;
-        res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-        return res.end(JSON.stringify(result));
-      }
-      const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
-      const file = normalize(join(options.rendererDir, rel));
-      if (!file.startsWith(normalize(options.rendererDir) + sep) || !existsSync(file)) {
-        if (!existsSync(join(options.rendererDir, 'index.html'))) return plain(res, 503, 'console is not built yet: run `npm run build`', headers);
-        return plain(res, 404, 'not found', headers);
-      }
-      res.writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      res.end(await readFile(file));
-    })().catch(() => {
-      if (!res.headersSent) plain(res, 500, 'console error');
+  const log = options.log ?? (() => {});
+  const timeouts = options.timeouts ?? { headersMs: CONSOLE_HEADERS_TIMEOUT_MS, requestMs: CONSOLE_REQUEST_TIMEOUT_MS };
+
+  function events(req: IncomingMessage, res: ServerResponse): void {
+    // Server-sent events: one stream per open console, a comment every 15 s keeps it open.
+    res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
+    res.write(': connected\n\n');
+    const unsubscribe = options.events.subscribe((event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+    const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+    req.on('close', () => {
+      clearInterval(ping);
+      unsubscribe();
     });
-  });
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const refusal = checkOrigin(req) ?? checkToken(req, options.verifyToken);
+    if (refusal) return refuse(req, res, refusal, true);
+    if (path === '/api/events') {
+      if (req.method !== 'GET') return refuse(req, res, { status: 405, code: 'method_not_allowed', message: 'the event stream is read with GET', headers: { allow: 'GET' } }, true);
+      return events(req, res);
+    }
+    if (req.method !== 'POST') return refuse(req, res, { status: 405, code: 'method_not_allowed', message: 'console API methods are called with POST', headers: { allow: 'POST' } }, true);
+    const notJson = checkJson(req);
+    if (notJson) return refuse(req, res, notJson, true);
+    let body: Buffer;
+    try {
+      body = await readApiBody(req);
+    } catch (error) {
+      if (!(error instanceof BodyTooLarge)) throw error;
+      return refuse(req, res, { status: 413, code: 'payload_too_large', message: `a console API body is at most ${MAX_API_BODY} bytes` }, true);
+    }
+    let input: unknown;
+    try {
+      input = body.length ? (JSON.parse(body.toString('utf8')) as unknown) : {};
+    } catch {
+      return refuse(req, res, { status: 400, code: 'invalid_input', message: 'body is not JSON' }, true);
+    }
+    const result = await dispatch(options.handlers, path.slice(5), input);
+    data(res, result.ok ? 200 : statusOf(result.error.code), result);
+  }
+
+  async function page(res: ServerResponse, path: string): Promise<void> {
+    let rel: string;
+    try {
+      rel = path === '/' ? 'index.html' : decodeURIComponent(path.slice(1));
+    } catch {
+      return plain(res, 404, 'not found');
+    }
+    const file = normalize(join(options.rendererDir, rel));
+    if (!file.startsWith(normalize(options.rendererDir) + sep) || !existsSync(file)) {
+      if (!existsSync(join(options.rendererDir, 'index.html'))) return plain(res, 503, 'console is not built yet: run `npm run build`');
+      return plain(res, 404, 'not found');
+    }
+    const content = await readFile(file);
+    res.writeHead(200, { ...HEADERS, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    res.end(content);
+  }
+
+  const server = createServer(
+    { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs ?? 30_000 },
+    (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
+      const early = checkHost(req) ?? checkNoQueryToken(url);
+      if (early) return refuse(req, res, early, isApi);
+      (isApi ? api(req, res, url.pathname) : page(res, url.pathname)).catch((error: unknown) => {
+        if (error instanceof ClientAborted) {
+          log(`console: ${req.method} ${url.pathname} aborted by the client before its body was complete`);
+          return;
+        }
+        log(`console: ${req.method} ${url.pathname} failed: ${(error as Error).stack ?? String(error)}`);
+        if (!res.headersSent) refuse(req, res, { status: 500, code: 'internal_error', message: 'console error; it has been logged' }, isApi);
+        else res.destroy();
+      });
+    },
+  );
+  return server;
 }

@@ -1,7 +1,8 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from './store/index.ts';
 import { subscribe } from './api/bridge.ts';
+import { authState, onAuthChange } from './api/console-token.ts';
 import { i18n, LANGUAGES, type Language } from './i18n/index.ts';
 import { ConversationList } from './views/ConversationList.tsx';
 import { Transcript } from './views/Transcript.tsx';
@@ -40,6 +41,7 @@ export function App() {
   const theme = useConsole((s) => s.theme);
   const endpoint = useConsole((s) => s.endpoint);
   const error = useConsole((s) => s.error);
+  const auth = useSyncExternalStore(onAuthChange, authState);
   const searchRef = useRef<HTMLInputElement>(null);
   const composeRef = useRef<HTMLTextAreaElement>(null);
 
@@ -60,6 +62,12 @@ export function App() {
     }, 250);
     const reloadTranscript = throttle(() => void useConsole.getState().loadTranscript(), 200);
     const reloadRequests = throttle(() => void useConsole.getState().loadRequests(), 300);
+    const reloadAll = (): void => {
+      const st = useConsole.getState();
+      void st.loadConversations();
+      void st.loadRequests();
+      if (st.selectedId) reloadTranscript();
+    };
     return subscribe((event) => {
       const state = useConsole.getState();
       switch (event.type) {
@@ -73,7 +81,7 @@ export function App() {
           if (state.view === 'requests') reloadRequests();
           break;
       }
-    });
+    }, reloadAll);
   }, []);
 
   // The key handler reads refs only; registering it once is enough.
@@ -149,7 +157,12 @@ export function App() {
           ))}
         </select>
       </header>
-      {error && (
+      {auth !== 'ok' && (
+        <div role="alert" className="error" data-testid="auth-problem">
+          {t(`auth.${auth}`)}
+        </div>
+      )}
+      {error && auth === 'ok' && (
         <div role="alert" className="error" onClick={() => setError(null)}>
           {t('error.generic', { message: error })}
         </div>

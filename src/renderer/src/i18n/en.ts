@@ -106,6 +106,10 @@ export const en = {
   },
   requests: { onlyFailed: 'Rejected only', empty: 'No requests yet.', status: 'Status', code: 'Code', client: 'Client', time: 'Time', latency: 'ms' },
   error: { generic: 'Something went wrong: {{message}}' },
+  auth: {
+    missing: 'This page has no console token. Open the console URL that `npm run serve` printed (it ends in #token=…), or run `npm run cli -- console rotate-token` and add the #token=… it prints to this address.',
+    refused: 'The console token was refused: it was rotated or is wrong. Open the console URL that `npm run serve` printed, or run `npm run cli -- console rotate-token` and add the #token=… it prints to this address.',
+  },
 };
 
 export type Messages = typeof en;

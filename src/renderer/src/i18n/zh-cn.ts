@@ -108,4 +108,8 @@ export const zhCN: Messages = {
   },
   requests: { onlyFailed: '只看被拒绝的', empty: '还没有请求。', status: '状态', code: '错误码', client: '客户端', time: '时间', latency: '毫秒' },
   error: { generic: '出错了：{{message}}' },
+  auth: {
+    missing: '此页面没有控制台令牌。请打开 `npm run serve` 打印的控制台地址（以 #token=… 结尾），或运行 `npm run cli -- console rotate-token`，把它打印的 #token=… 加到本地址后面。',
+    refused: '控制台令牌被拒绝：它已轮换或不正确。请打开 `npm run serve` 打印的控制台地址，或运行 `npm run cli -- console rotate-token`，把它打印的 #token=… 加到本地址后面。',
+  },
 };

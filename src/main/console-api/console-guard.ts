@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+
+/** Why a console request is refused, before any handler sees it. */
+export interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
+
+export const NO_TOKEN_HINT = 'open the console URL that serve printed (its #token=… part), or run `npm run cli -- console rotate-token` for a new one';
+
+/** DNS rebinding: a page of attacker.example resolving to 127.0.0.1 still sends its own Host. */
+export function checkHost(req: IncomingMessage): Refusal | null {
+  if (LOOPBACK_HOST.test(req.headers.host ?? '')) return null;
+  return { status: 421, code: 'misdirected_request', message: 'console answers only to a loopback Host name' };
+}
+
+/** The query string reaches logs and Referer headers: the token belongs in the fragment. */
+export function checkNoQueryToken(url: URL): Refusal | null {
+  if (!url.searchParams.has('token')) return null;
+  return {
+    status: 400,
+    code: 'token_in_query',
+    message: 'the console token goes in the URL fragment (#token=…), never in the query (?token=…): ' + NO_TOKEN_HINT,
+  };
+}
+
+/**
+ * What a browser says about where a request came from. Another port of 127.0.0.1 is another
+ * origin but the same site, so both `Origin` and `Sec-Fetch-Site: same-site` are refused; a
+ * request without either (curl, scripts) is judged by its token alone.
+ */
+export function checkOrigin(req: IncomingMessage): Refusal | null {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin.toLowerCase() !== `http://${(req.headers.host ?? '').toLowerCase()}`) {
+    return { status: 403, code: 'forbidden_origin', message: `requests from ${origin.slice(0, 100)} are refused: the console API answers only its own page` };
+  }
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') {
+    return { status: 403, code: 'forbidden_origin', message: `a ${site} request is refused: the console API answers only its own page` };
+  }
+  return null;
+}
+
+/** `Authorization: Bearer` only: a cookie or a query parameter never authorizes. */
+export function checkToken(req: IncomingMessage, verify: (token: string) => boolean): Refusal | null {
+  const given = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1] ?? null;
+  if (given && given.length <= 256 && verify(given)) return null;
+  return {
+    status: 401,
+    code: 'unauthorized',
+    message: `console token ${given ? 'refused' : 'missing'}: ${NO_TOKEN_HINT}`,
+    headers: { 'www-authenticate': 'Bearer realm="switchboard-console"' },
+  };
+}
+
+/** Forms and no-cors fetches can send only text/plain, urlencoded or multipart: never JSON. */
+export function checkJson(req: IncomingMessage): Refusal | null {
+  const [type, ...params] = (req.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
+  const utf8 = params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
+  if (type === 'application/json' && utf8) return null;
+  return { status: 415, code: 'unsupported_media_type', message: 'console API calls need Content-Type: application/json' };
+}

@@ -1,0 +1,91 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { keyFileHmac } from '../auth/secret-box.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
+
+/** The settings this module reads and writes; the store's `settings` has them. */
+export interface TokenSettings {
+  get(key: string): string | undefined;
+  put(key: string, value: string): void;
+  delete(key: string): void;
+}
+
+/** Salt and sha256 of the console token: the token itself is never stored (section 9). */
+export const TOKEN_SETTING = 'console_token_hash';
+/** Where versions before v1.1 kept the token in plain text. */
+export const LEGACY_TOKEN_SETTING = 'console_token';
+
+const storedSchema = z.object({ salt: z.string().min(16).max(64), sha256: z.string().length(43) });
+type Stored = z.infer<typeof storedSchema>;
+
+function sha256(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+function readStored(settings: Pick<TokenSettings, 'get'>): Stored | null {
+  const raw = settings.get(TOKEN_SETTING);
+  if (raw === undefined) return null;
+  try {
+    const parsed = storedSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The token is derived from the data folder's key and a stored salt, so `serve` can print the
+ * same URL after every restart without the token ever sitting in the database.
+ */
+export function deriveConsoleToken(keyPath: string, salt: string): string {
+  return keyFileHmac(keyPath, `switchboard-console-token:${salt}`).toString('base64url');
+}
+
+function store(settings: TokenSettings, salt: string, token: string): void {
+  settings.put(TOKEN_SETTING, JSON.stringify({ salt, sha256: sha256(token).toString('base64url') } satisfies Stored));
+  settings.delete(LEGACY_TOKEN_SETTING);
+}
+
+export interface ConsoleTokenAtStart {
+  token: string;
+  /** A plain-text token of an older version was found and replaced: its URLs stop working. */
+  replacedPlainToken: boolean;
+}
+
+/** What `serve` calls at start: the current token, creating (or migrating to) a salted hash. */
+export function consoleTokenAtStart(settings: TokenSettings, keyPath: string): ConsoleTokenAtStart {
+  const replacedPlainToken = settings.get(LEGACY_TOKEN_SETTING) !== undefined;
+  const stored = readStored(settings);
+  const salt = stored?.salt ?? randomBytes(18).toString('base64url');
+  const token = deriveConsoleToken(keyPath, salt);
+  // A replaced key file derives another token: store its hash so the URL printed now works.
+  if (!stored || stored.sha256 !== sha256(token).toString('base64url') || replacedPlainToken) store(settings, salt, token);
+  return { token, replacedPlainToken };
+}
+
+/** `console rotate-token`: a fresh salt, hence a fresh token; the old one stops working. */
+export function rotateConsoleToken(settings: TokenSettings, keyPath: string): string {
+  const salt = randomBytes(18).toString('base64url');
+  const token = deriveConsoleToken(keyPath, salt);
+  store(settings, salt, token);
+  return token;
+}
+
+/**
+ * Checks a presented token against the stored hash in constant time. The hash is re-read at
+ * most once per `refreshMs`, so a rotation by the CLI (another process) takes effect in the
+ * running server within that time, without a database read on every request.
+ */
+export function createTokenCheck(settings: Pick<TokenSettings, 'get'>, clock: Pick<Clock, 'now'> = systemClock, refreshMs = 1000): (given: string) => boolean {
+  let hash: Buffer | null = null;
+  let readAt = -Infinity;
+  return (given) => {
+    if (clock.now() - readAt >= refreshMs) {
+      const stored = readStored(settings);
+      hash = stored ? Buffer.from(stored.sha256, 'base64url') : null;
+      readAt = clock.now();
+    }
+    if (!hash || hash.length !== 32) return false;
+    return timingSafeEqual(sha256(given), hash);
+  };
+}
