@@ -3,14 +3,13 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawnServe, cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
 import { signBody } from './helpers/sign.ts';
+import { ensureConsoleBuilt } from './helpers/build.ts';
 
-const ROOT = new URL('../', import.meta.url).pathname;
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 const GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -52,8 +51,7 @@ describe('remote media in transcripts (headless console in Chromium)', { skip },
   const srcs = (): Promise<string[]> => page.$$eval('.transcript img', (imgs) => imgs.map((i) => i.getAttribute('src') ?? ''));
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(build.status, 0, build.stderr);
+    ensureConsoleBuilt();
     lan = createServer((_req, res) => {
       lanRequests++;
       res.writeHead(200, { 'content-type': 'image/gif' }).end(GIF);

@@ -1,12 +1,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawnServe, cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
 import { signBody } from './helpers/sign.ts';
+import { ensureConsoleBuilt } from './helpers/build.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -33,8 +33,7 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
   };
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(build.status, 0, build.stderr);
+    ensureConsoleBuilt();
     mkdirSync(SHOTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), 'sb-ui-'));
     secret = secretFrom(cli(dir, 'clients', 'add', 'acme', '--send-url', 'http://127.0.0.1:9/hook').stdout);

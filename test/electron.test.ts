@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { ensureConsoleBuilt } from './helpers/build.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 
@@ -21,8 +21,7 @@ const electron = electronBinary();
 
 describe('desktop app (Electron)', { skip: 'reason' in electron ? electron.reason : false }, () => {
   it('opens one secure window showing the endpoint, with the service running', async () => {
-    const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(build.status, 0, build.stderr);
+    ensureConsoleBuilt();
     const { _electron } = await import('@playwright/test');
     const app = await _electron.launch({
       executablePath: (electron as { path: string }).path,

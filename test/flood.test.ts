@@ -2,7 +2,6 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request, Agent } from 'node:http';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
@@ -10,6 +9,7 @@ import { spawnServe } from './helpers/processes.ts';
 import { startHarness, mid, T0, type Harness } from './helpers/harness.ts';
 import { signBody } from './helpers/sign.ts';
 import type { RequestLogRow } from '../src/main/store/request-log.ts';
+import { ensureConsoleBuilt } from './helpers/build.ts';
 
 interface Answer {
   status: number;
@@ -206,11 +206,7 @@ const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 describe('the console shows a counted row with its count', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}` }, () => {
   it('30 unsigned requests: five rows of their own and one marked ×25', async () => {
-    const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], {
-      cwd: new URL('../', import.meta.url).pathname,
-      encoding: 'utf8',
-    });
-    assert.equal(build.status, 0, build.stderr);
+    ensureConsoleBuilt();
     const dir = mkdtempSync(join(tmpdir(), 'sb-flood-ui-'));
     const server = await spawnServe(dir);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
