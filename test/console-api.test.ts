@@ -36,6 +36,7 @@ describe('console API over HTTP (the browser bridge)', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await call('setOperator', { id: 'ann', name: 'Ann' });
   });
   after(async () => {
     server.closeAllConnections();
@@ -96,22 +97,20 @@ describe('console API over HTTP (the browser bridge)', () => {
     assert.match(entry.problem!.detail, /signature does not match/);
   });
 
-  it('assist from the console: on a picked customer message, or composed, through assist_dialog', async () => {
+  it('assist from the console: a suggestion for the latest customer message, stored with its instruction, no message written', async () => {
     const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'frank', from_user_type: 2, content: 'can I change my address?' });
     const conversationId = String(m.body['conversation_id']);
     type Assist = { msgId: string; suggestion: { content: string; handoff: boolean }; context: { reused: boolean; matchedBy: string | null; messages: number } };
-    const picked = await call<Assist>('assist', { conversationId, msgId: m.body['msg_id'] });
-    assert.ok(picked.result.ok, JSON.stringify(picked.result));
-    assert.equal(picked.result.value.suggestion.content, 'answer to: can I change my address?');
-    assert.deepEqual(picked.result.value.context, { reused: true, matchedBy: 'msg_id', messages: 1 });
-    const composed = await call<Assist>('assist', { conversationId, content: 'and my phone number?' });
-    assert.ok(composed.result.ok);
-    assert.equal(composed.result.value.context.matchedBy, 'peer');
-    assert.equal(composed.result.value.suggestion.content, 'answer to: and my phone number?');
-    const t = await call<{ entries: Array<{ kind: string }> }>('getTranscript', { conversationId });
-    assert.equal(t.result.ok && t.result.value.entries.filter((e) => e.kind === 'suggestion').length, 2, 'suggestions are stored and shown');
-    const neither = await call('assist', { conversationId });
-    assert.equal(!neither.result.ok && neither.result.error.code, 'invalid_input');
+    const before = h.admin.conversations.byId(conversationId)!.messageCount;
+    const asked = await call<Assist>('assist', { conversationId, instruction: 'be brief' });
+    assert.ok(asked.result.ok, JSON.stringify(asked.result));
+    assert.equal(asked.result.value.msgId, m.body['msg_id'], 'it answers the latest customer message');
+    assert.equal(asked.result.value.suggestion.content, 'answer to: can I change my address?');
+    assert.deepEqual(asked.result.value.context, { reused: true, matchedBy: 'conversation', messages: 1 });
+    assert.equal(h.admin.conversations.byId(conversationId)!.messageCount, before, 'no message was appended');
+    const t = await call<{ entries: Array<{ kind: string; instruction?: string | null }> }>('getTranscript', { conversationId });
+    const suggestions = t.result.ok ? t.result.value.entries.filter((e) => e.kind === 'suggestion') : [];
+    assert.deepEqual(suggestions.map((e) => e.instruction), ['be brief'], 'suggestions are stored and shown, with the instruction');
     await settleAll();
   });
 

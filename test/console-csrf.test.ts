@@ -142,6 +142,8 @@ describe('console CSRF and token leaks, attacked from another 127.0.0.1 port in 
 
     h = await startHarness();
     h.addClient('acme', { sendUrl: 'http://127.0.0.1:9/hook' });
+    // Stop is an operator action (recorded under the operator's name): the console's own stop below needs one.
+    h.admin.settings.putOperator({ id: 'op', name: 'Operator' });
     h.admin.kb.add('Where is my parcel?', 'Track it with the link in your confirmation email.', h.clock.now());
     const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'alice', from_user_type: 2, content: 'Where is my parcel?' });
     conversationId = String(m.body['conversation_id']);

@@ -44,6 +44,16 @@ describe('OpenAI-compatible engine against a local server', () => {
   });
   after(() => fake.close());
 
+  it('a suggestion\'s instruction from the agent reaches the model as a last system line', async () => {
+    fake.respond = () => ({ body: { choices: [{ message: { content: 'Sure, a refund is on its way.' } }] } });
+    await engine().answer({ ...request([line('customer', 'my order arrived broken')]), purpose: 'suggestion', instruction: 'offer a refund, be brief' }, signal);
+    const messages = fake.calls.at(-1)!.body.messages;
+    assert.deepEqual(messages.at(-1), { role: 'system', content: 'Instruction from the support agent for this answer: offer a refund, be brief' });
+    assert.deepEqual(messages.at(-2), { role: 'user', content: 'my order arrived broken' });
+    await engine().answer(request([line('customer', 'hello')]), signal);
+    assert.equal(fake.calls.at(-1)!.body.messages.filter((m) => m.role === 'system').length, 1, 'no instruction, no extra line');
+  });
+
   it('sends roles, speaker names in groups, grounding from the knowledge base, the model and the key', async () => {
     fake.respond = () => ({ body: { choices: [{ message: { content: 'Pro is $12 per user per month.' } }] } });
     const a = await engine().answer(

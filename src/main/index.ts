@@ -1,10 +1,11 @@
-import { app, BrowserWindow, ipcMain, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, ipcMain, Notification, safeStorage, session, shell } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startService, type RunningService } from './service.ts';
 import { loadServerConfig } from './config/server-config.ts';
 import { combinedBox, keychainBox, keyFileBox } from './auth/secret-box.ts';
 import { consoleWindowOptions } from './window/window-options.ts';
+import { alertNotification } from './window/alert-notification.ts';
 import { secretKeyPath } from './service.ts';
 import { createIpcHandler, IPC_CALL, IPC_EVENT } from './console-api/ipc.ts';
 
@@ -45,7 +46,19 @@ if (!app.requestSingleInstanceLock()) {
     ipcMain.handle(IPC_CALL, (event, method: unknown, input: unknown) => ipc(event.senderFrame?.url, method, input));
     const win = new BrowserWindow(consoleWindowOptions(join(here, '../preload/index.cjs')));
     service.console.events.subscribe((event) => {
-      if (!win.isDestroyed()) win.webContents.send(IPC_EVENT, event);
+      if (win.isDestroyed()) return;
+      win.webContents.send(IPC_EVENT, event);
+      const note = alertNotification(event, win.isFocused());
+      if (note && Notification.isSupported()) {
+        const shown = new Notification(note);
+        shown.on('click', () => {
+          if (win.isDestroyed()) return;
+          if (win.isMinimized()) win.restore();
+          win.show();
+          win.focus();
+        });
+        shown.show();
+      }
     });
     win.once('ready-to-show', () => win.show());
     await win.loadFile(rendererIndex);

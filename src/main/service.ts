@@ -24,10 +24,8 @@ import { createSender, type Resolver } from './delivery/sender.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
-import { createConsoleHandlers } from './console-api/handlers.ts';
-import { createConsoleAssist } from './console-api/console-assist.ts';
-import { createAdminHandlers } from './console-api/admin-handlers.ts';
-import { clientAdmin } from './auth/client-admin.ts';
+import { createAlerts } from './console-api/alerts.ts';
+import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
 import type { ConsoleHandlers } from '../shared/console-api.ts';
 
 export interface ServiceOptions {
@@ -53,7 +51,7 @@ export interface RunningService {
   outbox: { notify(): void; inFlight(): number };
   /** What the console (IPC or HTTP) calls, and the live events it listens to. */
   console: { handlers: ConsoleHandlers; events: EventBus };
-  /** Sends a dead delivery again with a fresh retry schedule; false if it is not dead. */
+  /** Sends a dead delivery again with a fresh retry schedule, or one waiting for a retry now; false otherwise. */
   retryDelivery(id: number): Promise<boolean>;
   stop(): Promise<void>;
 }
@@ -92,6 +90,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   replay.load(store.idempotency.signaturesSince(clock.now() - config.replayWindowSeconds * 1000));
   const metrics = createMetrics();
   const events = createEventBus();
+  const alert = createAlerts(store, events);
   const engine =
     options.engine ??
     createEngineRouter({
@@ -132,6 +131,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     contextLines: 50,
     onDelivery: () => outbox.notify(),
     onChange: (conversationId) => events.emit({ type: 'conversation', conversationId }),
+    onAlert: alert,
     log,
   });
   const service = createMessageService(store, writer, engine, clock, {
@@ -143,6 +143,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       events.emit({ type: 'conversation', conversationId });
     },
     onReplyScheduled: (conversationId, clientId, at) => scheduler.add(conversationId, clientId, at),
+    onAlert: alert,
   });
   const requestLog = createRequestLogger(config.requestLogAggregation, (command) => writer.send(command));
   const http = createHttpServer({
@@ -234,27 +235,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   sampleDepth();
   const depthTimer = setInterval(sampleDepth, 15_000);
   depthTimer.unref();
-  const consoleHandlers: ConsoleHandlers = {
-    ...createConsoleHandlers({
+  const consoleHandlers = createAllConsoleHandlers({
     store,
     writer,
     clock,
     events,
+    engine,
+    box,
+    lookupClient,
+    invalidateClients: () => registry.invalidate(),
     endpoint: () => endpointUrl,
     retryDelivery: (id) => retryDelivery(id),
+    notifyOutbox: () => outbox.notify(),
     outboxDepth: () => depth,
-    assist: createConsoleAssist(store, service, lookupClient),
-    }),
-    ...createAdminHandlers({
-      store,
-      clock,
-      admin: clientAdmin(store, box),
-      invalidateClients: () => registry.invalidate(),
-      engine,
-      engineTimeoutMs: config.engineTimeoutMs,
-      fallbackText: config.fallbackText,
-    }),
-  };
+    engineTimeoutMs: config.engineTimeoutMs,
+    fallbackText: config.fallbackText,
+    contextLines: 50,
+  });
   async function retryDelivery(id: number): Promise<boolean> {
     const result = await writer.submit({ kind: 'delivery_retry', deliveryId: id, now: clock.now() });
     const changed = result?.kind === 'changed' && result.count > 0;

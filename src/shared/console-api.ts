@@ -1,5 +1,17 @@
 import { z } from 'zod';
 import { AUTO_REPLY_STATES, CHANNELS, type AutoReplyState, type Channel, type MessageRole, type ReplyReason } from './conversation.ts';
+import {
+  CONVERSATION_VIEWS,
+  DELIVERY_VIEW_STATES,
+  operatorSchema,
+  type AuditItem,
+  type CannedReply,
+  type DeliveryItem,
+  type Operator,
+  type SendTarget,
+} from './console-workspace.ts';
+
+export * from './console-workspace.ts';
 
 /**
  * The one contract between the console (renderer) and the service (main). Each method has an
@@ -19,7 +31,10 @@ export const consoleInputs = {
     clientId: z.string().max(128).optional(),
     channel: z.enum(CHANNELS).optional(),
     state: z.enum(CONVERSATION_FILTERS).optional(),
+    /** Also matches customer ids, nicknames and group ids, not only message text. */
     search: z.string().max(200).optional(),
+    /** needs_you: conversations flagged needs_human, longest wait first. */
+    view: z.enum(CONVERSATION_VIEWS).default('all'),
     limit: z.number().int().min(1).max(20_000).default(500),
   }),
   getTranscript: z.object({
@@ -32,12 +47,52 @@ export const consoleInputs = {
   getConversations: z.object({ ids: z.array(z.string().min(1).max(64)).max(1000) }),
   stopAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
   resumeAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
-  listRequests: z.object({ onlyFailed: z.boolean().default(false), limit: z.number().int().min(1).max(5000).default(200) }),
+  listRequests: z.object({
+    onlyFailed: z.boolean().default(false),
+    requestId: z.string().max(128).optional(),
+    msgId: z.string().max(128).optional(),
+    clientId: z.string().max(128).optional(),
+    /** Epoch ms bounds on the request time. */
+    since: z.number().int().nonnegative().optional(),
+    until: z.number().int().nonnegative().optional(),
+    limit: z.number().int().min(1).max(5000).default(200),
+  }),
   retryDelivery: z.object({ deliveryId: z.number().int().positive() }),
-  /** assist_dialog from the console: on a picked customer message (its msg_id) or composed text. */
-  assist: z
-    .object({ conversationId: z.string().min(1).max(64), msgId: z.string().min(1).max(128).optional(), content: z.string().max(20_000).optional() })
-    .refine((v) => v.msgId !== undefined || (v.content ?? '').trim() !== '', { message: 'pick a message or write a question' }),
+  /**
+   * A suggestion for the conversation's latest customer message, with an optional instruction from
+   * the agent (stored with the suggestion). It never writes a customer message.
+   */
+  assist: z.object({ conversationId: z.string().min(1).max(64), instruction: z.string().trim().max(2000).optional() }),
+  getOperator: z.object({}),
+  setOperator: operatorSchema,
+  /** An operator reply (protocol section 7): a staff message delivered through the outbox. */
+  sendReply: z.object({
+    conversationId: z.string().min(1).max(64),
+    content: z.string().trim().min(1, 'write a reply').max(20_000),
+    /** The customer messages it answers; default: those since the last answer. */
+    replyTo: z.array(z.string().min(1).max(128)).max(100).optional(),
+  }),
+  /** Clears needs_human, recording who and when. */
+  resolveConversation: z.object({ conversationId: z.string().min(1).max(64) }),
+  /** The operator has seen the conversation up to this message id. */
+  markRead: z.object({ conversationId: z.string().min(1).max(64), upToId: z.number().int().nonnegative() }),
+  listCanned: z.object({ search: z.string().max(200).optional() }),
+  saveCanned: z.object({ id: z.number().int().positive().optional(), title: z.string().trim().min(1).max(200), content: z.string().trim().min(1).max(20_000) }),
+  removeCanned: z.object({ id: z.number().int().positive() }),
+  /** Deliveries that need attention, across conversations. */
+  listDeliveries: z.object({
+    clientId: z.string().max(128).optional(),
+    states: z.array(z.enum(DELIVERY_VIEW_STATES)).min(1).default(['retrying', 'dead']),
+    limit: z.number().int().min(1).max(5000).default(500),
+  }),
+  /** These dead deliveries, or (without ids) every dead one, of one client or all. */
+  retryDeliveries: z.object({ ids: z.array(z.number().int().positive()).max(5000).optional(), clientId: z.string().max(128).optional() }),
+  listAudit: z.object({ conversationId: z.string().max(64).optional(), limit: z.number().int().min(1).max(5000).default(200) }),
+  /** First run and "Integrate": a real signed website_dialog to the endpoint, as an integrator sends it. */
+  sendTestMessage: z.object({
+    clientId: z.string().min(1).max(128),
+    content: z.string().trim().min(1).max(2000).default('Hello! This is a test message from the Switchboard console.'),
+  }),
   listClients: z.object({}),
   addClient: z.object({ id: z.string().min(1).max(128), settings: z.record(z.string(), z.unknown()).default({}) }),
   rotateClient: z.object({ id: z.string().min(1).max(128), retirePrevious: z.boolean().default(false) }),
@@ -70,6 +125,15 @@ export interface ConversationSummary {
   messageCount: number;
   lastMessageAt: number;
   lastText: string | null;
+  /** The customer's nickname from their latest message, when the integrator sends one. */
+  customerName: string | null;
+  /** Customer messages the operator has not seen. */
+  unread: number;
+  /** When needs_human was last set; null while it is clear. */
+  needsHumanSince: number | null;
+  resolvedAt: number | null;
+  /** Operator name of the last resolve. */
+  resolvedBy: string | null;
 }
 
 /** One line of a conversation: what engines read as context and the console shows. */
@@ -90,8 +154,14 @@ export interface TranscriptEntry extends TranscriptLine {
   handoff?: boolean;
   confidence?: number | null;
   cause?: string | null;
-  /** Knowledge-base entries the answer used, with their scores. */
-  sources?: Array<{ id: number; score: number }>;
+  /** Knowledge-base entries the answer used, with their scores and questions. */
+  sources?: Array<{ id: number; score: number; question?: string }>;
+  /** Display name: the nickname sent with a message, or the operator's name on operator replies. */
+  speakerName?: string | null;
+  /** Operator replies: who sent it from the console. */
+  operator?: Operator;
+  /** Suggestions: the agent's instruction, if any. */
+  instruction?: string | null;
   engine?: string;
   delivery?: { id: number; state: string; attempts: number; lastError: string | null } | null;
   messageInfo?: Record<string, unknown>;
@@ -108,6 +178,8 @@ export interface RequestLogItem {
   code: string | null;
   latencyMs: number;
   problem: Record<string, unknown> | null;
+  /** The conversation the request stored into, for a link from the log. */
+  conversationId: string | null;
   /** Requests the row stands for: more than 1 for repeated refusals counted together, until `lastAt`. */
   count: number;
   lastAt: number;
@@ -146,7 +218,7 @@ export interface ConsoleOutputs {
   status: { endpoint: string; version: string };
   listConversations: ConversationSummary[];
   /** mediaOrigins: the conversation's client's setting, so the console knows which attachments load without a click. */
-  getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean; mediaOrigins: string[] };
+  getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean; mediaOrigins: string[]; sendTarget: SendTarget };
   getConversations: ConversationSummary[];
   stopAutoReply: { previous: AutoReplyState; cancelledReplies: number };
   resumeAutoReply: { previous: AutoReplyState };
@@ -165,6 +237,18 @@ export interface ConsoleOutputs {
   stats: DashboardStats;
   /** Configured engines; an API key is only ever reported as set or not. */
   listEngines: Array<{ name: string; model: string | null; baseUrl: string | null; hasKey: boolean }>;
+  getOperator: Operator | null;
+  setOperator: Operator;
+  sendReply: { msgId: string; deliveryId: number };
+  resolveConversation: { resolvedAt: number; resolvedBy: Operator };
+  markRead: { unread: number };
+  listCanned: CannedReply[];
+  saveCanned: CannedReply;
+  removeCanned: { removed: boolean };
+  listDeliveries: DeliveryItem[];
+  retryDeliveries: { retried: number };
+  listAudit: AuditItem[];
+  sendTestMessage: { status: number; requestId: string | null; latencyMs: number; body: unknown };
   tryKb: { content: string; handoff: boolean; confidence: number | null; sources: Array<{ id: number; score: number; question: string }>; cause: string | null };
 }
 
@@ -175,7 +259,9 @@ export type ConsoleClient = { [M in ConsoleMethod]: (input: ConsoleInput<M>) => 
 export type ConsoleEvent =
   | { type: 'conversation'; conversationId: string }
   | { type: 'request'; status: number; code: string | null }
-  | { type: 'delivery'; conversationId: string; state: string };
+  | { type: 'delivery'; conversationId: string; state: string }
+  /** A conversation newly needs a human (a handoff, or flagged): the console alerts the operator. */
+  | { type: 'alert'; conversationId: string; reason: 'needs_human' | 'handoff'; text: string };
 
 /** Builds a client from a transport: the preload (IPC) and the browser (HTTP) bridges are both this. */
 export function createConsoleClient(call: (method: ConsoleMethod, input: unknown) => Promise<ApiResult<unknown>>): ConsoleClient {

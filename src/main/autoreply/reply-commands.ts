@@ -25,7 +25,8 @@ export interface SettleCommand {
   note: string;
 }
 
-export type AutoReplyResult = { kind: 'auto_reply'; outcome: 'answered' | 'handoff' | 'cancelled'; deliveryId: number | null };
+/** `alert`: this handoff newly flagged the conversation needs_human (the console alerts once). */
+export type AutoReplyResult = { kind: 'auto_reply'; outcome: 'answered' | 'handoff' | 'cancelled'; deliveryId: number | null; alert: boolean };
 
 /**
  * Commits an auto reply together with its delivery row. The auto-reply state is checked again
@@ -54,6 +55,7 @@ export function commitAutoReply(store: Store, c: AutoReplyCommand): AutoReplyRes
   let deliveryId: number | null = null;
   if (c.delivery) {
     deliveryId = store.deliveries.insert({
+      kind: 'auto',
       replyId,
       replyMsgId: c.replyMsgId,
       conversationId: c.conversationId,
@@ -66,10 +68,10 @@ export function commitAutoReply(store: Store, c: AutoReplyCommand): AutoReplyRes
     });
   }
   const outcome = humanTookOver ? 'cancelled' : c.answer.handoff ? 'handoff' : 'answered';
-  if (outcome === 'handoff') store.conversations.setNeedsHuman(c.conversationId, true);
+  const alert = outcome === 'handoff' && store.conversations.flagNeedsHuman(c.conversationId, c.now);
   for (const id of c.messageIds) store.messages.settleReply(id, outcome, c.replyMsgId, cause);
   if (!humanTookOver) store.conversations.touch(c.conversationId, 1, c.now);
-  return { kind: 'auto_reply', outcome, deliveryId: humanTookOver ? null : deliveryId };
+  return { kind: 'auto_reply', outcome, deliveryId: humanTookOver ? null : deliveryId, alert };
 }
 
 export function settleReplies(store: Store, c: SettleCommand): number {

@@ -21,6 +21,8 @@ export interface SchedulerDeps {
   onDelivery: () => void;
   /** The conversation's transcript changed (a reply, a handoff). */
   onChange?: (conversationId: string) => void;
+  /** A handoff newly flagged the conversation needs_human, after the write committed. */
+  onAlert?: (conversationId: string, reason: 'handoff') => void;
   log: (line: string) => void;
 }
 
@@ -147,6 +149,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     if (w.generation !== generation || stopped) return; // a newer message arrived: its timer answers all
 
     let delivered = false;
+    let alerted = false;
     for (const [i, batch] of ready.entries()) {
       const result = results[i]!;
       const at = deps.clock.now();
@@ -169,9 +172,11 @@ export function createReplyScheduler(deps: SchedulerDeps) {
         now: at,
       });
       if (committed?.kind === 'auto_reply' && committed.deliveryId !== null) delivered = true;
+      if (committed?.kind === 'auto_reply' && committed.alert) alerted = true;
     }
     if (delivered) deps.onDelivery();
     deps.onChange?.(conversationId);
+    if (alerted) deps.onAlert?.(conversationId, 'handoff');
     if (room.nextSlotAt === null || stopped) return done();
     w.notBefore = room.nextSlotAt;
     arm(conversationId, w);

@@ -20,6 +20,8 @@ export interface AdminDeps {
   engine: Engine;
   engineTimeoutMs: number;
   fallbackText: string;
+  /** Records a client change in the audit (never a secret). */
+  auditClientChange: (detail: Record<string, unknown>) => Promise<void>;
 }
 
 type AdminMethods =
@@ -84,18 +86,24 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
     },
     async addClient(input) {
       const settings = settingsFrom(store, DEFAULT_CLIENT_SETTINGS, input.settings);
-      return { id: input.id, secret: admin(() => deps.admin.add(input.id, settings, clock.now())) };
+      const secret = admin(() => deps.admin.add(input.id, settings, clock.now()));
+      await deps.auditClientChange({ client: input.id, change: 'add' });
+      return { id: input.id, secret };
     },
     async rotateClient(input) {
-      return { id: input.id, ...admin(() => deps.admin.rotate(input.id, clock.now(), input.retirePrevious)) };
+      const rotated = admin(() => deps.admin.rotate(input.id, clock.now(), input.retirePrevious));
+      await deps.auditClientChange({ client: input.id, change: 'rotate', retired: rotated.retired });
+      return { id: input.id, ...rotated };
     },
     async setClientEnabled(input) {
       admin(() => deps.admin.setEnabled(input.id, input.enabled, clock.now()));
+      await deps.auditClientChange({ client: input.id, change: input.enabled ? 'enable' : 'disable' });
       return view(input.id);
     },
     async updateClientSettings(input) {
       const settings = settingsFrom(store, view(input.id).settings as ClientSettings, input.settings);
       admin(() => deps.admin.setSettings(input.id, settings, clock.now()));
+      await deps.auditClientChange({ client: input.id, change: 'settings', settings: input.settings });
       return view(input.id);
     },
     async listKb(input) {

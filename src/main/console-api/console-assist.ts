@@ -1,61 +1,81 @@
-import { createHash } from 'node:crypto';
 import type { Store } from '../store/index.ts';
-import type { MessageService } from '../conversations/message-service.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
-import type { ConsoleOutputs } from '../../shared/console-api.ts';
-import { messageInfoSchema } from '../../shared/protocol/message-schema.ts';
-import { canonicalJson } from '../auth/canonical-json.ts';
-import { EngineTimeout } from '../engines/ask.ts';
+import type { Engine, EngineAnswer } from '../engines/engine.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { ConsoleOutputs, Operator } from '../../shared/console-api.ts';
+import { askEngine, EngineTimeout } from '../engines/ask.ts';
 import { newId } from '../store/ids.ts';
 import { ConsoleError } from './handlers.ts';
 
+export interface ConsoleAssistDeps {
+  store: Store;
+  writer: MessageWriter;
+  engine: Engine;
+  clock: Clock;
+  lookupClient: (id: string) => ActiveClient | undefined;
+  engineTimeoutMs: number;
+  contextLines: number;
+  /** The server's fallback text, where the client has none. */
+  fallbackText: string;
+}
+
 /**
- * The console's assist request takes the integrator's own path (assist_dialog), so context reuse,
- * idempotency and storage are exactly what section 6 says. Picking a customer message sends its
- * msg_id and text; composing sends a fresh msg_id for the conversation's customer or group.
+ * A suggestion from the console, for the conversation's latest customer message with the
+ * conversation up to it as context. Unlike an integrator's assist_dialog (section 6, unchanged)
+ * it writes no message at all: only the suggestion, with the agent's instruction, so the
+ * transcript never shows an agent's words as the customer's, and a web conversation never spawns
+ * an im one.
  */
-export function createConsoleAssist(store: Store, service: MessageService, lookupClient: (id: string) => ActiveClient | undefined) {
-  return async (conversationId: string, msgId: string | undefined, content: string | undefined): Promise<ConsoleOutputs['assist']> => {
-    const conv = store.conversations.byId(conversationId)!;
-    const client = lookupClient(conv.clientId);
+export function createConsoleAssist(deps: ConsoleAssistDeps) {
+  const { store, clock } = deps;
+  return async (conversationId: string, instruction: string | undefined, operator: Operator): Promise<ConsoleOutputs['assist']> => {
+    const conv = store.conversations.byId(conversationId);
+    if (!conv) throw new ConsoleError('not_found', `no conversation ${conversationId}`);
+    const client = deps.lookupClient(conv.clientId);
     if (!client) throw new ConsoleError('not_found', `client ${conv.clientId} no longer exists`);
-    let text = content?.trim() ?? '';
-    if (msgId !== undefined && text === '') {
-      const picked = store.messages.findAutoMessage(conv.clientId, msgId);
-      const line = picked ? store.messages.context(picked.conversationId, picked.id, 1)[0] : undefined;
-      if (!line) throw new ConsoleError('not_found', `no auto_dialog message ${msgId} in this client`);
-      text = line.content;
-    }
-    const parsed = messageInfoSchema.safeParse({
-      event_type: 'assist_dialog',
-      msg_id: msgId ?? newId('message'),
-      ...(conv.groupId ? { group_id: conv.groupId } : {}),
-      ...(conv.customerId ? { from_user_id: conv.customerId } : {}),
-      content: text,
-      source: 'console',
-    });
-    if (!parsed.success) throw new ConsoleError('invalid_input', parsed.error.issues.map((i) => i.message).join('; '));
-    const canonical = canonicalJson(parsed.data);
-    let outcome;
+    const target = store.workspace.latestCustomerMessage(conv.id);
+    if (!target) throw new ConsoleError('not_found', 'this conversation has no customer message yet to suggest an answer for');
+    const context = store.messages.context(conv.id, target.id, deps.contextLines).map(({ role, speaker, content, at }) => ({ role, speaker, content, at }));
+    const wanted = instruction?.trim() || undefined;
+    let answer: EngineAnswer;
     try {
-      outcome = await service.handle({
-        requestId: newId('request'),
-        client,
-        info: parsed.data,
-        canonicalInfo: canonical,
-        contentHash: createHash('sha256').update(canonical).digest('hex'),
-        signature: `console:${newId('request')}`,
-      });
+      answer = await askEngine(
+        deps.engine,
+        {
+          purpose: 'suggestion',
+          clientId: client.id,
+          channel: conv.channel,
+          isGroup: conv.groupId !== null,
+          context,
+          fallbackText: client.settings.fallbackText ?? deps.fallbackText,
+          ...(wanted ? { instruction: wanted } : {}),
+        },
+        deps.engineTimeoutMs,
+        clock,
+      );
     } catch (error) {
       if (error instanceof EngineTimeout) throw new ConsoleError('engine_timeout', error.message);
       throw error;
     }
-    if (outcome.kind === 'conflict') throw new ConsoleError('msg_id_conflict', `msg_id ${outcome.msgId} was already used with other content`);
-    const body = JSON.parse(outcome.body) as { suggestion: { msg_id: string; content: string; handoff: boolean }; context: { reused: boolean; matched_by: string | null; messages: number } };
+    const suggestionMsgId = newId('suggestion');
+    const stored = await deps.writer.submit({
+      kind: 'console_suggestion',
+      conversationId: conv.id,
+      messageId: target.id,
+      messageMsgId: target.msgId,
+      suggestionMsgId,
+      engine: answer.engine ?? deps.engine.name,
+      answer,
+      instruction: wanted ?? null,
+      operator,
+      now: clock.now(),
+    });
+    if (!stored) throw new ConsoleError('not_found', `no conversation ${conversationId}`);
     return {
-      msgId: outcome.msgId,
-      suggestion: { msgId: body.suggestion.msg_id, content: body.suggestion.content, handoff: body.suggestion.handoff },
-      context: { reused: body.context.reused, matchedBy: body.context.matched_by, messages: body.context.messages },
+      msgId: target.msgId,
+      suggestion: { msgId: suggestionMsgId, content: answer.content, handoff: answer.handoff },
+      context: { reused: true, matchedBy: 'conversation', messages: context.length },
     };
   };
 }

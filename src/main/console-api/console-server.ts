@@ -66,6 +66,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, r: Refusal, asData: b
 
 function statusOf(code: string): number {
   if (code === 'unknown_method' || code === 'not_found') return 404;
+  if (code === 'engine_timeout') return 504;
   return code === 'internal_error' ? 500 : 400;
 }
 

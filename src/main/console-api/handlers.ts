@@ -1,18 +1,15 @@
 import type { Store } from '../store/index.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
+import type { ActiveClient } from '../auth/client-registry.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { ApiResult, ConsoleHandlers, ConsoleMethod, ConsoleOutputs, RequestLogItem } from '../../shared/console-api.ts';
+import type { ApiResult, ConsoleHandlers, ConsoleMethod, ConsoleOutputs, Operator, RequestLogItem } from '../../shared/console-api.ts';
 import { consoleInputs } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
+import { ConsoleError } from './console-error.ts';
+import { requireOperator } from './operator-guard.ts';
+import { sendTargetOf } from '../delivery/operator-delivery.ts';
 
-/** A refusal the console shows as it is (unknown conversation, nothing to retry...). */
-export class ConsoleError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export { ConsoleError };
 
 export interface HandlerDeps {
   store: Store;
@@ -20,11 +17,12 @@ export interface HandlerDeps {
   clock: Clock;
   events: EventBus;
   endpoint: () => string;
+  lookupClient: (clientId: string) => ActiveClient | undefined;
   retryDelivery: (id: number) => Promise<boolean>;
   /** Outbox depth samples, oldest first (kept in memory by the service). */
   outboxDepth: () => Array<[number, number]>;
-  /** Runs an assist_dialog for the conversation's client, as if the integrator had sent it. */
-  assist: (conversationId: string, msgId: string | undefined, content: string | undefined) => Promise<ConsoleOutputs['assist']>;
+  /** A suggestion for the conversation's latest customer message (console-assist.ts). */
+  assist: (conversationId: string, instruction: string | undefined, operator: Operator) => Promise<ConsoleOutputs['assist']>;
 }
 
 /** The conversation side of the console API; createAdminHandlers adds clients and the knowledge base. */
@@ -32,7 +30,8 @@ export function createConsoleHandlers(deps: HandlerDeps) {
   const { store, clock } = deps;
 
   async function setState(kind: 'console_stop' | 'console_resume', conversationId: string) {
-    const result = await deps.writer.submit({ kind, conversationId, now: clock.now() });
+    const operator = requireOperator(store);
+    const result = await deps.writer.submit({ kind, conversationId, operator, now: clock.now() });
     if (result?.kind !== 'auto_reply_state') throw new ConsoleError('not_found', `no conversation ${conversationId}`);
     deps.events.emit({ type: 'conversation', conversationId });
     return result;
@@ -50,8 +49,10 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       if (!conversation) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       const entries = store.console.transcript(input.conversationId, input.limit, input.beforeId);
       const first = entries.find((e) => e.kind === 'message');
-      const mediaOrigins = store.clients.get(conversation.clientId)?.settings.mediaOrigins ?? [];
-      return { conversation, entries, hasEarlier: first !== undefined && store.console.hasEarlier(input.conversationId, first.id), mediaOrigins };
+      const client = deps.lookupClient(conversation.clientId);
+      const mediaOrigins = client?.settings.mediaOrigins ?? [];
+      const sendTarget = sendTargetOf(conversation, client?.settings, conversation.channel === 'im' ? store.workspace.latestAutoSendUrl(conversation.id) : null);
+      return { conversation, entries, hasEarlier: first !== undefined && store.console.hasEarlier(input.conversationId, first.id), mediaOrigins, sendTarget };
     },
     async stats(input) {
       const nowMinute = Math.floor(clock.now() / 60_000);
@@ -82,7 +83,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       return { previous: r.previous === 'none' ? 'active' : r.previous };
     },
     async listRequests(input) {
-      return store.requestLog.recent(input.limit, input.onlyFailed).map(
+      return store.requestLog.filtered(input).map(
         (r): RequestLogItem => ({
           id: r.id,
           at: r.at,
@@ -94,17 +95,28 @@ export function createConsoleHandlers(deps: HandlerDeps) {
           code: r.code,
           latencyMs: r.latencyMs,
           problem: r.problem ? (JSON.parse(r.problem) as Record<string, unknown>) : null,
+          conversationId: r.conversationId,
           count: r.count,
           lastAt: r.lastAt,
         }),
       );
     },
     async retryDelivery(input) {
-      return { retried: await deps.retryDelivery(input.deliveryId) };
+      const retried = await deps.retryDelivery(input.deliveryId);
+      if (retried) {
+        const d = store.deliveries.get(input.deliveryId);
+        const entry = { at: clock.now(), operator: store.settings.operator(), action: 'retry' as const, conversationId: d?.conversationId ?? null, detail: JSON.stringify({ delivery: input.deliveryId }) };
+        await deps.writer.submit({ kind: 'audit', entry });
+        if (d) deps.events.emit({ type: 'delivery', conversationId: d.conversationId, state: 'pending' });
+      }
+      return { retried };
     },
     async assist(input) {
+      const operator = requireOperator(store);
       if (!store.console.conversation(input.conversationId)) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
-      return deps.assist(input.conversationId, input.msgId, input.content);
+      const result = await deps.assist(input.conversationId, input.instruction, operator);
+      deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+      return result;
     },
   } satisfies Partial<ConsoleHandlers>;
 }

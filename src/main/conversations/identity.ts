@@ -39,3 +39,15 @@ export function peerOf(info: MessageInfo, boundAccount: string | undefined): Pee
   // The validator guarantees a sender: no group means a non-empty from_user_id.
   return { peer: `u:${customerId ?? ''}`, groupId: null, customerId };
 }
+
+/** Where integrators put a sender's display name, in the order the console prefers them. */
+const NICKNAME_FIELDS = ['nickname', 'nick_name', 'from_user_name'] as const;
+
+/** The display name sent with a message (an unknown field, kept as received), if any. */
+export function nicknameOf(info: Record<string, unknown>): string | null {
+  for (const field of NICKNAME_FIELDS) {
+    const value = info[field];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim().slice(0, 200);
+  }
+  return null;
+}

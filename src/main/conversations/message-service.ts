@@ -29,6 +29,8 @@ export interface MessageServiceOptions {
   onStored?: (eventType: string, conversationId: string) => void;
   /** An auto_dialog message was stored with a scheduled reply. */
   onReplyScheduled?: (conversationId: string, clientId: string, at: number) => void;
+  /** A conversation newly needs a human (a website handoff), after the write committed. */
+  onAlert?: (conversationId: string, reason: 'handoff') => void;
 }
 
 export type MessageWriter = Writer<WriteCommand, WriteResult>;
@@ -57,6 +59,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
     const outcome = await writer.submit(command);
     if (!outcome || (outcome.kind !== 'ok' && outcome.kind !== 'conflict')) throw new Error(`writer returned no outcome for ${command.kind}`);
     if (outcome.kind === 'ok' && !outcome.replayed) options.onStored?.(eventType, outcome.conversationId);
+    if (outcome.kind === 'ok' && outcome.alert) options.onAlert?.(outcome.conversationId, outcome.alert);
     return outcome;
   }
 

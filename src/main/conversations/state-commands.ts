@@ -1,6 +1,7 @@
 import type { Store } from '../store/index.ts';
 import { effectiveAutoReply, type AutoReplyState } from '../../shared/conversation.ts';
 import { newId } from '../store/ids.ts';
+import type { Operator } from '../../shared/console-workspace.ts';
 
 export type StateResult = { kind: 'auto_reply_state'; previous: AutoReplyState | 'none'; cancelledReplies: number };
 
@@ -11,7 +12,7 @@ export function stopConversation(store: Store, conversationId: string, now: numb
   return store.deliveries.cancelForConversation(conversationId, `auto-reply stopped by ${by}`, now);
 }
 
-export function consoleStop(store: Store, conversationId: string, now: number): StateResult | null {
+export function consoleStop(store: Store, conversationId: string, operator: Operator, now: number): StateResult | null {
   const conv = store.conversations.byId(conversationId);
   if (!conv) return null;
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
@@ -31,14 +32,17 @@ export function consoleStop(store: Store, conversationId: string, now: number): 
     replyScheduled: null,
     replyReason: null,
   });
+  store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify({ previous, cancelled_replies: cancelledReplies }) });
   return { kind: 'auto_reply_state', previous, cancelledReplies };
 }
 
-export function consoleResume(store: Store, conversationId: string, now: number): StateResult | null {
+export function consoleResume(store: Store, conversationId: string, operator: Operator, now: number): StateResult | null {
   const conv = store.conversations.byId(conversationId);
   if (!conv) return null;
+  const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
   store.conversations.setAutoReply(conv.id, 'active', null);
-  store.conversations.setNeedsHuman(conv.id, false);
-  return { kind: 'auto_reply_state', previous: effectiveAutoReply(conv.autoReply, conv.pausedUntil, now), cancelledReplies: 0 };
+  store.conversations.clearNeedsHuman(conv.id);
+  store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous }) });
+  return { kind: 'auto_reply_state', previous, cancelledReplies: 0 };
 }
 

@@ -8,10 +8,12 @@ import { effectiveAutoReply, type AutoReplyState, type Channel } from '../../sha
 import { assertNever } from '../../shared/assert-never.ts';
 import { decideReply, type Decision } from '../autoreply/decide.ts';
 import { newId } from '../store/ids.ts';
-import { channelOf, peerOf, senderRole, type Peer } from './identity.ts';
+import { channelOf, nicknameOf, peerOf, senderRole, type Peer } from './identity.ts';
 import { commitAutoReply, settleReplies, type AutoReplyCommand, type AutoReplyResult, type SettleCommand } from '../autoreply/reply-commands.ts';
 import { executeDeliveryCommand, type DeliveryCommand } from '../delivery/delivery-commands.ts';
 import { consoleResume, consoleStop, stopConversation, type StateResult } from './state-commands.ts';
+import { executeWorkspaceCommand, type WorkspaceCommand, type WorkspaceResult } from './workspace-commands.ts';
+import type { Operator } from '../../shared/console-workspace.ts';
 
 /** An authenticated, validated request as plain data: it crosses to the writer thread. */
 export interface IngestRequest {
@@ -49,8 +51,9 @@ export type WriteCommand =
   | AutoReplyCommand
   | SettleCommand
   | DeliveryCommand
-  | { kind: 'console_stop'; conversationId: string; now: number }
-  | { kind: 'console_resume'; conversationId: string; now: number };
+  | WorkspaceCommand
+  | { kind: 'console_stop'; conversationId: string; operator: Operator; now: number }
+  | { kind: 'console_resume'; conversationId: string; operator: Operator; now: number };
 
 /** What a write command returns: an ingest outcome, an auto reply's fate, or a count of changes. */
 export type WriteResult =
@@ -58,6 +61,7 @@ export type WriteResult =
   | AutoReplyResult
   | { kind: 'changed'; count: number }
   | StateResult
+  | WorkspaceResult
   | null;
 
 export type Outcome =
@@ -71,6 +75,8 @@ export type Outcome =
       replayed: boolean;
       /** An auto_dialog message now waits for its reply: the scheduler takes over. */
       replyScheduled?: boolean;
+      /** A website handoff newly flagged the conversation needs_human: the console alerts once. */
+      alert?: 'handoff';
     }
   | { kind: 'conflict'; msgId: string };
 
@@ -118,6 +124,7 @@ function conversationFor(store: Store, r: IngestRequest, channel: Channel, peer:
 
 function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, msgId: string, decision?: Decision): number {
   const role = r.info.event_type === 'cmd_dialog' ? 'command' : senderRole(r.info, r.settings.boundAccount);
+  const info = r.info as unknown as Record<string, unknown>;
   const id = store.messages.insert({
     conversationId: conv.id,
     clientId: r.clientId,
@@ -133,7 +140,9 @@ function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, ms
     replyScheduled: decision ? decision.scheduled : null,
     replyReason: decision?.reason ?? null,
   });
-  store.conversations.touch(conv.id, 1, r.now);
+  // The list shows unread counts and nicknames from the conversation row alone: kept here, per message.
+  if (role === 'customer') store.conversations.touchCustomer(conv.id, r.now, nicknameOf(info));
+  else store.conversations.touch(conv.id, 1, r.now);
   return id;
 }
 
@@ -151,6 +160,8 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
     state = 'paused';
     store.conversations.setAutoReply(conv.id, 'paused', r.now + settings.pauseMinutes * 60_000);
   }
+  // Staff answered in the IM itself: the conversation no longer waits for a human.
+  if (role === 'staff') store.conversations.clearNeedsHuman(conv.id);
   const addressed = new Set([...(settings.boundAccount ? [settings.boundAccount] : []), ...settings.botIds]);
   const decision = decideReply({
     role,
@@ -222,9 +233,10 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
     cause: reply.answer.handoff ? (reply.answer.cause ?? 'no confident answer') : null,
     createdAt: r.now,
   });
+  let alert = false;
   if (reply.kind === 'website') {
     store.conversations.touch(conv.id, 1, r.now);
-    if (reply.answer.handoff) store.conversations.setNeedsHuman(conv.id, true);
+    if (reply.answer.handoff) alert = store.conversations.flagNeedsHuman(conv.id, r.now);
   }
   const base = { request_id: r.requestId, event_type: r.info.event_type, conversation_id: conv.id, msg_id: reply.msgId };
   const answer = { msg_id: replyMsgId, content: reply.answer.content, handoff: reply.answer.handoff };
@@ -233,7 +245,8 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
     reply.kind === 'website'
       ? { ...base, reply: answer }
       : { ...base, context: { reused: matchedBy !== null, matched_by: matchedBy, messages: reply.contextMessages }, suggestion: answer };
-  return commit(store, r, reply.msgId, afterId, body);
+  const outcome = commit(store, r, reply.msgId, afterId, body);
+  return alert && outcome.kind === 'ok' ? { ...outcome, alert: 'handoff' } : outcome;
 }
 
 /** Runs one command inside the writer's current group transaction. */
@@ -262,9 +275,16 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'delivery_retry':
       return { kind: 'changed', count: executeDeliveryCommand(store, command) };
     case 'console_stop':
-      return consoleStop(store, command.conversationId, command.now);
+      return consoleStop(store, command.conversationId, command.operator, command.now);
     case 'console_resume':
-      return consoleResume(store, command.conversationId, command.now);
+      return consoleResume(store, command.conversationId, command.operator, command.now);
+    case 'operator_reply':
+    case 'console_suggestion':
+    case 'resolve':
+    case 'mark_read':
+    case 'set_operator':
+    case 'audit':
+      return executeWorkspaceCommand(store, command);
     default:
       return assertNever(command, 'write command');
   }

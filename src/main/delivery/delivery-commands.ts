@@ -15,7 +15,8 @@ export function executeDeliveryCommand(store: Store, c: DeliveryCommand): number
     case 'delivery_cancel':
       return store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0;
     case 'delivery_retry':
-      return store.deliveries.retry(c.deliveryId, c.now) ? 1 : 0;
+      // The console's retry: a dead delivery starts over, one waiting for a retry goes now.
+      return store.deliveries.retry(c.deliveryId, c.now) || store.deliveries.retryNow(c.deliveryId, c.now) ? 1 : 0;
     default:
       return assertNever(c, 'delivery command');
   }

@@ -10,18 +10,36 @@ import { sign, signingString } from '../auth/signature.ts';
 import { classify, nextDelay, parseRetryAfter, type SendResult, type Verdict } from './retry-policy.ts';
 import type { Sender } from './sender.ts';
 
-/** Rows re-read from the outbox are checked before they are signed and sent. */
-const deliveryInfoSchema = z.looseObject({
-  msg_id: z.string().min(1),
-  reply_to: z.array(z.string()),
-  conversation_id: z.string(),
-  to_user_id: z.string().optional(),
-  content: z.string(),
-  message_type: z.literal(1),
-  event_type: z.literal('auto_dialog'),
-  from_user_type: z.literal(4),
-  create_timestamp: z.number().int(),
-});
+/**
+ * Rows re-read from the outbox are checked before they are signed and sent: an auto reply
+ * (from_user_type 4) or an operator reply (3, naming its operator; website_dialog in web
+ * conversations), section 7.
+ */
+const deliveryInfoSchema = z.union([
+  z.looseObject({
+    msg_id: z.string().min(1),
+    reply_to: z.array(z.string()),
+    conversation_id: z.string(),
+    to_user_id: z.string().optional(),
+    content: z.string(),
+    message_type: z.literal(1),
+    event_type: z.literal('auto_dialog'),
+    from_user_type: z.literal(4),
+    create_timestamp: z.number().int(),
+  }),
+  z.looseObject({
+    msg_id: z.string().min(1),
+    reply_to: z.array(z.string()),
+    conversation_id: z.string(),
+    to_user_id: z.string().optional(),
+    content: z.string(),
+    message_type: z.literal(1),
+    event_type: z.enum(['auto_dialog', 'website_dialog']),
+    from_user_type: z.literal(3),
+    operator: z.object({ id: z.string().min(1), name: z.string().min(1) }),
+    create_timestamp: z.number().int(),
+  }),
+]);
 
 export interface OutboxDeps {
   store: Store;
@@ -41,7 +59,7 @@ export interface OutboxDeps {
 /**
  * The durable outbox worker. Deliveries live in SQLite; this loop sends the due ones, oldest
  * first and one at a time per conversation, re-checks the conversation's auto-reply state before
- * every attempt, and records each attempt with its verdict. At least once: a crash between a
+ * every attempt of an auto reply, and records each attempt with its verdict. At least once: a crash between a
  * receiver's 2xx and our record of it means one more attempt with the same Idempotency-Key.
  */
 export function createOutbox(deps: OutboxDeps) {
@@ -94,13 +112,16 @@ export function createOutbox(deps: OutboxDeps) {
 
   async function attempt(d: DeliveryRow): Promise<void> {
     const now = deps.clock.now();
-    const conv = deps.store.conversations.byId(d.conversationId);
-    const state = conv ? effectiveAutoReply(conv.autoReply, conv.pausedUntil, now) : 'stopped';
-    if (state !== 'active') {
-      // A human took over after the reply was made: it is never sent.
-      await deps.writer.submit({ kind: 'delivery_cancel', deliveryId: d.id, reason: `auto-reply ${state} when the delivery was due`, now });
-      deps.onAttempt?.('cancelled', d.conversationId);
-      return;
+    // A human took over after an auto reply was made: it is never sent. An operator's own answer
+    // is that human speaking, so the takeover never cancels it.
+    if (d.kind === 'auto') {
+      const conv = deps.store.conversations.byId(d.conversationId);
+      const state = conv ? effectiveAutoReply(conv.autoReply, conv.pausedUntil, now) : 'stopped';
+      if (state !== 'active') {
+        await deps.writer.submit({ kind: 'delivery_cancel', deliveryId: d.id, reason: `auto-reply ${state} when the delivery was due`, now });
+        deps.onAttempt?.('cancelled', d.conversationId);
+        return;
+      }
     }
     const client = deps.lookupClient(d.clientId);
     const parsed = deliveryInfoSchema.safeParse(JSON.parse(d.messageInfo));

@@ -21,6 +21,11 @@ export interface EngineRequest {
   context: ContextLine[];
   /** Said when the engine has no confident answer (client setting, else the server default). */
   fallbackText: string;
+  /**
+   * Suggestions asked for from the console: the agent's instruction for this answer ("shorter",
+   * "offer a refund"). A generating engine adds it as a system line; the knowledge base ignores it.
+   */
+  instruction?: string;
   /** The caller's overall time budget, set by askEngine: no attempt or wait may run past it. */
   budget?: EngineBudget;
 }

@@ -150,7 +150,12 @@ export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps)
           ? ['Knowledge base:', ...grounding.map((g, i) => `[${i + 1}] Q: ${g.entry.question}\nA: ${g.entry.answer}`)]
           : []),
       ].join('\n\n');
-      const messages: ChatMessage[] = [{ role: 'system', content: system }, ...contextMessages(request.context, request.isGroup, config.contextTokens)];
+      const messages: ChatMessage[] = [
+        { role: 'system', content: system },
+        ...contextMessages(request.context, request.isGroup, config.contextTokens),
+        // Last, so it bears on this answer: what the agent asked for when requesting a suggestion.
+        ...(request.instruction ? [{ role: 'system' as const, content: `Instruction from the support agent for this answer: ${request.instruction}` }] : []),
+      ];
       const sources = grounding.map((g) => ({ id: g.entry.id, score: Math.round(g.score * 1000) / 1000 }));
       const handoff = (cause: string): EngineAnswer => ({ content: request.fallbackText, handoff: true, confidence: null, sources, cause });
 

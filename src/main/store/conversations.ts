@@ -18,6 +18,11 @@ export interface RawConversation {
   message_count: number;
   created_at: number;
   last_message_at: number;
+  customer_name: string | null;
+  unread: number;
+  needs_human_since: number | null;
+  resolved_at: number | null;
+  resolved_by: string | null;
 }
 
 export function toConversationRow(r: RawConversation): ConversationRow {
@@ -34,6 +39,11 @@ export function toConversationRow(r: RawConversation): ConversationRow {
     messageCount: r.message_count,
     createdAt: r.created_at,
     lastMessageAt: r.last_message_at,
+    customerName: r.customer_name,
+    unread: r.unread,
+    needsHumanSince: r.needs_human_since,
+    resolvedAt: r.resolved_at,
+    resolvedBy: r.resolved_by,
   };
 }
 
@@ -56,9 +66,22 @@ export function conversationQueries(db: Db) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const setState = db.prepare('UPDATE conversations SET auto_reply = ?, paused_until = ? WHERE id = ?');
-  const setNeedsHuman = db.prepare('UPDATE conversations SET needs_human = ? WHERE id = ?');
+  // Only a change of the flag writes: "newly needs a human" is what raises an alert, once.
+  const flagNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 1, needs_human_since = ? WHERE id = ? AND needs_human = 0');
+  const clearNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 0, needs_human_since = NULL WHERE id = ? AND needs_human = 1');
+  const resolve = db.prepare('UPDATE conversations SET needs_human = 0, needs_human_since = NULL, resolved_at = ?, resolved_by = ? WHERE id = ?');
   const touch = db.prepare(
     'UPDATE conversations SET message_count = message_count + ?, last_message_at = max(last_message_at, ?) WHERE id = ?',
+  );
+  const touchCustomer = db.prepare(
+    `UPDATE conversations SET message_count = message_count + 1, last_message_at = max(last_message_at, ?), unread = unread + 1,
+       customer_name = coalesce(?, customer_name) WHERE id = ?`,
+  );
+  const readUpTo = db.prepare('UPDATE conversations SET last_read_message_id = max(last_read_message_id, ?) WHERE id = ?');
+  // Bounded by the conversation's unread messages, and run only when the operator reads.
+  const recount = db.prepare(
+    `UPDATE conversations SET unread = (SELECT count(*) FROM messages m WHERE m.conversation_id = conversations.id
+       AND m.id > conversations.last_read_message_id AND m.role = 'customer') WHERE id = ? RETURNING unread`,
   );
 
   return {
@@ -85,17 +108,40 @@ export function conversationQueries(db: Db) {
         messageCount: 0,
         createdAt: c.now,
         lastMessageAt: c.now,
+        customerName: null,
+        unread: 0,
+        needsHumanSince: null,
+        resolvedAt: null,
+        resolvedBy: null,
       };
     },
     setAutoReply(id: string, state: AutoReplyState, pausedUntil: number | null): void {
       setState.run(state, pausedUntil, id);
     },
-    setNeedsHuman(id: string, value: boolean): void {
-      setNeedsHuman.run(value ? 1 : 0, id);
+    /** Flags the conversation; true when it was not flagged before (the cue for one alert). */
+    flagNeedsHuman(id: string, now: number): boolean {
+      return flagNeedsHuman.run(now, id).changes > 0;
+    },
+    /** A human answered or took over; true when the flag was set. */
+    clearNeedsHuman(id: string): boolean {
+      return clearNeedsHuman.run(id).changes > 0;
+    },
+    /** Clears the flag and records who resolved the conversation, and when. */
+    resolve(id: string, now: number, by: string): boolean {
+      return resolve.run(now, by, id).changes > 0;
     },
     /** Counts entries appended to the transcript and moves the conversation up the list. */
     touch(id: string, added: number, at: number): void {
       touch.run(added, at, id);
+    },
+    /** A customer message was appended: one more unread, and the customer's latest nickname. */
+    touchCustomer(id: string, at: number, nickname: string | null): void {
+      touchCustomer.run(at, nickname, id);
+    },
+    /** The operator has seen messages up to `upToId`; returns what is still unread. */
+    markRead(id: string, upToId: number): number | undefined {
+      if (readUpTo.run(upToId, id).changes === 0) return undefined;
+      return (recount.get(id) as { unread: number }).unread;
     },
   };
 }

@@ -3,8 +3,12 @@ import type { Db } from './db.ts';
 export const DELIVERY_STATES = ['pending', 'sent', 'dead', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
+/** An AI auto reply, or an operator's answer from the console (never cancelled by a takeover). */
+export type DeliveryKind = 'auto' | 'operator';
+
 export interface DeliveryRow {
   id: number;
+  kind: DeliveryKind;
   replyId: number;
   replyMsgId: string;
   conversationId: string;
@@ -20,6 +24,10 @@ export interface DeliveryRow {
   lastError: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+export interface ProblemRow extends DeliveryRow {
+  problem: 'retrying' | 'dead';
 }
 
 export interface AttemptRow {
@@ -40,6 +48,7 @@ export interface AttemptRecord extends AttemptRow {
 
 interface Raw {
   id: number;
+  kind: DeliveryKind;
   reply_id: number;
   reply_msg_id: string;
   conversation_id: string;
@@ -58,6 +67,7 @@ interface Raw {
 
 const toRow = (r: Raw): DeliveryRow => ({
   id: r.id,
+  kind: r.kind,
   replyId: r.reply_id,
   replyMsgId: r.reply_msg_id,
   conversationId: r.conversation_id,
@@ -87,8 +97,8 @@ export const DUE_SQL = `SELECT d.* FROM deliveries d INDEXED BY deliveries_due
 
 export function deliveryQueries(db: Db) {
   const insert = db.prepare(
-    `INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at, kind)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const due = db.prepare(DUE_SQL);
   const nextDue = db.prepare("SELECT min(next_attempt_at) AS at FROM deliveries WHERE state = 'pending'");
@@ -104,18 +114,35 @@ export function deliveryQueries(db: Db) {
   );
   const attempts = db.prepare('SELECT attempt, started_at, duration_ms, status, error, outcome FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt');
   const cancelOne = db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = ?, updated_at = ? WHERE id = ? AND state = 'pending'");
+  // Stopping auto-reply cancels what the AI would still send, never an operator's answer.
   const cancelConversation = db.prepare(
-    "UPDATE deliveries SET state = 'cancelled', last_error = ?, updated_at = ? WHERE conversation_id = ? AND state = 'pending'",
+    "UPDATE deliveries SET state = 'cancelled', last_error = ?, updated_at = ? WHERE conversation_id = ? AND state = 'pending' AND kind = 'auto'",
   );
   const retry = db.prepare(
     "UPDATE deliveries SET state = 'pending', round_attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'dead'",
   );
+  // A delivery waiting for its next try goes now; its retry schedule carries on from where it was.
+  const retryNow = db.prepare(
+    "UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND attempts > 0 AND next_attempt_at > ?",
+  );
+  const autoDueNow = db.prepare(
+    "UPDATE deliveries SET next_attempt_at = ? WHERE conversation_id = ? AND state = 'pending' AND kind = 'auto' AND next_attempt_at > ?",
+  );
+  const retrying = db.prepare(
+    `SELECT d.* FROM deliveries d INDEXED BY deliveries_retrying
+     WHERE d.state = 'pending' AND d.attempts > 0 AND (?1 IS NULL OR d.client_id = ?1) ORDER BY d.updated_at DESC, d.id DESC LIMIT ?2`,
+  );
+  const dead = db.prepare(
+    `SELECT d.* FROM deliveries d INDEXED BY deliveries_dead
+     WHERE d.state = 'dead' AND (?1 IS NULL OR d.client_id = ?1) ORDER BY d.updated_at DESC, d.id DESC LIMIT ?2`,
+  );
+  const deadIds = db.prepare("SELECT id FROM deliveries WHERE state = 'dead' AND (?1 IS NULL OR client_id = ?1) ORDER BY id LIMIT ?2");
   const counts = db.prepare('SELECT state, count(*) AS n FROM deliveries GROUP BY state');
 
   return {
-    insert(d: Omit<DeliveryRow, 'id' | 'attempts' | 'roundAttempts' | 'lastStatus' | 'lastError' | 'updatedAt'>): number {
+    insert(d: Omit<DeliveryRow, 'id' | 'kind' | 'attempts' | 'roundAttempts' | 'lastStatus' | 'lastError' | 'updatedAt'> & { kind?: DeliveryKind }): number {
       return Number(
-        insert.run(d.replyId, d.replyMsgId, d.conversationId, d.clientId, d.sendUrl, d.messageInfo, d.state, d.nextAttemptAt, d.createdAt, d.createdAt)
+        insert.run(d.replyId, d.replyMsgId, d.conversationId, d.clientId, d.sendUrl, d.messageInfo, d.state, d.nextAttemptAt, d.createdAt, d.createdAt, d.kind ?? 'auto')
           .lastInsertRowid,
       );
     },
@@ -152,6 +179,26 @@ export function deliveryQueries(db: Db) {
     /** A dead delivery goes back to pending with a fresh retry schedule. */
     retry(id: number, now: number): boolean {
       return retry.run(now, now, id).changes > 0;
+    },
+    /** A delivery waiting for its next retry is tried now (the operator asked); its schedule carries on. */
+    retryNow(id: number, now: number): boolean {
+      return retryNow.run(now, now, id, now).changes > 0;
+    },
+    /** Auto replies of a conversation waiting for a retry are due now, to be re-checked (and cancelled) at once. */
+    autoDueNow(conversationId: string, now: number): number {
+      return Number(autoDueNow.run(now, conversationId, now).changes);
+    },
+    /** Retrying (pending after a failed attempt) and dead deliveries, newest problem first; lastStatus/lastError are the last attempt's. */
+    problems(states: ReadonlyArray<'retrying' | 'dead'>, clientId: string | null, limit: number): ProblemRow[] {
+      const rows: ProblemRow[] = [];
+      for (const state of new Set(states)) {
+        for (const r of (state === 'dead' ? dead : retrying).all(clientId, limit) as unknown as Raw[]) rows.push({ ...toRow(r), problem: state });
+      }
+      return rows.sort((a, b) => b.updatedAt - a.updatedAt || b.id - a.id).slice(0, limit);
+    },
+    /** Ids of dead deliveries, of one client or all, oldest first (so a retry of all keeps their order). */
+    deadIds(clientId: string | null, limit: number): number[] {
+      return (deadIds.all(clientId, limit) as Array<{ id: number }>).map((r) => r.id);
     },
     countByState(): Record<DeliveryState, number> {
       const out: Record<DeliveryState, number> = { pending: 0, sent: 0, dead: 0, cancelled: 0 };

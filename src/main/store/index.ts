@@ -11,10 +11,13 @@ import { traceQueries } from './trace.ts';
 import { consoleQueries } from './console-queries.ts';
 import { statsQueries } from './stats.ts';
 import { engineQueries } from './engines.ts';
+import { auditQueries, cannedQueries } from './audit.ts';
+import { workspaceQueries } from './workspace-queries.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
   const deliveries = deliveryQueries(db);
+  const workspace = workspaceQueries(db);
   return {
     /** For the group-commit queue, which owns transactions; queries go through the fields below. */
     connection: db,
@@ -27,9 +30,12 @@ export function createStore(db: Db) {
     settings: settingsQueries(db),
     deliveries,
     trace: traceQueries(db, (id) => deliveries.attempts(id)),
-    console: consoleQueries(db),
+    console: consoleQueries(db, (ids) => workspace.kbQuestions(ids)),
     stats: statsQueries(db),
     engines: engineQueries(db),
+    audit: auditQueries(db),
+    canned: cannedQueries(db),
+    workspace,
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');

@@ -36,7 +36,7 @@ export interface PendingReply {
   receivedAt: number;
 }
 
-export type ReplyKind = 'auto' | 'website' | 'suggestion';
+export type ReplyKind = 'auto' | 'website' | 'suggestion' | 'operator';
 
 export interface NewReply {
   conversationId: string;
@@ -51,6 +51,10 @@ export interface NewReply {
   sources: unknown[];
   /** Why the engine handed off or the reply was not sent, for the trace. */
   cause?: string | null;
+  /** Operator replies: the console user who sent it. */
+  operator?: { id: string; name: string } | null;
+  /** Suggestions: what the agent asked for. */
+  instruction?: string | null;
   createdAt: number;
 }
 
@@ -83,6 +87,8 @@ interface RawMessage {
 
 interface RawReply {
   id: number;
+  kind: ReplyKind;
+  operator: string | null;
   msg_id: string;
   after_message_id: number;
   content: string;
@@ -97,8 +103,8 @@ export function messageQueries(db: Db) {
   );
   const insertReply = db.prepare(
     `INSERT INTO replies (conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, confidence,
-       sources, cause, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       sources, cause, operator, instruction, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // Found through the idempotency table's key, so messages need no index of their own on msg_id.
   const autoMessageByMsgId = db.prepare(
@@ -110,7 +116,7 @@ export function messageQueries(db: Db) {
      WHERE conversation_id = ? AND id <= ? AND role != 'command' ORDER BY id DESC LIMIT ?`,
   );
   const recentReplies = db.prepare(
-    `SELECT id, msg_id, after_message_id, content, created_at FROM replies
+    `SELECT id, kind, operator, msg_id, after_message_id, content, created_at FROM replies
      WHERE conversation_id = ? AND after_message_id <= ? AND kind != 'suggestion' AND handoff = 0
      ORDER BY after_message_id DESC, id DESC LIMIT ?`,
   );
@@ -167,6 +173,8 @@ export function messageQueries(db: Db) {
         r.confidence,
         JSON.stringify(r.sources),
         r.cause ?? null,
+        r.operator ? JSON.stringify(r.operator) : null,
+        r.instruction ?? null,
         r.createdAt,
       );
       return Number(res.lastInsertRowid);
@@ -177,7 +185,8 @@ export function messageQueries(db: Db) {
     },
     /**
      * The newest `limit` transcript lines up to message `uptoId`, oldest first: customer and staff
-     * messages and the AI's own answers. Suggestions and handoffs are not part of what was said.
+     * messages, the AI's own answers and operators' replies (as staff). Suggestions and handoffs
+     * are not part of what was said.
      */
     context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
       const messages = (recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[]).map(
@@ -188,8 +197,8 @@ export function messageQueries(db: Db) {
           kind: 'reply',
           id: r.id,
           msgId: r.msg_id,
-          role: 'ai',
-          speaker: null,
+          role: r.kind === 'operator' ? 'staff' : 'ai',
+          speaker: r.operator ? ((JSON.parse(r.operator) as { name?: string }).name ?? null) : null,
           content: r.content,
           at: r.created_at,
           afterMessageId: r.after_message_id,

@@ -93,3 +93,71 @@ test('migration 5 gives request log rows a count, a last time, an address and a 
   const plan = (db.prepare("EXPLAIN QUERY PLAN UPDATE request_log SET count = count + 1 WHERE agg_key = 'k'").all() as Array<{ detail: string }>).map((r) => r.detail).join(' ');
   assert.match(plan, /request_log_agg/);
 });
+
+test('migration 6 rebuilds replies for operator replies (ids, rows and deliveries kept) and gives deliveries a kind', () => {
+  const db = new DatabaseSync(':memory:');
+  db.exec('PRAGMA foreign_keys = ON');
+  migrate(db, MIGRATIONS, 5);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  db.prepare("INSERT INTO replies (id, conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, created_at, cause) VALUES (7, 'c', 'auto', 'r1', '[\"m1\"]', 1, 'hi', 0, 'kb', 5, NULL)").run();
+  db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (7, 'r1', 'c', 'a', 'u', '{}', 'pending', 0, 0, 0)").run();
+  assert.equal(migrate(db, MIGRATIONS, 6), 6);
+  assert.equal((db.prepare('PRAGMA foreign_keys').get() as { foreign_keys: number }).foreign_keys, 1, 'foreign keys are on again');
+  const kept = db.prepare('SELECT id, kind, msg_id, content, operator, instruction FROM replies').get() as Record<string, unknown>;
+  assert.deepEqual({ ...kept }, { id: 7, kind: 'auto', msg_id: 'r1', content: 'hi', operator: null, instruction: null });
+  assert.equal((db.prepare('SELECT kind FROM deliveries').get() as { kind: string }).kind, 'auto', 'existing deliveries are auto replies');
+  assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);
+  const reply = (kind: string, operator: string | null) =>
+    db.prepare("INSERT INTO replies (conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, created_at, operator) VALUES ('c', ?, ?, '[]', 1, 'x', 0, 'operator', 0, ?)").run(kind, `r-${kind}-${String(operator)}`, operator);
+  reply('operator', '{"id":"ann","name":"Ann"}');
+  assert.throws(() => reply('operator', null), /CHECK/, 'an operator reply names its operator');
+  assert.throws(() => reply('auto', '{"id":"ann","name":"Ann"}'), /CHECK/, 'only operator replies have one');
+  assert.throws(() => db.prepare("UPDATE deliveries SET kind = 'robot'").run(), /CHECK/);
+  assert.throws(() => db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (999, 'r9', 'c', 'a', 'u', '{}', 'pending', 0, 0, 0)").run(), /FOREIGN KEY/, 'deliveries still reference replies');
+  const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'replies'").all() as Array<{ name: string }>).map((r) => r.name);
+  assert.ok(indexes.includes('replies_conversation') && indexes.includes('replies_created'));
+});
+
+test('migration 6 refuses (and rolls back) a database whose deliveries point at missing replies', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 5);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  db.exec('PRAGMA foreign_keys = OFF');
+  db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (42, 'r', 'c', 'a', 'u', '{}', 'pending', 0, 0, 0)").run();
+  db.exec('PRAGMA foreign_keys = ON');
+  assert.throws(() => migrate(db, MIGRATIONS, 6), /migration 6 \(operator-replies\) failed: 1 rows would break a foreign key/);
+  assert.equal(schemaVersion(db), 5);
+});
+
+test('migration 7 adds read markers, nicknames and the needs-human lifecycle, the audit, canned replies and filter indexes', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 6);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, needs_human, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 1, 0, 50)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('d', 'a', 'im', 'u:y', 0, 0)").run();
+  const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, message_info, received_at) VALUES (?, 'a', 'auto_dialog', ?, ?, ?, 0)");
+  message.run('c', 'm1', 'customer', '{"nick_name":"Old name"}');
+  message.run('c', 'm2', 'customer', '{"nickname":"  Alice  ","from_user_name":"alice.w"}');
+  message.run('c', 'm3', 'staff', '{"nickname":"Agent Bob"}');
+  message.run('d', 'm4', 'customer', 'not json');
+  assert.equal(migrate(db, MIGRATIONS, 7), 7);
+  const row = (id: string) => ({ ...(db.prepare('SELECT customer_name, last_read_message_id, unread, needs_human_since, resolved_at, resolved_by FROM conversations WHERE id = ?').get(id) as Record<string, unknown>) });
+  assert.deepEqual(row('c'), { customer_name: 'Alice', last_read_message_id: 3, unread: 0, needs_human_since: 50, resolved_at: null, resolved_by: null }, 'history counts as read; the latest customer nickname');
+  assert.deepEqual(row('d'), { customer_name: null, last_read_message_id: 4, unread: 0, needs_human_since: null, resolved_at: null, resolved_by: null });
+  assert.throws(() => db.prepare("UPDATE conversations SET unread = -1 WHERE id = 'c'").run(), /CHECK/);
+  db.prepare("INSERT INTO audit (at, operator_id, operator_name, action, conversation_id, detail) VALUES (1, 'ann', 'Ann', 'reply', 'c', '{}')").run();
+  db.prepare("INSERT INTO audit (at, action) VALUES (1, 'retry')").run();
+  assert.throws(() => db.prepare("INSERT INTO audit (at, action) VALUES (1, 'delete_everything')").run(), /CHECK/);
+  db.prepare("INSERT INTO canned_replies (title, content, created_at, updated_at) VALUES ('Hi', 'Hello!', 0, 0)").run();
+  const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' ');
+  assert.match(plan("SELECT * FROM conversations WHERE needs_human = 1 ORDER BY needs_human_since LIMIT 10"), /conversations_needs_human/);
+  assert.match(plan("SELECT * FROM request_log WHERE request_id = 'x'"), /request_log_request/);
+  assert.match(plan("SELECT * FROM request_log WHERE msg_id = 'x'"), /request_log_msg/);
+  assert.match(plan("SELECT * FROM request_log WHERE client_id = 'x' ORDER BY id DESC LIMIT 5"), /request_log_client/);
+  assert.match(plan("SELECT * FROM audit WHERE conversation_id = 'c' ORDER BY id DESC LIMIT 5"), /audit_conversation/);
+  // The planner prefers deliveries_state on an empty table; the store names these (a partial index it cannot use would fail to prepare).
+  assert.match(plan("SELECT * FROM deliveries INDEXED BY deliveries_dead WHERE state = 'dead' ORDER BY updated_at DESC LIMIT 5"), /deliveries_dead/);
+  assert.match(plan("SELECT * FROM deliveries INDEXED BY deliveries_retrying WHERE state = 'pending' AND attempts > 0 ORDER BY updated_at DESC LIMIT 5"), /deliveries_retrying/);
+});

@@ -4,6 +4,11 @@ import { MIGRATIONS } from './migrations/index.ts';
 export interface Migration {
   version: number;
   name: string;
+  /**
+   * Rebuilds a table that others reference (SQLite cannot alter a CHECK): foreign keys are off
+   * while it runs, as SQLite's own procedure says, and fully checked before it commits.
+   */
+  rebuildsReferencedTable?: boolean;
   up(db: DatabaseSync): void;
 }
 
@@ -26,14 +31,23 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIG
   }
   for (const m of migrations) {
     if (m.version <= current || m.version > goal) continue;
+    // The pragma is a no-op inside a transaction, so it is set around it.
+    const foreignKeys = (db.prepare('PRAGMA foreign_keys').get() as { foreign_keys: number }).foreign_keys;
+    if (m.rebuildsReferencedTable) db.exec('PRAGMA foreign_keys = OFF');
     db.exec('BEGIN IMMEDIATE');
     try {
       m.up(db);
+      if (m.rebuildsReferencedTable) {
+        const broken = db.prepare('PRAGMA foreign_key_check').all() as Array<{ table: string }>;
+        if (broken.length > 0) throw new Error(`${broken.length} rows would break a foreign key (first in ${broken[0]!.table})`);
+      }
       db.exec(`PRAGMA user_version = ${m.version}`);
       db.exec('COMMIT');
     } catch (error) {
       db.exec('ROLLBACK');
       throw new Error(`migration ${m.version} (${m.name}) failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      if (m.rebuildsReferencedTable) db.exec(`PRAGMA foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
     }
     current = m.version;
   }

@@ -47,6 +47,18 @@ interface Raw {
   last_at: number | null;
 }
 
+/** The console's request log filters; every one narrows an index seek, and the result is capped. */
+export interface RequestFilter {
+  onlyFailed: boolean;
+  requestId?: string;
+  msgId?: string;
+  clientId?: string;
+  /** Epoch ms bounds on the request time. */
+  since?: number;
+  until?: number;
+  limit: number;
+}
+
 export interface PruneLimits {
   /** Rows logged before this time go. */
   before: number;
@@ -55,6 +67,12 @@ export interface PruneLimits {
   /** At most this many rows per statement, so one prune never holds the writer for long. */
   batch: number;
 }
+
+/**
+ * The longest an aggregated row keeps counting (requestLogAggregation.windowSeconds is at most an
+ * hour): the since-bound stays an index range on `at` yet still finds a row that began earlier.
+ */
+const AGGREGATE_SPAN_MS = 3_600_000;
 
 export function requestLogQueries(db: Db) {
   const insert = db.prepare(
@@ -123,6 +141,28 @@ export function requestLogQueries(db: Db) {
     },
     recent(limit: number, onlyFailed = false): RequestLogRow[] {
       return ((onlyFailed ? recentFailed : recent).all(limit) as unknown as Raw[]).map(toRow);
+    },
+    /**
+     * Newest first. An exact request_id or msg_id is one seek of its own index; a client walks
+     * request_log_client newest first; a time range uses request_log_at. A row counting many
+     * refusals matches a time range it overlaps.
+     */
+    filtered(f: RequestFilter): RequestLogRow[] {
+      const where: string[] = [];
+      const args: Array<string | number> = [];
+      const add = (clause: string, ...values: Array<string | number>): void => {
+        where.push(clause);
+        args.push(...values);
+      };
+      if (f.requestId) add('request_id = ?', f.requestId);
+      if (f.msgId) add('msg_id = ?', f.msgId);
+      if (f.clientId) add('client_id = ?', f.clientId);
+      if (f.since !== undefined) add('coalesce(last_at, at) >= ? AND at >= ?', f.since, f.since - AGGREGATE_SPAN_MS);
+      if (f.until !== undefined) add('at <= ?', f.until);
+      if (f.onlyFailed) add('status >= 400');
+      if (where.length === 0) return ((recent.all(f.limit) as unknown as Raw[]).map(toRow));
+      const sql = `SELECT * FROM request_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, f.limit) as unknown as Raw[]).map(toRow);
     },
     byRequestId(requestId: string): RequestLogRow[] {
       return (byRequestId.all(requestId) as unknown as Raw[]).map(toRow);

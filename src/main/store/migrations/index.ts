@@ -4,6 +4,8 @@ import { migration002 } from './002-knowledge-base.ts';
 import { migration003 } from './003-deliveries.ts';
 import { migration004 } from './004-engines.ts';
 import { migration005 } from './005-request-log-counts.ts';
+import { migration006 } from './006-operator-replies.ts';
+import { migration007 } from './007-workspace.ts';
 
 /** In order; a released migration is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007];

@@ -1,0 +1,32 @@
+import type { Store } from '../store/index.ts';
+import type { ConsoleEvent } from '../../shared/console-api.ts';
+import type { EventBus } from './events.ts';
+
+type AlertReason = Extract<ConsoleEvent, { type: 'alert' }>['reason'];
+
+const clip = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** One short sentence for a notification: who is waiting, and what they last said. */
+export function alertText(store: Store, conversationId: string, reason: AlertReason): string {
+  const conv = store.conversations.byId(conversationId);
+  if (!conv) return 'A conversation needs you';
+  const name = conv.customerName ? clip(conv.customerName, 40) : null;
+  const id = conv.customerId ?? (conv.groupId ? `group ${conv.groupId}` : conv.peer);
+  const who = name ? `${name} (${id})` : id;
+  const last = store.workspace.lastCustomerText(conv.id);
+  const said = last ? `: “${clip(last, 100)}”` : '';
+  return reason === 'handoff' ? `The bot handed ${who} over to you${said}` : `${who} needs you${said}`;
+}
+
+/**
+ * The alert for a conversation that newly needs a human. The writer thread only reports that the
+ * flag changed (once, by a conditional update); main emits after the commit.
+ */
+export function createAlerts(store: Store, events: EventBus) {
+  return (conversationId: string, reason: AlertReason): void => {
+    events.emit({ type: 'alert', conversationId, reason, text: alertText(store, conversationId, reason) });
+  };
+}

@@ -1,0 +1,53 @@
+import type { Store } from '../store/index.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { ActiveClient } from '../auth/client-registry.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
+import type { Engine } from '../engines/engine.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { ConsoleHandlers } from '../../shared/console-api.ts';
+import type { EventBus } from './events.ts';
+import { createConsoleHandlers } from './handlers.ts';
+import { createConsoleAssist } from './console-assist.ts';
+import { createAdminHandlers } from './admin-handlers.ts';
+import { createWorkspaceHandlers } from './workspace-handlers.ts';
+import { auditDetail } from '../conversations/workspace-commands.ts';
+import { clientAdmin } from '../auth/client-admin.ts';
+
+export interface AllHandlerDeps {
+  store: Store;
+  writer: MessageWriter;
+  clock: Clock;
+  events: EventBus;
+  engine: Engine;
+  box: SecretBox;
+  lookupClient: (clientId: string) => ActiveClient | undefined;
+  /** This process changed clients: the registry must not wait for its next check. */
+  invalidateClients: () => void;
+  endpoint: () => string;
+  retryDelivery: (id: number) => Promise<boolean>;
+  notifyOutbox: () => void;
+  outboxDepth: () => Array<[number, number]>;
+  engineTimeoutMs: number;
+  fallbackText: string;
+  contextLines: number;
+}
+
+/** Every console method, from its three parts: conversations, the agent's workspace, administration. */
+export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers {
+  const { store, writer, clock } = deps;
+  return {
+    ...createConsoleHandlers({
+      ...deps,
+      assist: createConsoleAssist({ ...deps }),
+    }),
+    ...createWorkspaceHandlers(deps),
+    ...createAdminHandlers({
+      ...deps,
+      admin: clientAdmin(store, deps.box),
+      auditClientChange: async (detail) => {
+        const entry = { at: clock.now(), operator: store.settings.operator(), action: 'client_settings' as const, conversationId: null, detail: auditDetail(detail) };
+        await writer.submit({ kind: 'audit', entry });
+      },
+    }),
+  };
+}

@@ -1,0 +1,64 @@
+import type { Store } from '../store/index.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { ConsoleOutputs } from '../../shared/console-api.ts';
+import { canonicalJson } from '../auth/canonical-json.ts';
+import { hmacKey, sign, signingString } from '../auth/signature.ts';
+import { newId } from '../store/ids.ts';
+import { ConsoleError } from './console-error.ts';
+
+export interface TestMessageDeps {
+  store: Store;
+  box: SecretBox;
+  clock: Clock;
+  /** The running endpoint's URL. */
+  endpoint: string;
+}
+
+/** Who the test message comes from: one web conversation per client, easy to recognise. */
+export const TEST_VISITOR = 'switchboard-console-test';
+
+/**
+ * First run's "send a test message": a website_dialog signed with the client's newest active
+ * secret and POSTed over real HTTP to the running endpoint, exactly as an integrator would, so
+ * what comes back is what an integrator sees. The secret is opened here and used for the HMAC
+ * only: it is never returned or logged.
+ */
+export async function sendTestMessage(deps: TestMessageDeps, clientId: string, content: string): Promise<ConsoleOutputs['sendTestMessage']> {
+  const client = deps.store.clients.get(clientId);
+  if (!client) throw new ConsoleError('not_found', `no client "${clientId}"`);
+  if (!client.enabled) throw new ConsoleError('client_disabled', `client "${clientId}" is disabled; enable it first`);
+  const newest = deps.store.clients.activeSecrets(clientId)[0];
+  if (!newest) throw new ConsoleError('no_secret', `client "${clientId}" has no active secret; rotate it to make one`);
+  let key;
+  try {
+    key = hmacKey(deps.box.open(newest.sealed));
+  } catch {
+    throw new ConsoleError('secret_unusable', `the secret of client "${clientId}" cannot be opened here (sealed on another machine?); rotate it`);
+  }
+  const info = { event_type: 'website_dialog', msg_id: newId('message'), from_user_id: TEST_VISITOR, content };
+  const timestamp = Math.floor(deps.clock.now() / 1000);
+  const signature = sign(key, signingString(timestamp, clientId, canonicalJson(info)));
+  const started = performance.now();
+  let res: Response;
+  try {
+    res = await fetch(deps.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client: clientId, timestamp, signature, message_info: info }),
+      signal: AbortSignal.timeout(60_000),
+    });
+  } catch (error) {
+    throw new ConsoleError('unreachable', `cannot reach the endpoint ${deps.endpoint}: ${(error as Error).message}`);
+  }
+  const text = await res.text();
+  const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text) as unknown;
+  } catch {
+    // Not JSON: shown as the text it is.
+  }
+  const fromBody = typeof body === 'object' && body !== null ? (body as { request_id?: unknown }).request_id : undefined;
+  return { status: res.status, requestId: res.headers.get('x-request-id') ?? (typeof fromBody === 'string' ? fromBody : null), latencyMs, body };
+}

@@ -1,0 +1,168 @@
+import type { Store } from '../store/index.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { ActiveClient } from '../auth/client-registry.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { CannedReply, ConsoleHandlers, DeliveryItem } from '../../shared/console-api.ts';
+import type { EventBus } from './events.ts';
+import type { AnsweredMessage } from '../store/workspace-queries.ts';
+import { ConsoleError } from './console-error.ts';
+import { requireOperator } from './operator-guard.ts';
+import { operatorDeliveryInfo, sendTargetOf } from '../delivery/operator-delivery.ts';
+import { auditDetail } from '../conversations/workspace-commands.ts';
+import { newId } from '../store/ids.ts';
+import { sendTestMessage } from './test-message.ts';
+
+export interface WorkspaceDeps {
+  store: Store;
+  writer: MessageWriter;
+  clock: Clock;
+  events: EventBus;
+  lookupClient: (clientId: string) => ActiveClient | undefined;
+  /** Opens client secrets, for the test message (the secret never leaves this process). */
+  box: SecretBox;
+  endpoint: () => string;
+  /** The writer's delivery_retry, then a nudge to the outbox: retryDelivery's own path. */
+  retryDelivery: (id: number) => Promise<boolean>;
+  notifyOutbox: () => void;
+}
+
+type WorkspaceMethods =
+  | 'getOperator'
+  | 'setOperator'
+  | 'sendReply'
+  | 'resolveConversation'
+  | 'markRead'
+  | 'listCanned'
+  | 'saveCanned'
+  | 'removeCanned'
+  | 'listDeliveries'
+  | 'retryDeliveries'
+  | 'listAudit'
+  | 'sendTestMessage';
+
+/** Retry all: at most this many dead deliveries per call (the console shows as many). */
+const RETRY_ALL_LIMIT = 5000;
+
+/** The agent's workspace: who they are, answering and resolving, canned replies, deliveries, the audit. */
+export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandlers, WorkspaceMethods> {
+  const { store, clock } = deps;
+  const conversation = (id: string) => {
+    const conv = store.conversations.byId(id);
+    if (!conv) throw new ConsoleError('not_found', `no conversation ${id}`);
+    return conv;
+  };
+  const canned = (id: number): CannedReply => {
+    const c = store.canned.get(id);
+    if (!c) throw new ConsoleError('not_found', `no canned reply ${id}`);
+    return c;
+  };
+
+  return {
+    async getOperator() {
+      return store.settings.operator();
+    },
+    async setOperator(input) {
+      await deps.writer.submit({ kind: 'set_operator', operator: input, now: clock.now() });
+      return input;
+    },
+    async sendReply(input) {
+      const operator = requireOperator(store);
+      const conv = conversation(input.conversationId);
+      const client = deps.lookupClient(conv.clientId);
+      const target = sendTargetOf(conv, client?.settings, conv.channel === 'im' ? store.workspace.latestAutoSendUrl(conv.id) : null);
+      if (!target.ok || !client) throw new ConsoleError('no_send_url', target.ok ? `client ${conv.clientId} no longer exists` : target.reason);
+      let answered: AnsweredMessage[];
+      if (input.replyTo) {
+        answered = [...new Set(input.replyTo)].map((msgId) => {
+          const m = store.workspace.customerMessage(conv.id, msgId);
+          if (!m) throw new ConsoleError('invalid_input', `replyTo: ${msgId} is not a customer message of this conversation`);
+          return m;
+        });
+      } else {
+        answered = store.workspace.unanswered(conv.id, 100);
+      }
+      const asker = answered.at(-1)?.fromUserId ?? store.workspace.latestCustomerMessage(conv.id)?.fromUserId ?? null;
+      const now = clock.now();
+      const replyMsgId = newId('reply');
+      const replyTo = answered.map((m) => m.msgId);
+      const info = operatorDeliveryInfo({ replyMsgId, conversation: conv, settings: client.settings, replyTo, asker, content: input.content, operator, now });
+      const result = await deps.writer.submit({
+        kind: 'operator_reply',
+        conversationId: conv.id,
+        clientId: conv.clientId,
+        operator,
+        replyMsgId,
+        content: input.content,
+        replyTo,
+        sendUrl: target.url,
+        messageInfo: JSON.stringify(info),
+        pauseMs: client.settings.pauseMinutes * 60_000,
+        now,
+      });
+      if (result?.kind !== 'operator_reply') throw new ConsoleError('not_found', `no conversation ${conv.id}`);
+      deps.notifyOutbox();
+      deps.events.emit({ type: 'conversation', conversationId: conv.id });
+      return { msgId: replyMsgId, deliveryId: result.deliveryId };
+    },
+    async resolveConversation(input) {
+      const operator = requireOperator(store);
+      const result = await deps.writer.submit({ kind: 'resolve', conversationId: input.conversationId, operator, now: clock.now() });
+      if (result?.kind !== 'resolved') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
+      deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+      return { resolvedAt: result.resolvedAt, resolvedBy: operator };
+    },
+    async markRead(input) {
+      const result = await deps.writer.submit({ kind: 'mark_read', conversationId: input.conversationId, upToId: input.upToId });
+      if (result?.kind !== 'unread') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
+      deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+      return { unread: result.unread };
+    },
+    async listCanned(input) {
+      return store.canned.list(input.search?.trim() || undefined);
+    },
+    async saveCanned(input) {
+      if (input.id === undefined) return canned(store.canned.add(input.title, input.content, clock.now()));
+      if (!store.canned.update(input.id, input.title, input.content, clock.now())) throw new ConsoleError('not_found', `no canned reply ${input.id}`);
+      return canned(input.id);
+    },
+    async removeCanned(input) {
+      return { removed: store.canned.remove(input.id) };
+    },
+    async listDeliveries(input) {
+      return store.deliveries.problems(input.states, input.clientId ?? null, input.limit).map(
+        (d): DeliveryItem => ({
+          id: d.id,
+          conversationId: d.conversationId,
+          clientId: d.clientId,
+          replyMsgId: d.replyMsgId,
+          kind: d.kind,
+          state: d.problem,
+          attempts: d.attempts,
+          nextAttemptAt: d.problem === 'retrying' ? d.nextAttemptAt : null,
+          lastError: d.lastError,
+          lastStatus: d.lastStatus,
+          url: d.sendUrl,
+          createdAt: d.createdAt,
+        }),
+      );
+    },
+    async retryDeliveries(input) {
+      let ids = input.ids ?? store.deliveries.deadIds(input.clientId ?? null, RETRY_ALL_LIMIT);
+      if (input.ids && input.clientId) ids = ids.filter((id) => store.deliveries.get(id)?.clientId === input.clientId);
+      const changed = await Promise.all(ids.map((id) => deps.retryDelivery(id)));
+      const retried = changed.filter(Boolean).length;
+      if (retried > 0) {
+        const detail = auditDetail({ retried, ...(input.ids ? { ids: ids.slice(0, 50) } : { all_dead: true }), ...(input.clientId ? { client: input.clientId } : {}) });
+        await deps.writer.submit({ kind: 'audit', entry: { at: clock.now(), operator: store.settings.operator(), action: 'retry', conversationId: null, detail } });
+      }
+      return { retried };
+    },
+    async listAudit(input) {
+      return store.audit.list(input.conversationId, input.limit);
+    },
+    async sendTestMessage(input) {
+      return sendTestMessage({ store, box: deps.box, clock, endpoint: deps.endpoint() }, input.clientId, input.content);
+    },
+  };
+}

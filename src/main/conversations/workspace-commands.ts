@@ -1,0 +1,162 @@
+import type { Store } from '../store/index.ts';
+import type { NewAudit } from '../store/audit.ts';
+import type { EngineAnswer } from '../engines/engine.ts';
+import type { Operator } from '../../shared/console-workspace.ts';
+import { effectiveAutoReply } from '../../shared/conversation.ts';
+import { assertNever } from '../../shared/assert-never.ts';
+
+/** An operator reply (protocol section 7), its delivery built on the main thread. */
+export interface OperatorReplyCommand {
+  kind: 'operator_reply';
+  conversationId: string;
+  clientId: string;
+  operator: Operator;
+  replyMsgId: string;
+  content: string;
+  replyTo: string[];
+  sendUrl: string;
+  /** The delivery's message_info as JSON text; signed at each attempt. */
+  messageInfo: string;
+  /** The client's pause after a staff message (0: no pause). */
+  pauseMs: number;
+  now: number;
+}
+
+/** A suggestion asked for from the console: stored with the agent's instruction, no message written. */
+export interface ConsoleSuggestionCommand {
+  kind: 'console_suggestion';
+  conversationId: string;
+  /** The customer message it answers. */
+  messageId: number;
+  messageMsgId: string;
+  suggestionMsgId: string;
+  engine: string;
+  answer: EngineAnswer;
+  instruction: string | null;
+  operator: Operator;
+  now: number;
+}
+
+export type WorkspaceCommand =
+  | OperatorReplyCommand
+  | ConsoleSuggestionCommand
+  | { kind: 'resolve'; conversationId: string; operator: Operator; now: number }
+  | { kind: 'mark_read'; conversationId: string; upToId: number }
+  | { kind: 'set_operator'; operator: Operator; now: number }
+  | { kind: 'audit'; entry: NewAudit };
+
+export type WorkspaceResult =
+  | { kind: 'operator_reply'; replyId: number; deliveryId: number }
+  | { kind: 'resolved'; resolvedAt: number }
+  | { kind: 'unread'; unread: number }
+  | { kind: 'done' };
+
+/** The audit's detail: short, so a long reply does not make the audit a second transcript. */
+export function auditDetail(fields: Record<string, unknown>): string {
+  const clipped = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' && v.length > 200 ? `${v.slice(0, 199)}…` : v]));
+  return JSON.stringify(clipped);
+}
+
+/**
+ * Stored as a reply of kind operator right after the conversation's latest message, with its
+ * delivery in the same transaction. It pauses auto-reply like a staff message in the IM (a stopped
+ * conversation stays stopped) and clears needs_human. Auto replies still waiting for a retry are
+ * made due now, so the outbox's usual re-check cancels them at once instead of holding this
+ * answer behind their back-off.
+ */
+function operatorReply(store: Store, c: OperatorReplyCommand): WorkspaceResult | null {
+  const conv = store.conversations.byId(c.conversationId);
+  if (!conv) return null;
+  const replyId = store.messages.insertReply({
+    conversationId: conv.id,
+    kind: 'operator',
+    msgId: c.replyMsgId,
+    replyTo: c.replyTo,
+    afterMessageId: store.workspace.latestMessageId(conv.id),
+    content: c.content,
+    handoff: false,
+    engine: 'operator',
+    confidence: null,
+    sources: [],
+    operator: c.operator,
+    createdAt: c.now,
+  });
+  const deliveryId = store.deliveries.insert({
+    kind: 'operator',
+    replyId,
+    replyMsgId: c.replyMsgId,
+    conversationId: conv.id,
+    clientId: c.clientId,
+    sendUrl: c.sendUrl,
+    messageInfo: c.messageInfo,
+    state: 'pending',
+    nextAttemptAt: c.now,
+    createdAt: c.now,
+  });
+  if (conv.channel === 'im') {
+    const state = effectiveAutoReply(conv.autoReply, conv.pausedUntil, c.now);
+    if (state !== 'stopped' && c.pauseMs > 0) store.conversations.setAutoReply(conv.id, 'paused', c.now + c.pauseMs);
+    if (state === 'stopped' || c.pauseMs > 0) store.deliveries.autoDueNow(conv.id, c.now);
+  }
+  store.conversations.clearNeedsHuman(conv.id);
+  store.conversations.touch(conv.id, 1, c.now);
+  store.audit.insert({ at: c.now, operator: c.operator, action: 'reply', conversationId: conv.id, detail: auditDetail({ msg_id: c.replyMsgId, content: c.content }) });
+  return { kind: 'operator_reply', replyId, deliveryId };
+}
+
+function consoleSuggestion(store: Store, c: ConsoleSuggestionCommand): WorkspaceResult | null {
+  if (!store.conversations.byId(c.conversationId)) return null;
+  store.messages.insertReply({
+    conversationId: c.conversationId,
+    kind: 'suggestion',
+    msgId: c.suggestionMsgId,
+    replyTo: [c.messageMsgId],
+    afterMessageId: c.messageId,
+    content: c.answer.content,
+    handoff: c.answer.handoff,
+    engine: c.engine,
+    confidence: c.answer.confidence,
+    sources: c.answer.sources,
+    cause: c.answer.handoff ? (c.answer.cause ?? 'no confident answer') : null,
+    instruction: c.instruction,
+    createdAt: c.now,
+  });
+  store.audit.insert({
+    at: c.now,
+    operator: c.operator,
+    action: 'assist',
+    conversationId: c.conversationId,
+    detail: auditDetail({ msg_id: c.messageMsgId, suggestion: c.suggestionMsgId, ...(c.instruction ? { instruction: c.instruction } : {}) }),
+  });
+  return { kind: 'done' };
+}
+
+/** Runs one workspace command inside the writer's current group transaction; null: no such conversation. */
+export function executeWorkspaceCommand(store: Store, c: WorkspaceCommand): WorkspaceResult | null {
+  switch (c.kind) {
+    case 'operator_reply':
+      return operatorReply(store, c);
+    case 'console_suggestion':
+      return consoleSuggestion(store, c);
+    case 'resolve':
+      if (!store.conversations.resolve(c.conversationId, c.now, c.operator.name)) return null;
+      store.audit.insert({ at: c.now, operator: c.operator, action: 'resolve', conversationId: c.conversationId, detail: null });
+      return { kind: 'resolved', resolvedAt: c.now };
+    case 'mark_read': {
+      const unread = store.conversations.markRead(c.conversationId, c.upToId);
+      return unread === undefined ? null : { kind: 'unread', unread };
+    }
+    case 'set_operator': {
+      const previous = store.settings.operator();
+      store.settings.putOperator(c.operator);
+      const detail = previous ? auditDetail({ previous: `${previous.name} (${previous.id})` }) : null;
+      store.audit.insert({ at: c.now, operator: c.operator, action: 'operator', conversationId: null, detail });
+      return { kind: 'done' };
+    }
+    case 'audit':
+      store.audit.insert(c.entry);
+      return { kind: 'done' };
+    default:
+      return assertNever(c, 'workspace command');
+  }
+}

@@ -1,0 +1,77 @@
+import type { Db } from './db.ts';
+
+/** A customer message an operator reply answers. */
+export interface AnsweredMessage {
+  id: number;
+  msgId: string;
+  fromUserId: string | null;
+}
+
+interface RawAnswered {
+  id: number;
+  msg_id: string;
+  from_user_id: string | null;
+}
+
+const toAnswered = (r: RawAnswered): AnsweredMessage => ({ id: r.id, msgId: r.msg_id, fromUserId: r.from_user_id });
+
+/**
+ * Reads behind operator replies and suggestions. Each walks one conversation's index from its
+ * newest end, so the cost follows that conversation, not the database.
+ */
+export function workspaceQueries(db: Db) {
+  const latestCustomer = db.prepare(
+    "SELECT id, msg_id, from_user_id FROM messages WHERE conversation_id = ? AND role = 'customer' ORDER BY id DESC LIMIT 1",
+  );
+  const latestMessageId = db.prepare('SELECT max(id) AS id FROM messages WHERE conversation_id = ?');
+  const latestAutoSendUrl = db.prepare(
+    `SELECT CASE WHEN json_valid(message_info) THEN json_extract(message_info, '$.send_url') END AS send_url FROM messages
+     WHERE conversation_id = ? AND event_type = 'auto_dialog' ORDER BY id DESC LIMIT 1`,
+  );
+  // Answered so far: up to the last staff message, or the last reply that was said (not a handoff,
+  // not cancelled before it was made); suggestions answer nothing.
+  const unanswered = db.prepare(
+    `SELECT id, msg_id, from_user_id FROM messages WHERE conversation_id = ?1 AND role = 'customer' AND id > max(
+       coalesce((SELECT id FROM messages WHERE conversation_id = ?1 AND role = 'staff' ORDER BY id DESC LIMIT 1), 0),
+       coalesce((SELECT max(after_message_id) FROM replies WHERE conversation_id = ?1 AND kind != 'suggestion' AND handoff = 0 AND cause IS NULL), 0))
+     ORDER BY id DESC LIMIT ?2`,
+  );
+  const byMsgId = db.prepare("SELECT id, msg_id, from_user_id FROM messages WHERE conversation_id = ? AND msg_id = ? AND role = 'customer' ORDER BY id DESC LIMIT 1");
+  const lastCustomerText = db.prepare(
+    "SELECT content FROM messages WHERE conversation_id = ? AND role = 'customer' AND content IS NOT NULL ORDER BY id DESC LIMIT 1",
+  );
+  const kbQuestions = (n: number) => db.prepare(`SELECT id, question FROM kb_entries WHERE id IN (${Array(n).fill('?').join(',')})`);
+
+  return {
+    latestCustomerMessage(conversationId: string): AnsweredMessage | undefined {
+      const r = latestCustomer.get(conversationId) as RawAnswered | undefined;
+      return r && toAnswered(r);
+    },
+    latestMessageId(conversationId: string): number {
+      return (latestMessageId.get(conversationId) as { id: number | null }).id ?? 0;
+    },
+    /** The send_url the conversation's latest auto_dialog message carried; null if it carried none. */
+    latestAutoSendUrl(conversationId: string): string | null {
+      const r = latestAutoSendUrl.get(conversationId) as { send_url: unknown } | undefined;
+      return typeof r?.send_url === 'string' ? r.send_url : null;
+    },
+    /** Customer messages since the last answer, oldest first (at most `limit`, the newest ones). */
+    unanswered(conversationId: string, limit: number): AnsweredMessage[] {
+      return (unanswered.all(conversationId, limit) as unknown as RawAnswered[]).map(toAnswered).reverse();
+    },
+    /** The conversation's customer message with this msg_id. */
+    customerMessage(conversationId: string, msgId: string): AnsweredMessage | undefined {
+      const r = byMsgId.get(conversationId, msgId) as RawAnswered | undefined;
+      return r && toAnswered(r);
+    },
+    lastCustomerText(conversationId: string): string | null {
+      return (lastCustomerText.get(conversationId) as { content: string } | undefined)?.content ?? null;
+    },
+    /** Knowledge-base questions by id, for the sources of a transcript. */
+    kbQuestions(ids: readonly number[]): Map<number, string> {
+      const unique = [...new Set(ids)].slice(0, 500);
+      if (unique.length === 0) return new Map();
+      return new Map((kbQuestions(unique.length).all(...unique) as Array<{ id: number; question: string }>).map((r) => [r.id, r.question]));
+    },
+  };
+}

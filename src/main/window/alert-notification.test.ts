@@ -1,0 +1,16 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { alertNotification } from './alert-notification.ts';
+
+const alert = { type: 'alert', conversationId: 'c_1', reason: 'handoff', text: 'The bot handed Alice (cust-1) over to you: “refund?”' } as const;
+
+test('an alert notifies with its text while the window is not focused', () => {
+  assert.deepEqual(alertNotification(alert, false), { title: 'Switchboard: the bot handed over a conversation', body: alert.text, silent: false });
+  assert.equal(alertNotification({ ...alert, reason: 'needs_human' }, false)?.title, 'Switchboard: a conversation needs you');
+});
+
+test('nothing while the operator is looking at the window, and nothing for other events', () => {
+  assert.equal(alertNotification(alert, true), null);
+  assert.equal(alertNotification({ type: 'conversation', conversationId: 'c_1' }, false), null);
+  assert.equal(alertNotification({ type: 'delivery', conversationId: 'c_1', state: 'dead' }, false), null);
+});

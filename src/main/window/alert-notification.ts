@@ -1,0 +1,17 @@
+import type { NotificationConstructorOptions } from 'electron';
+import type { ConsoleEvent } from '../../shared/console-api.ts';
+
+/**
+ * The desktop notification for a live event, or null. Only alerts notify, and only while the
+ * window is not focused: an operator looking at the console sees the alert there. (The renderer
+ * uses Web Notifications only in the browser console; in the app this is the one notification.)
+ * Kept as data so it is tested without the Electron binary.
+ */
+export function alertNotification(event: ConsoleEvent, windowFocused: boolean): NotificationConstructorOptions | null {
+  if (event.type !== 'alert' || windowFocused) return null;
+  return {
+    title: event.reason === 'handoff' ? 'Switchboard: the bot handed over a conversation' : 'Switchboard: a conversation needs you',
+    body: event.text,
+    silent: false,
+  };
+}

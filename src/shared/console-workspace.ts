@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * The agent's workspace in the console API: who the operator is, what they can send, what they
+ * must look at. Types only (and their input schemas); src/shared/console-api.ts wires them in.
+ */
+
+/** The console user: named in operator deliveries (protocol section 7), the transcript and the audit. */
+export const operatorSchema = z.object({
+  id: z.string().trim().min(1, 'give an operator id').max(64),
+  name: z.string().trim().min(1, 'give a display name').max(100),
+});
+export type Operator = z.infer<typeof operatorSchema>;
+
+/** Where an operator reply to a conversation would go, or why there is nowhere to send it. */
+export type SendTarget = { ok: true; url: string } | { ok: false; reason: string };
+
+export interface CannedReply {
+  id: number;
+  title: string;
+  content: string;
+  updatedAt: number;
+}
+
+export const DELIVERY_VIEW_STATES = ['retrying', 'dead'] as const;
+export type DeliveryViewState = (typeof DELIVERY_VIEW_STATES)[number];
+
+/** A delivery that needs attention: still retrying after a failure, or dead. */
+export interface DeliveryItem {
+  id: number;
+  conversationId: string;
+  clientId: string;
+  replyMsgId: string;
+  /** An AI auto reply, or an operator's answer from the console. */
+  kind: 'auto' | 'operator';
+  state: DeliveryViewState;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastError: string | null;
+  lastStatus: number | null;
+  url: string;
+  createdAt: number;
+}
+
+export const AUDIT_ACTIONS = ['reply', 'resolve', 'stop', 'resume', 'assist', 'retry', 'client_settings', 'operator'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export interface AuditItem {
+  id: number;
+  at: number;
+  operator: Operator;
+  action: AuditAction;
+  conversationId: string | null;
+  detail: string | null;
+}
+
+export const CONVERSATION_VIEWS = ['all', 'needs_you'] as const;
+export type ConversationView = (typeof CONVERSATION_VIEWS)[number];

@@ -1,0 +1,66 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Harness } from './harness.ts';
+import { createConsoleServer } from '../../src/main/console-api/console-server.ts';
+import { consoleTokenAtStart, createTokenCheck } from '../../src/main/console-api/console-token.ts';
+import { secretKeyPath } from '../../src/main/service.ts';
+import type { ApiResult, ConsoleEvent, ConsoleMethod, ConsoleOutputs } from '../../src/shared/console-api.ts';
+
+export interface ConsoleClient {
+  /** A console API call over HTTP, as the browser console makes it (JSON, Bearer token). */
+  call<M extends ConsoleMethod>(method: M, input?: unknown): Promise<ApiResult<ConsoleOutputs[M]>>;
+  /** The value of a call that must succeed. */
+  ok<M extends ConsoleMethod>(method: M, input?: unknown): Promise<ConsoleOutputs[M]>;
+  /** Live events received on /api/events since the console opened. */
+  events: ConsoleEvent[];
+  close(): Promise<void>;
+}
+
+/** The headless console listener over the harness's service, with its event stream open. */
+export async function openConsole(h: Harness): Promise<ConsoleClient> {
+  const token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
+  const server: Server = createConsoleServer({
+    rendererDir: '/nonexistent',
+    verifyToken: createTokenCheck(h.service.store.settings),
+    handlers: h.service.console.handlers,
+    events: h.service.console.events,
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const call = async <M extends ConsoleMethod>(method: M, input: unknown = {}): Promise<ApiResult<ConsoleOutputs[M]>> => {
+    const r = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    return (await r.json()) as ApiResult<ConsoleOutputs[M]>;
+  };
+  const events: ConsoleEvent[] = [];
+  const controller = new AbortController();
+  const res = await fetch(`${base}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const reader = res.body!.getReader();
+  const reading = (async () => {
+    let buffer = '';
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      const cut = buffer.lastIndexOf('\n\n');
+      if (cut < 0) continue;
+      for (const m of buffer.slice(0, cut).matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]!) as ConsoleEvent);
+      buffer = buffer.slice(cut + 2);
+    }
+  })();
+  return {
+    call,
+    async ok(method, input) {
+      const r = await call(method, input);
+      if (!r.ok) throw new Error(`${method} failed: ${r.error.code}: ${r.error.message}`);
+      return r.value;
+    },
+    events,
+    async close() {
+      controller.abort();
+      await reading;
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
