@@ -164,7 +164,7 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     await page.selectOption('select[aria-label="Language"]', 'zh-CN');
     await page.waitForSelector('nav >> text=会话');
     await page.click('nav >> text=会话');
-    assert.equal(await page.getAttribute('input[type=search]', 'placeholder'), '搜索消息 (/)');
+    assert.equal(await page.getAttribute('input[type=search]', 'placeholder'), '搜索消息、客户 ID、昵称、群 (/)');
     await shoot('zh-CN');
     await page.selectOption('select', 'en');
   });

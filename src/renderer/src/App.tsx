@@ -6,13 +6,8 @@ import { authState, onAuthChange } from './api/console-token.ts';
 import { i18n, LANGUAGES, type Language } from './i18n/index.ts';
 import { ConversationList } from './views/ConversationList.tsx';
 import { Transcript } from './views/Transcript.tsx';
-import { RequestLog } from './views/RequestLog.tsx';
-import { Clients } from './views/Clients.tsx';
-import { KnowledgeBase } from './views/KnowledgeBase.tsx';
-import { Dashboard } from './views/Dashboard.tsx';
-import type { View } from './store/index.ts';
-
-const VIEWS: View[] = ['conversations', 'dashboard', 'requests', 'clients', 'kb'];
+import { Nav } from './views/Nav.tsx';
+import { MainView } from './views/MainView.tsx';
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
 function throttle(fn: () => void, ms: number): () => void {
@@ -111,7 +106,6 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const setView = useConsole((s) => s.setView);
   const toggleTheme = useConsole((s) => s.toggleTheme);
   const setError = useConsole((s) => s.setError);
 
@@ -119,23 +113,7 @@ export function App() {
     <div className="app">
       <header className="top">
         <h1>{t('app.title')}</h1>
-        <nav>
-          {VIEWS.map((v) => (
-            <button
-              key={v}
-              className={view === v ? 'on' : ''}
-              onClick={() => {
-                setView(v);
-                const st = useConsole.getState();
-                if (v === 'requests') void st.loadRequests();
-                if (v === 'clients') void st.loadClients();
-                if (v === 'kb') void st.loadKb();
-              }}
-            >
-              {t(`nav.${v}`)}
-            </button>
-          ))}
-        </nav>
+        <Nav />
         <span className="endpoint" title={t('app.endpoint')}>
           {endpoint}
         </span>
@@ -174,7 +152,7 @@ export function App() {
         </main>
       ) : (
         <main>
-          {view === 'requests' ? <RequestLog /> : view === 'clients' ? <Clients /> : view === 'dashboard' ? <Dashboard /> : <KnowledgeBase />}
+          <MainView view={view} />
         </main>
       )}
     </div>

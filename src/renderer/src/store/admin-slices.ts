@@ -5,6 +5,8 @@ import type { ConsoleState } from './index.ts';
 
 export interface ClientsSlice {
   clients: ClientView[];
+  /** Set once the first list arrived: until then "no clients" is not known. */
+  clientsLoaded: boolean;
   /** A secret just made: shown once, then forgotten by the console too. */
   freshSecret: { id: string; secret: string } | null;
   loadClients(): Promise<void>;
@@ -18,6 +20,10 @@ export interface ClientsSlice {
 export interface KbSlice {
   kb: KbEntryView[];
   kbSearch: string;
+  /** The entry opened from elsewhere (a knowledge-base source in the transcript): highlighted and scrolled to. */
+  kbFocus: number | null;
+  /** Opens the knowledge base at this entry (clearing a search that could hide it). */
+  openKbEntry(id: number): void;
   tried: (ConsoleOutputs['tryKb'] & { question: string }) | null;
   loadKb(): Promise<void>;
   setKbSearch(search: string): void;
@@ -31,11 +37,15 @@ type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 export const clientsSlice: Slice<ClientsSlice> = (set, get) => ({
   clients: [],
+  clientsLoaded: false,
   freshSecret: null,
   async loadClients() {
     const r = await api.listClients({});
-    if (r.ok) set({ clients: r.value });
-    else set({ error: r.error.message });
+    if (!r.ok) return set({ error: r.error.message });
+    const first = !get().clientsLoaded;
+    set({ clients: r.value, clientsLoaded: true });
+    // An empty console leads the way: the first-run view, unless the operator already went elsewhere.
+    if (first && r.value.length === 0 && get().view === 'conversations') get().setView('start');
   },
   async addClient(id, settings) {
     const r = await api.addClient({ id, settings });
@@ -67,6 +77,11 @@ export const clientsSlice: Slice<ClientsSlice> = (set, get) => ({
 export const kbSlice: Slice<KbSlice> = (set, get) => ({
   kb: [],
   kbSearch: '',
+  kbFocus: null,
+  openKbEntry(id) {
+    set({ view: 'kb', kbFocus: id, kbSearch: '' });
+    void get().loadKb();
+  },
   tried: null,
   async loadKb() {
     const r = await api.listKb({ search: get().kbSearch || undefined });

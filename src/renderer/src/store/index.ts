@@ -3,10 +3,11 @@ import type { ConsoleOutputs, ConversationSummary, RequestLogItem, CONVERSATION_
 import type { Channel } from '../../../shared/conversation.ts';
 import { api } from '../api/bridge.ts';
 import { clientsSlice, kbSlice, statsSlice, type ClientsSlice, type KbSlice, type StatsSlice } from './admin-slices.ts';
+import { requestQuery, viewsSlice, type ViewsSlice } from './views-slice.ts';
 
 type Filter = (typeof CONVERSATION_FILTERS)[number];
 const PAGE = 50;
-export type View = 'conversations' | 'requests' | 'clients' | 'kb' | 'dashboard';
+export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start';
 export type Theme = 'light' | 'dark';
 
 interface UiSlice {
@@ -61,7 +62,7 @@ interface RequestsSlice {
   loadRequests(): Promise<void>;
 }
 
-export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice;
+export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice & ViewsSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -171,7 +172,7 @@ const requestsSlice: Slice<RequestsSlice> = (set, get) => ({
     void get().loadRequests();
   },
   async loadRequests() {
-    const r = await api.listRequests({ onlyFailed: get().onlyFailed, limit: 500 });
+    const r = await api.listRequests({ onlyFailed: get().onlyFailed, ...requestQuery(get().requestFilter), limit: 500 });
     if (r.ok) set({ requests: r.value });
     else set({ error: r.error.message });
   },
@@ -186,4 +187,5 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...clientsSlice(...a),
   ...kbSlice(...a),
   ...statsSlice(...a),
+  ...viewsSlice(...a),
 }));

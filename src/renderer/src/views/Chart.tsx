@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
@@ -8,8 +9,55 @@ export interface ChartSeries {
   values: number[];
 }
 
-/** A time-series chart (uPlot: canvas, fast with thousands of points, tiny). */
-export function Chart({ title, times, series, height = 180 }: { title: string; times: number[]; series: ChartSeries[]; height?: number }) {
+/**
+ * The x range. uPlot widens a single time sample to [t, t + 86 400 / ms], i.e. a thousand days at
+ * second timestamps, and the axis then spans years. One sample (or none) gets a window of a few
+ * steps ending just after it; otherwise the range asked for (all data, or a zoom) stands.
+ */
+export function timeRange(times: ArrayLike<number>, min: number | null, max: number | null, step: number, now = Date.now() / 1000): [number, number] {
+  const first = times[0];
+  const last = times[times.length - 1];
+  if (first === undefined || last === undefined) return [now - 5 * step, now];
+  if (last - first < step) return [last - 5 * step, last + step];
+  return [min ?? first, max ?? last];
+}
+
+/** What the canvas shows, as a table for screen readers: each series' latest value, peak and total. */
+function TextAlternative({ title, times, series, gauge }: { title: string; times: number[]; series: ChartSeries[]; gauge: boolean }) {
+  const { t, i18n } = useTranslation();
+  const last = times.length - 1;
+  const time = last >= 0 ? new Date(times[last]! * 1000).toLocaleTimeString(i18n.language) : '';
+  return (
+    <table className="sr-only">
+      <caption>{title}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{t('views.dashboard.series')}</th>
+          <th scope="col">{t('views.dashboard.latest')}</th>
+          <th scope="col">{t('views.dashboard.peak')}</th>
+          {!gauge && <th scope="col">{t('views.dashboard.total')}</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {series.map((s) => (
+          <tr key={s.label}>
+            <th scope="row">{s.label}</th>
+            <td>{last < 0 ? t('views.dashboard.noData') : t('views.dashboard.at', { value: s.values[last] ?? 0, time })}</td>
+            <td>{s.values.length ? Math.max(...s.values) : 0}</td>
+            {!gauge && <td>{s.values.reduce((a, b) => a + b, 0)}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * A time-series chart (uPlot: canvas, fast with thousands of points, tiny). `times` are epoch
+ * seconds, `step` the seconds between samples; a `gauge` (a level, not a count) has no total.
+ */
+export function Chart({ title, times, series, step, gauge = false, height = 180 }: { title: string; times: number[]; series: ChartSeries[]; step: number; gauge?: boolean; height?: number }) {
+  const figure = useRef<HTMLElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const labels = series.map((s) => s.label).join('|');
@@ -22,7 +70,20 @@ export function Chart({ title, times, series, height = 180 }: { title: string; t
       height,
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}22` }))],
       axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor' }],
-      scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+      scales: {
+        x: { time: true, range: (u, min, max) => timeRange(u.data[0] ?? [], min, max, step) },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] },
+      },
+      hooks: {
+        // The drawn range, for tests and debugging: the canvas itself cannot be read back as text.
+        setScale: [
+          (u, key) => {
+            if (key !== 'x' || !figure.current) return;
+            figure.current.dataset['xMin'] = String(u.scales['x']?.min ?? '');
+            figure.current.dataset['xMax'] = String(u.scales['x']?.max ?? '');
+          },
+        ],
+      },
     };
     plot.current = new uPlot(opts, [times, ...series.map((s) => s.values)], box.current);
     const observer = new ResizeObserver(() => box.current && plot.current?.setSize({ width: box.current.clientWidth, height }));
@@ -33,11 +94,16 @@ export function Chart({ title, times, series, height = 180 }: { title: string; t
       plot.current = null;
     };
     // Rebuilt only when the series change; new data goes through setData below.
-  }, [title, labels, height]);
+  }, [title, labels, height, step]);
 
   useEffect(() => {
     plot.current?.setData([times, ...series.map((s) => s.values)]);
   }, [times, series]);
 
-  return <div className="chart" ref={box} data-testid={`chart-${title}`} />;
+  return (
+    <figure className="chart" ref={figure} data-testid={`chart-${title}`}>
+      <div ref={box} aria-hidden="true" />
+      <TextAlternative title={title} times={times} series={series} gauge={gauge} />
+    </figure>
+  );
 }

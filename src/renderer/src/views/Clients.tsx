@@ -3,6 +3,8 @@ import { api } from '../api/bridge.ts';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import type { ClientView } from '../../../shared/console-api.ts';
+import { SecretDialog } from './SecretDialog.tsx';
+import { TestMessage } from './FirstRun.tsx';
 
 const FIELDS = [
   ['sendUrl', 'text'],
@@ -83,24 +85,15 @@ function SettingsForm({ client }: { client: ClientView }) {
 export function Clients() {
   const { t } = useTranslation();
   const clients = useConsole((s) => s.clients);
-  const fresh = useConsole((s) => s.freshSecret);
   const add = useConsole((s) => s.addClient);
   const rotate = useConsole((s) => s.rotateClient);
   const setEnabled = useConsole((s) => s.setClientEnabled);
-  const dismiss = useConsole((s) => s.dismissSecret);
   const [id, setId] = useState('');
   const [sendUrl, setSendUrl] = useState('');
   const [open, setOpen] = useState<string | null>(null);
   return (
     <section className="admin" aria-label={t('nav.clients')}>
-      {fresh && (
-        <div className="secret" role="dialog" data-testid="fresh-secret">
-          <p>{t('clients.secretOnce', { id: fresh.id })}</p>
-          <code data-testid="secret-value">{fresh.secret}</code>
-          <button onClick={() => void navigator.clipboard?.writeText(fresh.secret)}>{t('transcript.copy')}</button>
-          <button onClick={dismiss}>{t('clients.stored')}</button>
-        </div>
-      )}
+      <SecretDialog />
       <form
         className="row"
         onSubmit={(e) => {
@@ -121,14 +114,19 @@ export function Clients() {
           {clients.map((c) => (
             <li key={c.id} data-client={c.id}>
               <div className="row">
-                <strong>{c.id}</strong>
+                <strong className="clip" title={c.id}>
+                  {c.id}
+                </strong>
                 <span className={`badge ${c.enabled ? 'active' : 'stopped'}`}>{c.enabled ? t('clients.enabled') : t('clients.disabled')}</span>
                 <small>{t('clients.secrets', { hints: c.secrets.map((s) => `…${s.hint}`).join(', ') })}</small>
                 <button onClick={() => void rotate(c.id)}>{t('clients.rotate')}</button>
                 <button onClick={() => void setEnabled(c.id, !c.enabled)}>{c.enabled ? t('clients.disable') : t('clients.enable')}</button>
-                <button onClick={() => setOpen(open === c.id ? null : c.id)}>{t('clients.settings')}</button>
+                <button onClick={() => setOpen(open === c.id ? null : c.id)} aria-expanded={open === c.id}>
+                  {t('clients.settings')}
+                </button>
               </div>
               {open === c.id && <SettingsForm client={c} />}
+              <TestMessage clientId={c.id} compact />
             </li>
           ))}
         </ul>

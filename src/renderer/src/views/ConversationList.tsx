@@ -3,6 +3,9 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { CONVERSATION_FILTERS, type ConversationSummary } from '../../../shared/console-api.ts';
+import { Avatar } from './Avatar.tsx';
+import { displayName } from './conversation-name.ts';
+import { useNow, When } from './relative-time.tsx';
 
 function stateOf(c: ConversationSummary, now: number): string {
   if (c.autoReply === 'paused' && c.pausedUntil !== null && c.pausedUntil <= now) return 'active';
@@ -17,31 +20,46 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const selectedId = useConsole((s) => s.selectedId);
   const setFilter = useConsole((s) => s.setFilter);
   const select = useConsole((s) => s.select);
+  const move = useConsole((s) => s.move);
   const scroller = useRef<HTMLDivElement>(null);
+  const listbox = useRef<HTMLDivElement>(null);
   const rows = useVirtualizer({ count: conversations.length, getScrollElement: () => scroller.current, estimateSize: () => 64, overscan: 8 });
-  const now = Date.now();
+  const now = useNow();
   const clients = useConsole((s) => s.clients);
   const loadClients = useConsole((s) => s.loadClients);
   useEffect(() => void loadClients(), [loadClients]);
   const filtered = filter.state !== undefined || filter.channel !== undefined || filter.clientId !== undefined || filter.search !== '';
+  const selectedIndex = conversations.findIndex((c) => c.id === selectedId);
 
+  // j/k and the arrow keys move the selection: keep it in view (rows outside the window are not rendered),
+  // and keep keyboard focus on it when the list had focus.
+  useEffect(() => {
+    const index = useConsole.getState().conversations.findIndex((c) => c.id === selectedId);
+    if (index < 0) return;
+    rows.scrollToIndex(index, { align: 'auto' });
+    if (!listbox.current?.contains(document.activeElement)) return;
+    requestAnimationFrame(() => listbox.current?.querySelector<HTMLElement>('[aria-selected=true]')?.focus());
+    // Only a new selection scrolls; live reordering of the list must not move the operator's view.
+  }, [selectedId]);
+
+  const chip = (on: boolean) => ({ className: on ? 'chip on' : 'chip', 'aria-pressed': on });
   return (
     <section className="list" aria-label={t('nav.conversations')}>
       <div className="filters">
         <input
           ref={searchRef}
           type="search"
-          placeholder={t('list.search')}
+          placeholder={t('views.list.search')}
           value={filter.search}
           onChange={(e) => setFilter({ search: e.target.value })}
-          aria-label={t('list.search')}
+          aria-label={t('views.list.search')}
         />
-        <div className="chips" role="group">
-          <button className={filter.state === undefined ? 'chip on' : 'chip'} onClick={() => setFilter({ state: undefined })}>
+        <div className="chips" role="group" aria-label={t('views.list.filters')}>
+          <button {...chip(filter.state === undefined)} onClick={() => setFilter({ state: undefined })}>
             {t('list.all')}
           </button>
           {CONVERSATION_FILTERS.map((f) => (
-            <button key={f} className={filter.state === f ? 'chip on' : 'chip'} onClick={() => setFilter({ state: filter.state === f ? undefined : f })}>
+            <button key={f} {...chip(filter.state === f)} onClick={() => setFilter({ state: filter.state === f ? undefined : f })}>
               {t(`list.state.${f}`)}
             </button>
           ))}
@@ -56,7 +74,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
             </select>
           )}
           {(['im', 'web'] as const).map((c) => (
-            <button key={c} className={filter.channel === c ? 'chip on' : 'chip'} onClick={() => setFilter({ channel: filter.channel === c ? undefined : c })}>
+            <button key={c} {...chip(filter.channel === c)} onClick={() => setFilter({ channel: filter.channel === c ? undefined : c })}>
               {t(`list.channel.${c}`)}
             </button>
           ))}
@@ -64,31 +82,59 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
       </div>
       <div className="scroller" ref={scroller} data-testid="conversation-list">
         {loaded && conversations.length === 0 && <p className="empty">{filtered ? t('list.noMatch') : t('list.empty')}</p>}
-        <div style={{ height: rows.getTotalSize(), position: 'relative' }}>
-          {rows.getVirtualItems().map((row) => {
-            const c = conversations[row.index]!;
-            const state = stateOf(c, now);
-            return (
-              <button
-                key={c.id}
-                className={c.id === selectedId ? 'conv selected' : 'conv'}
-                style={{ position: 'absolute', top: 0, left: 0, right: 0, height: row.size, transform: `translateY(${row.start}px)` }}
-                onClick={() => select(c.id)}
-                data-conversation={c.id}
-              >
-                <span className="peer">
-                  {c.groupId ? `# ${c.groupId}` : (c.customerId ?? c.peer)}
-                  <small> · {c.clientId} · {t(`list.channel.${c.channel}`)}</small>
-                </span>
-                <span className="badges">
-                  {c.needsHuman && <span className="badge warn">{t('list.state.needs_human')}</span>}
-                  {state !== 'active' && <span className={`badge ${state}`}>{t(`list.state.${state}`)}</span>}
-                </span>
-                <span className="last">{c.lastText ?? ''}</span>
-              </button>
-            );
-          })}
-        </div>
+        {conversations.length > 0 && (
+          <div
+            ref={listbox}
+            role="listbox"
+            aria-label={t('views.list.label')}
+            style={{ height: rows.getTotalSize(), position: 'relative' }}
+            onKeyDown={(e) => {
+              if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+              e.preventDefault();
+              move(e.key === 'ArrowDown' ? 1 : -1);
+            }}
+          >
+            {rows.getVirtualItems().map((row) => {
+              const c = conversations[row.index]!;
+              const state = stateOf(c, now);
+              const name = displayName(c);
+              const selected = c.id === selectedId;
+              // One tab stop for the whole list (the selected row, else the first), arrows move within it.
+              const tabbable = selected || (selectedIndex < 0 && row.index === 0);
+              return (
+                <button
+                  key={c.id}
+                  role="option"
+                  aria-selected={selected}
+                  tabIndex={tabbable ? 0 : -1}
+                  className={selected ? 'conv selected' : 'conv'}
+                  style={{ position: 'absolute', top: 0, left: 0, right: 0, height: row.size, transform: `translateY(${row.start}px)` }}
+                  onClick={() => select(c.id)}
+                  data-conversation={c.id}
+                >
+                  <Avatar id={c.customerId ?? c.groupId ?? c.peer} name={c.groupId ?? c.customerName} />
+                  <span className="peer" title={`${name} · ${c.clientId} · ${t(`list.channel.${c.channel}`)}`}>
+                    {name}
+                    {c.customerName && !c.groupId && c.customerId && <small> {c.customerId}</small>}
+                    <small> · {c.clientId} · {t(`list.channel.${c.channel}`)}</small>
+                  </span>
+                  <When at={c.lastMessageAt} now={now} className="when" />
+                  <span className="last">{c.lastText ?? ''}</span>
+                  <span className="badges">
+                    {c.unread > 0 && (
+                      <span className="badge unread" title={t('views.list.unread', { count: c.unread })}>
+                        <span aria-hidden="true">{c.unread}</span>
+                        <span className="sr-only">{t('views.list.unread', { count: c.unread })}</span>
+                      </span>
+                    )}
+                    {c.needsHuman && <span className="badge warn">{t('list.state.needs_human')}</span>}
+                    {state !== 'active' && <span className={`badge ${state}`}>{t(`list.state.${state}`)}</span>}
+                  </span>
+                </button>
+              );
+            })}
+          </div>
+        )}
       </div>
     </section>
   );

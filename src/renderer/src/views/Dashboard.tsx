@@ -7,6 +7,8 @@ export function Dashboard() {
   const { t } = useTranslation();
   const stats = useConsole((s) => s.stats);
   const loadStats = useConsole((s) => s.loadStats);
+  const openDeliveries = useConsole((s) => s.openDeliveries);
+  const goTo = useConsole((s) => s.goTo);
 
   useEffect(() => {
     void loadStats();
@@ -17,37 +19,49 @@ export function Dashboard() {
   if (!stats) return <section className="admin">{t('dashboard.loading')}</section>;
   return (
     <section className="admin dashboard" aria-label={t('nav.dashboard')}>
-      <div className="tiles">
-        <div className="tile" data-testid="tile-pending">
-          <strong>{stats.now.pending}</strong> {t('dashboard.pending')}
-        </div>
-        <div className={stats.now.dead > 0 ? 'tile bad' : 'tile'}>
-          <strong>{stats.now.dead}</strong> {t('dashboard.dead')}
-        </div>
-        <div className={stats.now.needsHuman > 0 ? 'tile warn' : 'tile'}>
-          <strong>{stats.now.needsHuman}</strong> {t('dashboard.needsHuman')}
-        </div>
-      </div>
+      {/* Each tile opens the list behind its number. "Waiting" deliveries that need a look are the
+          retrying ones: a first attempt in flight leaves the outbox within seconds. */}
+      <ul className="tiles" aria-label={t('views.dashboard.tiles')}>
+        <li>
+          <button className="tile" data-testid="tile-pending" title={t('views.dashboard.openWaiting')} onClick={() => openDeliveries(['retrying'])}>
+            <strong>{stats.now.pending}</strong> {t('dashboard.pending')}
+          </button>
+        </li>
+        <li>
+          <button className={stats.now.dead > 0 ? 'tile bad' : 'tile'} data-testid="tile-dead" title={t('views.dashboard.openDead')} onClick={() => openDeliveries(['dead'])}>
+            <strong>{stats.now.dead}</strong> {t('dashboard.dead')}
+          </button>
+        </li>
+        <li>
+          <button className={stats.now.needsHuman > 0 ? 'tile warn' : 'tile'} data-testid="tile-needs-human" title={t('views.dashboard.openNeedsHuman')} onClick={() => goTo('needs_you')}>
+            <strong>{stats.now.needsHuman}</strong> {t('dashboard.needsHuman')}
+          </button>
+        </li>
+      </ul>
       <Chart
         title={t('dashboard.requests')}
         times={stats.minutes}
+        step={60}
         series={[
           { label: t('dashboard.accepted'), color: '#2463eb', values: stats.requests.map((n, i) => n - (stats.rejected[i] ?? 0)) },
-          { label: t('dashboard.rejected'), color: '#b91c1c', values: stats.rejected },
+          { label: t('dashboard.rejected'), color: '#dc2626', values: stats.rejected },
         ]}
       />
       <Chart
         title={t('dashboard.replies')}
         times={stats.minutes}
+        step={60}
         series={[
-          { label: t('dashboard.autoReplies'), color: '#15803d', values: stats.replies },
-          { label: t('dashboard.handoffs'), color: '#b45309', values: stats.handoffs },
-          { label: t('dashboard.failures'), color: '#b91c1c', values: stats.deliveryFailures },
+          { label: t('dashboard.autoReplies'), color: '#16a34a', values: stats.replies },
+          { label: t('dashboard.handoffs'), color: '#d97706', values: stats.handoffs },
+          { label: t('dashboard.failures'), color: '#dc2626', values: stats.deliveryFailures },
         ]}
       />
       <Chart
         title={t('dashboard.outbox')}
         times={stats.outboxDepth.map(([time]) => time)}
+        step={15}
+        gauge
         series={[{ label: t('dashboard.pending'), color: '#7c3aed', values: stats.outboxDepth.map(([, n]) => n) }]}
       />
     </section>

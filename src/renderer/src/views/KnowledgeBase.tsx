@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 
@@ -15,6 +15,17 @@ export function KnowledgeBase() {
   const [editing, setEditing] = useState<{ id?: number; question: string; answer: string }>({ question: '', answer: '' });
   const [question, setQuestion] = useState('');
   const [imported, setImported] = useState<number | null>(null);
+  const focus = useConsole((s) => s.kbFocus);
+  const openEntry = useConsole((s) => s.openKbEntry);
+  const table = useRef<HTMLTableElement>(null);
+
+  // Opened at an entry (a source link in the transcript): bring it into view and give it focus.
+  useEffect(() => {
+    if (focus === null) return;
+    const row = table.current?.querySelector<HTMLElement>(`[data-kb="${focus}"]`);
+    row?.scrollIntoView({ block: 'center' });
+    row?.focus({ preventScroll: true });
+  }, [focus, kb]);
   return (
     <section className="admin" aria-label={t('nav.kb')}>
       <form
@@ -34,7 +45,16 @@ export function KnowledgeBase() {
           </div>
           <div className="content">{tried.content}</div>
           {tried.sources.length > 0 && (
-            <small>{tried.sources.map((s) => `#${s.id} ${s.question} (${s.score})`).join(' · ')}</small>
+            <ul className="sources">
+              {tried.sources.map((s) => (
+                <li key={s.id}>
+                  <button className="link" onClick={() => openEntry(s.id)} title={t('views.kb.entry', { id: s.id })}>
+                    #{s.id} {s.question}
+                  </button>{' '}
+                  <small>({s.score})</small>
+                </li>
+              ))}
+            </ul>
           )}
         </div>
       )}
@@ -68,13 +88,20 @@ export function KnowledgeBase() {
       {kb.length === 0 ? (
         <p className="empty">{t('kb.empty')}</p>
       ) : (
-        <table className="kb">
+        <table className="kb grid" ref={table} data-testid="kb-table">
+          <thead>
+            <tr>
+              <th scope="col">{t('views.kb.question')}</th>
+              <th scope="col">{t('views.kb.answer')}</th>
+              <th scope="col">{t('views.kb.actions')}</th>
+            </tr>
+          </thead>
           <tbody>
             {kb.map((e) => (
-              <tr key={e.id}>
+              <tr key={e.id} data-kb={e.id} className={e.id === focus ? 'focus' : undefined} aria-current={e.id === focus ? 'true' : undefined} tabIndex={e.id === focus ? -1 : undefined}>
                 <td>{e.question}</td>
                 <td>{e.answer}</td>
-                <td>
+                <td className="actions">
                   <button className="mini" onClick={() => setEditing({ id: e.id, question: e.question, answer: e.answer })}>
                     {t('kb.edit')}
                   </button>

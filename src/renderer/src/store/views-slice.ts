@@ -1,0 +1,141 @@
+import type { StateCreator } from 'zustand';
+import type { ConsoleInput, ConsoleOutputs, ConversationSummary, DeliveryItem, DeliveryViewState } from '../../../shared/console-api.ts';
+import { assertNever } from '../../../shared/assert-never.ts';
+import { api } from '../api/bridge.ts';
+import type { ConsoleState, View } from './index.ts';
+
+/** The request log's filters as typed in the form: datetime-local strings, empty = no bound. */
+export interface RequestFilter {
+  requestId: string;
+  msgId: string;
+  clientId: string;
+  since: string;
+  until: string;
+}
+
+export const NO_REQUEST_FILTER: RequestFilter = { requestId: '', msgId: '', clientId: '', since: '', until: '' };
+
+export interface TestMessage {
+  clientId: string;
+  sending: boolean;
+  result: ConsoleOutputs['sendTestMessage'] | null;
+  error: string | null;
+}
+
+export interface ViewsSlice {
+  /** Conversations flagged needs_human, longest wait first (the server's order). */
+  needsYou: ConversationSummary[];
+  needsYouLoaded: boolean;
+  loadNeedsYou(): Promise<void>;
+  deliveries: DeliveryItem[];
+  deliveriesLoaded: boolean;
+  deliveryFilter: { clientId?: string; states: DeliveryViewState[] };
+  setDeliveryFilter(patch: Partial<ViewsSlice['deliveryFilter']>): void;
+  loadDeliveries(): Promise<void>;
+  /** These dead deliveries, or every dead one of the filtered client; resolves to how many went back in the queue. */
+  retryDeliveries(ids?: number[]): Promise<number | null>;
+  requestFilter: RequestFilter;
+  setRequestFilter(filter: RequestFilter): void;
+  /** The client added in the first-run flow, whose endpoint, id and test message it shows next. */
+  startClient: string | null;
+  setStartClient(id: string | null): void;
+  testMessage: TestMessage | null;
+  sendTestMessage(clientId: string): Promise<void>;
+  /** Switches view and loads what the view shows: the one way nav buttons, tiles and links move. */
+  goTo(view: View): void;
+  openConversation(id: string): void;
+  openDeliveries(states: DeliveryViewState[]): void;
+}
+
+type Slice<T> = StateCreator<ConsoleState, [], [], T>;
+
+/** A datetime-local value (the operator's local time) as epoch ms, or undefined when empty or invalid. */
+function epochOf(local: string): number | undefined {
+  if (!local) return undefined;
+  const ms = new Date(local).getTime();
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+/** The listRequests inputs a filter stands for; `until` is inclusive of the minute typed. */
+export function requestQuery(f: RequestFilter): Partial<ConsoleInput<'listRequests'>> {
+  const until = epochOf(f.until);
+  return {
+    requestId: f.requestId.trim() || undefined,
+    msgId: f.msgId.trim() || undefined,
+    clientId: f.clientId || undefined,
+    since: epochOf(f.since),
+    until: until === undefined ? undefined : until + 59_999,
+  };
+}
+
+export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
+  needsYou: [],
+  needsYouLoaded: false,
+  async loadNeedsYou() {
+    const r = await api.listConversations({ view: 'needs_you', limit: 2000 });
+    if (r.ok) set({ needsYou: r.value, needsYouLoaded: true });
+    else set({ error: r.error.message });
+  },
+  deliveries: [],
+  deliveriesLoaded: false,
+  deliveryFilter: { states: ['retrying', 'dead'] },
+  setDeliveryFilter(patch) {
+    set((s) => ({ deliveryFilter: { ...s.deliveryFilter, ...patch } }));
+    void get().loadDeliveries();
+  },
+  async loadDeliveries() {
+    const { clientId, states } = get().deliveryFilter;
+    const r = await api.listDeliveries({ clientId, states, limit: 1000 });
+    if (r.ok) set({ deliveries: r.value, deliveriesLoaded: true });
+    else set({ error: r.error.message });
+  },
+  async retryDeliveries(ids) {
+    const r = await api.retryDeliveries(ids ? { ids } : { clientId: get().deliveryFilter.clientId });
+    await get().loadDeliveries();
+    if (!r.ok) return (set({ error: r.error.message }), null);
+    return r.value.retried;
+  },
+  requestFilter: NO_REQUEST_FILTER,
+  setRequestFilter(requestFilter) {
+    set({ requestFilter });
+    void get().loadRequests();
+  },
+  startClient: null,
+  setStartClient: (startClient) => set({ startClient, testMessage: null }),
+  testMessage: null,
+  async sendTestMessage(clientId) {
+    set({ testMessage: { clientId, sending: true, result: null, error: null } });
+    const r = await api.sendTestMessage({ clientId });
+    set({ testMessage: { clientId, sending: false, result: r.ok ? r.value : null, error: r.ok ? null : r.error.message } });
+  },
+  goTo(view) {
+    get().setView(view);
+    const s = get();
+    switch (view) {
+      case 'conversations':
+      case 'dashboard':
+      case 'start':
+        return;
+      case 'needs_you':
+        return void s.loadNeedsYou();
+      case 'deliveries':
+        return void Promise.all([s.loadDeliveries(), s.loadClients()]);
+      case 'requests':
+        return void Promise.all([s.loadRequests(), s.loadClients()]);
+      case 'clients':
+        return void s.loadClients();
+      case 'kb':
+        return void s.loadKb();
+      default:
+        return assertNever(view);
+    }
+  },
+  openConversation(id) {
+    get().setView('conversations');
+    if (get().selectedId !== id) get().select(id);
+  },
+  openDeliveries(states) {
+    set((s) => ({ deliveryFilter: { ...s.deliveryFilter, states } }));
+    get().goTo('deliveries');
+  },
+});

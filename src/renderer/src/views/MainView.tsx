@@ -1,0 +1,31 @@
+import type { View } from '../store/index.ts';
+import { assertNever } from '../../../shared/assert-never.ts';
+import { Clients } from './Clients.tsx';
+import { Dashboard } from './Dashboard.tsx';
+import { Deliveries } from './Deliveries.tsx';
+import { FirstRun } from './FirstRun.tsx';
+import { KnowledgeBase } from './KnowledgeBase.tsx';
+import { NeedsYou } from './NeedsYou.tsx';
+import { RequestLog } from './RequestLog.tsx';
+
+/** Every view but the conversations split (App lays that one out with the transcript). */
+export function MainView({ view }: { view: Exclude<View, 'conversations'> }) {
+  switch (view) {
+    case 'needs_you':
+      return <NeedsYou />;
+    case 'deliveries':
+      return <Deliveries />;
+    case 'dashboard':
+      return <Dashboard />;
+    case 'requests':
+      return <RequestLog />;
+    case 'clients':
+      return <Clients />;
+    case 'kb':
+      return <KnowledgeBase />;
+    case 'start':
+      return <FirstRun />;
+    default:
+      return assertNever(view, 'view');
+  }
+}

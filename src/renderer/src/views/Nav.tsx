@@ -1,0 +1,80 @@
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole, type View } from '../store/index.ts';
+import { i18n } from '../i18n/index.ts';
+
+const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb'];
+
+/** Runs `fn` at most every `ms`, and once more after the last call. */
+function throttle(fn: () => void, ms: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let again = false;
+  const tick = (): void => {
+    timer = null;
+    if (!again) return;
+    again = false;
+    fn();
+    timer = setTimeout(tick, ms);
+  };
+  return () => {
+    if (timer) {
+      again = true;
+      return;
+    }
+    fn();
+    timer = setTimeout(tick, ms);
+  };
+}
+
+const label = (t: (k: string) => string, v: View): string =>
+  v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
+
+/** The view switcher, with the needs-you count; also keeps <html lang> on the chosen language. */
+export function Nav() {
+  const { t } = useTranslation();
+  const view = useConsole((s) => s.view);
+  const goTo = useConsole((s) => s.goTo);
+  const waiting = useConsole((s) => s.needsYou.length);
+  const noClients = useConsole((s) => s.clientsLoaded && s.clients.length === 0);
+
+  useEffect(() => {
+    const follow = (lng: string): void => void (document.documentElement.lang = lng);
+    follow(i18n.language);
+    i18n.on('languageChanged', follow);
+    return () => i18n.off('languageChanged', follow);
+  }, []);
+
+  // Live: every change of the conversation list (a live event merged in, a resync after a
+  // reconnect) may change who needs a human or which delivery failed; reload those, throttled.
+  useEffect(() => {
+    const s = useConsole.getState();
+    void s.loadNeedsYou();
+    const needsYou = throttle(() => void useConsole.getState().loadNeedsYou(), 500);
+    const deliveries = throttle(() => void useConsole.getState().loadDeliveries(), 500);
+    return useConsole.subscribe((now, before) => {
+      if (now.conversations === before.conversations) return;
+      needsYou();
+      if (now.view === 'deliveries') deliveries();
+    });
+  }, []);
+
+  const views = view === 'start' || noClients ? (['start', ...VIEWS] as View[]) : VIEWS;
+  return (
+    <nav aria-label={t('views.nav.label')}>
+      {views.map((v) => (
+        <button key={v} className={view === v ? 'on' : ''} aria-current={view === v ? 'page' : undefined} onClick={() => goTo(v)} data-view={v}>
+          {label(t, v)}
+          {v === 'needs_you' && waiting > 0 && (
+            <>
+              {' '}
+              <span className="nav-count" data-testid="needs-you-count" aria-hidden="true">
+                {waiting}
+              </span>
+              <span className="sr-only">({t('views.nav.waiting', { count: waiting })})</span>
+            </>
+          )}
+        </button>
+      ))}
+    </nav>
+  );
+}

@@ -1,0 +1,53 @@
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../store/index.ts';
+import { Avatar } from './Avatar.tsx';
+import { displayName } from './conversation-name.ts';
+import { duration, fullDate, useNow } from './relative-time.tsx';
+
+/** Conversations waiting for a human, longest wait first: the operator's queue. */
+export function NeedsYou() {
+  const { t, i18n } = useTranslation();
+  const items = useConsole((s) => s.needsYou);
+  const loaded = useConsole((s) => s.needsYouLoaded);
+  const open = useConsole((s) => s.openConversation);
+  const now = useNow(15_000);
+  return (
+    <section className="admin needs-you" aria-labelledby="needs-you-title">
+      <header className="view-head">
+        <h2 id="needs-you-title">{t('views.needsYou.title')}</h2>
+        <p className="muted">{t('views.needsYou.intro')}</p>
+      </header>
+      {loaded && items.length === 0 ? (
+        <p className="empty">{t('views.needsYou.empty')}</p>
+      ) : (
+        <ol className="queue" data-testid="needs-you">
+          {items.map((c) => {
+            const since = c.needsHumanSince ?? c.lastMessageAt;
+            const name = displayName(c);
+            return (
+              <li key={c.id}>
+                <button className="queue-row" onClick={() => open(c.id)} data-conversation={c.id}>
+                  <Avatar id={c.customerId ?? c.groupId ?? c.peer} name={c.groupId ?? c.customerName} />
+                  <span className="peer" title={name}>
+                    {name}
+                    <small> · {c.clientId} · {t(`list.channel.${c.channel}`)}</small>
+                  </span>
+                  <time className="waited" dateTime={new Date(since).toISOString()} title={t('views.needsYou.since', { time: fullDate(since, i18n.language) })}>
+                    {t('views.needsYou.waiting', { duration: duration(t, now - since) })}
+                  </time>
+                  <span className="last">{c.lastText ?? ''}</span>
+                  {c.unread > 0 && (
+                    <span className="badge unread">
+                      <span aria-hidden="true">{c.unread}</span>
+                      <span className="sr-only">{t('views.list.unread', { count: c.unread })}</span>
+                    </span>
+                  )}
+                </button>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { spawnServe, type ServeProcess } from './processes.ts';
+import { signBody } from './sign.ts';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+export const SHOTS = join(ROOT, 'test-results', 'screenshots');
+
+/** Builds the console once per test file (electron-vite), as `npm run serve` does. */
+export function buildConsole(): void {
+  const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+}
+
+/** A page on the console URL serve printed (token in the fragment), as an operator opens it. */
+export async function openConsole(browser: Browser, server: ServeProcess, viewport = { width: 1280, height: 760 }): Promise<Page> {
+  const page = await (await browser.newContext({ viewport, locale: 'en-US' })).newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(server.console);
+  return page;
+}
+
+export async function startServe(dataDir = mkdtempSync(join(tmpdir(), 'sb-views-'))): Promise<{ server: ServeProcess; dataDir: string }> {
+  return { server: await spawnServe(dataDir), dataDir };
+}
+
+/** A signed request from a client, as its integration sends it. */
+export function sendAs(server: ServeProcess, client: string, secret: string, info: Record<string, unknown>): Promise<Response> {
+  return fetch(server.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(signBody(client, secret, info, Math.floor(Date.now() / 1000))),
+  });
+}
+
+/** The console API over HTTP with the console token: for waiting on state the page then shows. */
+export async function consoleCall<T>(server: ServeProcess, method: string, input: unknown = {}): Promise<T> {
+  const res = await fetch(`${server.consoleBase}api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${server.consoleToken}` },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+  if (!body.ok) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
+  return body.value;
+}
+
+/** Polls until `check` returns a value (real time: the server runs on the real clock here). */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function stopServe(server: ServeProcess | undefined): Promise<void> {
+  if (!server) return;
+  server.child.kill('SIGTERM');
+  await server.exit();
+}
+
+/** Switches the console's language with its language select (whatever its label, in any language). */
+export async function chooseLanguage(page: Page, lang: 'en' | 'zh-CN'): Promise<void> {
+  await page.selectOption('select:has(option[value="zh-CN"])', lang);
+  await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(lang)}`);
+}
+
+/** The theme as the CSS sees it (the header's toggle stores the same attribute). */
+export async function useTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+  await page.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`);
+}
