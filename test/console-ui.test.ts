@@ -49,6 +49,12 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     // What an operator does: open the URL serve printed, token in its fragment.
     await page.goto(server.console);
     await page.waitForSelector('text=No conversations yet');
+    // Stop/resume and suggestions are recorded under the operator's name (issue 9): say who first.
+    await page.click('button:has-text("Set operator")');
+    await page.fill('[data-testid=operator-dialog] input[autocomplete=username]', 'ops');
+    await page.fill('[data-testid=operator-dialog] input[autocomplete=name]', 'Ops Tester');
+    await page.click('[data-testid=operator-dialog] button:has-text("Save")');
+    await page.waitForSelector('[data-testid=operator]:has-text("Ops Tester")');
     await shoot('empty');
   });
   after(async () => {
@@ -86,16 +92,15 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     await page.waitForSelector('[data-entry="ui-4"] [data-testid=why]:has-text("Scheduled for a reply")', { timeout: 2000 });
   });
 
-  it('an assist injection shows a suggestion (picked message, then composed with the keyboard)', async () => {
-    await page.click('[data-entry="ui-1"] >> text=Suggest a reply');
-    const picked = await page.waitForSelector('[data-testid=suggestion]');
-    assert.match((await picked.textContent()) ?? '', /Track it with the link/);
-    await page.keyboard.press('Escape');
-    await page.click('body');
-    await page.keyboard.press('a');
-    await page.keyboard.type('has my parcel shipped?');
-    await page.click('button:has-text("Suggest")');
-    await page.waitForSelector('[data-testid=suggestion]:has-text("Track it with the link")');
+  it('a suggestion answers the latest customer message, with an optional instruction from the agent', async () => {
+    await send({ event_type: 'auto_dialog', msg_id: 'ui-4b', from_user_id: 'alice', from_user_type: 2, content: 'Where is my parcel?' });
+    await page.waitForSelector('[data-entry="ui-4b"]');
+    await page.click('button:has-text("Suggest a reply")');
+    const suggested = await page.waitForSelector('[data-testid=suggestion]');
+    assert.match((await suggested.textContent()) ?? '', /Track it with the link/);
+    await page.fill('input[aria-label="Instruction for the suggestion (optional)"]', 'mention the tracking link');
+    await page.click('button:has-text("Suggest a reply")');
+    await page.waitForSelector('[data-testid=suggestion]:has-text("instruction: “mention the tracking link”")');
     await shoot('assist');
   });
 

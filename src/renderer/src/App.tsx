@@ -1,4 +1,4 @@
-import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from './store/index.ts';
 import { subscribe } from './api/bridge.ts';
@@ -8,6 +8,13 @@ import { ConversationList } from './views/ConversationList.tsx';
 import { Transcript } from './views/Transcript.tsx';
 import { Nav } from './views/Nav.tsx';
 import { MainView } from './views/MainView.tsx';
+import { assertNever } from '../../shared/assert-never.ts';
+import { isShortcut, isTyping } from './keyboard.ts';
+import { ConnectionStatus } from './views/ConnectionStatus.tsx';
+import { AlertControls } from './views/AlertControls.tsx';
+import { OperatorBadge, OperatorDialog } from './views/Operator.tsx';
+import { ShortcutSheet } from './views/ShortcutSheet.tsx';
+import { UndoToast } from './views/UndoToast.tsx';
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
 function throttle(fn: () => void, ms: number): () => void {
@@ -39,68 +46,113 @@ export function App() {
   const auth = useSyncExternalStore(onAuthChange, authState);
   const searchRef = useRef<HTMLInputElement>(null);
   const composeRef = useRef<HTMLTextAreaElement>(null);
+  const unreadTotal = useConsole((s) => s.unreadTotal);
+  const announcement = useConsole((s) => s.announcement);
+  const [sheet, setSheet] = useState(false);
 
   useEffect(() => {
     document.documentElement.dataset['theme'] = theme;
   }, [theme]);
+
+  // "(3) Switchboard": customer messages nobody has seen, across all conversations.
+  useEffect(() => {
+    document.title = unreadTotal > 0 ? `(${unreadTotal}) ${t('app.title')}` : t('app.title');
+  }, [unreadTotal, t]);
+
+  useEffect(() => {
+    const setLang = (): void => void (document.documentElement.lang = i18n.language);
+    setLang();
+    i18n.on('languageChanged', setLang);
+    return () => i18n.off('languageChanged', setLang);
+  }, []);
+
+  // Follow what the console shows: unread counts, new lines in the open conversation, read markers.
+  useEffect(() => {
+    const seenNow = (): void => void useConsole.getState().markOpenRead();
+    document.addEventListener('visibilitychange', seenNow);
+    const stop = useConsole.subscribe((s, prev) => {
+      if (s.conversations !== prev.conversations) s.noteUnread(s.conversations);
+      if (s.transcript !== prev.transcript && s.transcript) {
+        s.setUnread(s.transcript.conversation.id, s.transcript.conversation.unread ?? 0);
+        s.noteTranscript(s.transcript);
+        void s.markOpenRead();
+      }
+    });
+    return () => {
+      stop();
+      document.removeEventListener('visibilitychange', seenNow);
+    };
+  }, []);
 
   useEffect(() => {
     const s = useConsole.getState();
     void s.loadStatus();
     void s.loadConversations();
     void s.loadRequests();
+    void s.loadOperator();
     const changed = new Set<string>();
     const mergeList = throttle(() => {
       const ids = [...changed];
       changed.clear();
-      if (ids.length) void useConsole.getState().mergeConversations(ids);
+      if (ids.length) void useConsole.getState().mergeConversations(ids).then(() => useConsole.getState().refreshUnread(ids));
     }, 250);
     const reloadTranscript = throttle(() => void useConsole.getState().loadTranscript(), 200);
     const reloadRequests = throttle(() => void useConsole.getState().loadRequests(), 300);
+    // Back after a drop: whatever arrived meanwhile sent no event here, so load it all again.
     const reloadAll = (): void => {
       const st = useConsole.getState();
       void st.loadConversations();
       void st.loadRequests();
+      void st.loadOperator();
       if (st.selectedId) reloadTranscript();
     };
-    return subscribe((event) => {
-      const state = useConsole.getState();
-      switch (event.type) {
-        case 'conversation':
-        case 'delivery':
-          changed.add(event.conversationId);
-          mergeList();
-          if (event.conversationId === state.selectedId) reloadTranscript();
-          break;
-        case 'request':
-          if (state.view === 'requests') reloadRequests();
-          break;
-      }
-    }, reloadAll);
+    return subscribe(
+      (event) => {
+        const state = useConsole.getState();
+        switch (event.type) {
+          case 'conversation':
+          case 'delivery':
+            changed.add(event.conversationId);
+            mergeList();
+            if (event.conversationId === state.selectedId) reloadTranscript();
+            break;
+          case 'request':
+            if (state.view === 'requests') reloadRequests();
+            break;
+          case 'alert':
+            state.onAlert(event);
+            changed.add(event.conversationId);
+            mergeList();
+            break;
+          default:
+            assertNever(event, 'console event');
+        }
+      },
+      { onReconnect: reloadAll, onState: (state, since) => useConsole.getState().setConnection(state, since) },
+    );
   }, []);
 
-  // The key handler reads refs only; registering it once is enough.
+  // Console-wide shortcuts; those on the open conversation (a, s, r) live in Transcript.tsx.
+  // The handler reads refs and the store only; registering it once is enough.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      const target = e.target as HTMLElement;
-      if (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA') {
-        if (e.key === 'Escape') target.blur();
+      if (isTyping(e.target)) {
+        if (e.key === 'Escape' && !e.defaultPrevented && e.target instanceof HTMLElement) e.target.blur();
         return;
       }
+      if (!isShortcut(e)) return;
       const s = useConsole.getState();
-      if (e.key === 'j') s.move(1);
-      else if (e.key === 'k') s.move(-1);
-      else if (e.key === 's' && s.transcript?.conversation.autoReply !== 'stopped') void s.stop();
-      else if (e.key === 'r' && s.transcript?.conversation.autoReply === 'stopped') void s.resume();
-      else if (e.key === 'a' && s.transcript) {
-        e.preventDefault();
-        composeRef.current?.focus();
-      }
-      else if (e.key === '/') {
+      if (e.key === 'j' || e.key === 'k') {
+        s.move(e.key === 'j' ? 1 : -1);
+        s.requestScroll();
+      } else if (e.key === '/') {
         e.preventDefault();
         s.setView('conversations');
         searchRef.current?.focus();
-      } else return;
+      } else if (e.key === '?') {
+        e.preventDefault();
+        setSheet(true);
+      }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -114,11 +166,17 @@ export function App() {
       <header className="top">
         <h1>{t('app.title')}</h1>
         <Nav />
-        <span className="endpoint" title={t('app.endpoint')}>
+        <span className="endpoint" title={endpoint ? `${t('app.endpoint')}: ${endpoint}` : t('app.endpoint')}>
           {endpoint}
         </span>
-        <button onClick={toggleTheme} aria-label={t('app.theme')}>
-          {theme === 'dark' ? t('app.light') : t('app.dark')}
+        <ConnectionStatus />
+        <AlertControls />
+        <OperatorBadge />
+        <button type="button" onClick={() => setSheet(true)} aria-label={t('work.keys.open')} title={t('work.keys.open')} aria-keyshortcuts="Shift+?">
+          ?
+        </button>
+        <button type="button" className="toggle" aria-pressed={theme === 'dark'} onClick={toggleTheme}>
+          {t('work.darkTheme')}
         </button>
         <select
           aria-label={t('app.language')}
@@ -155,6 +213,13 @@ export function App() {
           <MainView view={view} />
         </main>
       )}
+      <UndoToast />
+      <OperatorDialog />
+      {sheet && <ShortcutSheet onClose={() => setSheet(false)} />}
+      <div className="sr-only" aria-live="polite" aria-atomic="true" data-testid="live-region">
+        {/* A changing key makes a repeated text a new announcement. */}
+        <span key={announcement.n}>{announcement.text}</span>
+      </div>
     </div>
   );
 }

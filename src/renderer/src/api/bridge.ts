@@ -1,6 +1,6 @@
 import { createConsoleClient, type ApiResult, type ConsoleClient, type ConsoleEvent, type ConsoleMethod } from '../../../shared/console-api.ts';
 import { consoleToken, takeTokenFromUrl, tokenRefused } from './console-token.ts';
-import { openEventStream } from './event-stream.ts';
+import { openEventStream, type StreamState } from './event-stream.ts';
 
 /** What the Electron preload exposes; absent in a browser. */
 interface PreloadBridge {
@@ -38,9 +38,25 @@ async function httpCall(method: ConsoleMethod, input: unknown): Promise<ApiResul
   }
 }
 
-function httpEvents(listener: (event: ConsoleEvent) => void, onReconnect: () => void = () => {}): () => void {
+export type { StreamState } from './event-stream.ts';
+
+export interface StreamHooks {
+  /** The stream is back after a drop: events in between were missed. */
+  onReconnect?: () => void;
+  /** The connection as the operator should see it (the desktop window's IPC is always live). */
+  onState?: (state: StreamState, since: number) => void;
+}
+
+let wakeStream: () => void = () => {};
+
+/** Reconnect now instead of waiting out the back-off. */
+export function reconnectNow(): void {
+  wakeStream();
+}
+
+function httpEvents(listener: (event: ConsoleEvent) => void, hooks: StreamHooks = {}): () => void {
   let sent: string | null = null;
-  return openEventStream({
+  const stream = openEventStream({
     url: '/api/events',
     headers: () => {
       sent = consoleToken();
@@ -56,8 +72,16 @@ function httpEvents(listener: (event: ConsoleEvent) => void, onReconnect: () => 
       listener(event);
     },
     onUnauthorized: () => tokenRefused(sent),
-    onReconnect,
+    onReconnect: hooks.onReconnect ?? (() => {}),
+    onState: hooks.onState,
   });
+  wakeStream = stream.wake;
+  return () => stream.close();
+}
+
+function ipcEvents(listener: (event: ConsoleEvent) => void, hooks: StreamHooks = {}): () => void {
+  hooks.onState?.('live', Date.now());
+  return window.switchboard!.onEvent(listener);
 }
 
 // The desktop window talks IPC and has no token; a browser tab takes it from the URL first.
@@ -65,7 +89,7 @@ if (!window.switchboard) takeTokenFromUrl();
 
 /** The same typed client over IPC in the desktop app and over HTTP in a browser. */
 export const api: ConsoleClient = createConsoleClient(window.switchboard ? (m, i) => window.switchboard!.call(m, i) : httpCall);
-/** Live events; `onReconnect` runs when a dropped browser stream is back (events were missed). */
-export const subscribe: (listener: (event: ConsoleEvent) => void, onReconnect?: () => void) => () => void = window.switchboard
-  ? (l) => window.switchboard!.onEvent(l)
-  : httpEvents;
+/** In the desktop window (IPC to main, native notifications), not a browser tab. */
+export const isDesktop = window.switchboard !== undefined;
+/** Live events, and the connection's state and reconnects (events were missed) for a browser. */
+export const subscribe: (listener: (event: ConsoleEvent) => void, hooks?: StreamHooks) => () => void = window.switchboard ? ipcEvents : httpEvents;

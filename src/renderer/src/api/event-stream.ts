@@ -26,6 +26,23 @@ export interface EventStreamOptions {
   onUnauthorized: () => void;
   /** Connected again after a drop: events in between were missed. */
   onReconnect: () => void;
+  /** The stream's state as the operator sees it; `since` is when it was last live (drops) or connected. */
+  onState?: (state: StreamState, since: number) => void;
+}
+
+/**
+ * connecting: before the first connection; live: connected; reconnecting: dropped less than
+ * OFFLINE_AFTER_MS ago and trying again; offline: dropped longer ago than that.
+ */
+export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'offline';
+
+/** A drop shorter than this (a restart, a blip) says "reconnecting"; longer says "offline since". */
+export const OFFLINE_AFTER_MS = 5_000;
+
+export interface EventStream {
+  close(): void;
+  /** Try again now instead of waiting out the back-off (the operator asked, or the network is back). */
+  wake(): void;
 }
 
 const FIRST_DELAY_MS = 500;
@@ -35,21 +52,37 @@ const MAX_DELAY_MS = 15_000;
  * A server-sent event reader over fetch, because EventSource cannot send an Authorization
  * header. Reconnects after a failure or a drop, waiting twice as long each time (at most 15 s).
  */
-export function openEventStream(options: EventStreamOptions): () => void {
+export function openEventStream(options: EventStreamOptions): EventStream {
   const controller = new AbortController();
   let delay = FIRST_DELAY_MS;
+  let wakeUp: (() => void) | null = null;
+  let offlineTimer: ReturnType<typeof setTimeout> | null = null;
+  const report = (state: StreamState, since: number): void => options.onState?.(state, since);
+  const dropped = (): void => {
+    if (offlineTimer !== null) return; // already counting from the first failure
+    const at = Date.now();
+    report('reconnecting', at);
+    offlineTimer = setTimeout(() => report('offline', at), OFFLINE_AFTER_MS);
+  };
+  const connected = (): void => {
+    if (offlineTimer !== null) clearTimeout(offlineTimer);
+    offlineTimer = null;
+    report('live', Date.now());
+  };
   const wait = (ms: number): Promise<void> =>
     new Promise((resolve) => {
       const stop = (): void => {
         clearTimeout(timer);
+        controller.signal.removeEventListener('abort', stop);
+        wakeUp = null;
         resolve();
       };
-      const timer = setTimeout(() => {
-        controller.signal.removeEventListener('abort', stop);
-        resolve();
-      }, ms);
+      const timer = setTimeout(stop, ms);
+      wakeUp = stop;
       controller.signal.addEventListener('abort', stop, { once: true });
     });
+  const onOnline = (): void => wakeUp?.();
+  window.addEventListener('online', onOnline);
 
   async function run(): Promise<void> {
     for (let attempt = 0; !controller.signal.aborted; attempt++) {
@@ -60,6 +93,7 @@ export function openEventStream(options: EventStreamOptions): () => void {
         if (res.status === 401) return options.onUnauthorized();
         if (!res.ok || !res.body) throw new Error(`event stream answered ${res.status}`);
         delay = FIRST_DELAY_MS;
+        connected();
         if (attempt > 0) options.onReconnect();
         const parse = createSseParser(options.onData);
         const decoder = new TextDecoder();
@@ -73,11 +107,20 @@ export function openEventStream(options: EventStreamOptions): () => void {
         // A refused connection or a dropped stream: wait, then try again.
       }
       if (controller.signal.aborted) return;
+      dropped();
       await wait(delay);
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   }
 
+  report('connecting', Date.now());
   void run();
-  return () => controller.abort();
+  return {
+    close() {
+      if (offlineTimer !== null) clearTimeout(offlineTimer);
+      window.removeEventListener('online', onOnline);
+      controller.abort();
+    },
+    wake: () => wakeUp?.(),
+  };
 }

@@ -23,6 +23,7 @@ export interface KbSlice {
   /** The entry opened from elsewhere (a knowledge-base source in the transcript): highlighted and scrolled to. */
   kbFocus: number | null;
   /** Opens the knowledge base at this entry (clearing a search that could hide it). */
+  /** Shows the knowledge base at this entry (a reply's source): cleared search, entry highlighted. */
   openKbEntry(id: number): void;
   tried: (ConsoleOutputs['tryKb'] & { question: string }) | null;
   loadKb(): Promise<void>;

@@ -4,6 +4,10 @@ import type { Channel } from '../../../shared/conversation.ts';
 import { api } from '../api/bridge.ts';
 import { clientsSlice, kbSlice, statsSlice, type ClientsSlice, type KbSlice, type StatsSlice } from './admin-slices.ts';
 import { requestQuery, viewsSlice, type ViewsSlice } from './views-slice.ts';
+import { workspaceSlice, type WorkspaceSlice } from './workspace-slice.ts';
+import { cannedSlice, type CannedSlice } from './canned-slice.ts';
+import { connectionSlice, type ConnectionSlice } from './connection-slice.ts';
+import { alertsSlice, type AlertsSlice } from './alerts-slice.ts';
 
 type Filter = (typeof CONVERSATION_FILTERS)[number];
 const PAGE = 50;
@@ -34,25 +38,14 @@ interface ConversationsSlice {
   move(delta: number): void;
 }
 
-export interface Suggestion {
-  forMsgId: string;
-  content: string;
-  handoff: boolean;
-  contextMessages: number;
-}
+export type { Suggestion } from './workspace-slice.ts';
 
 interface TranscriptSlice {
   transcript: ConsoleOutputs['getTranscript'] | null;
   /** How many of the latest messages are loaded; "load earlier" raises it a page at a time. */
   messageLimit: number;
   loadEarlier(): Promise<void>;
-  suggestion: Suggestion | null;
-  assisting: boolean;
-  assist(pick: { msgId?: string; content?: string }): Promise<void>;
   loadTranscript(): Promise<void>;
-  stop(): Promise<void>;
-  resume(): Promise<void>;
-  retryDelivery(id: number): Promise<void>;
 }
 
 interface RequestsSlice {
@@ -62,7 +55,8 @@ interface RequestsSlice {
   loadRequests(): Promise<void>;
 }
 
-export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice & ViewsSlice;
+export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice &
+  ViewsSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -107,9 +101,20 @@ const conversationsSlice: Slice<ConversationsSlice> = (set, get) => ({
     const r = await api.getConversations({ ids });
     if (!r.ok) return set({ error: r.error.message });
     const changed = new Map(r.value.map((c) => [c.id, c]));
-    const rest = get().conversations.filter((c) => !changed.has(c.id));
-    const moved = [...changed.values()].sort((a, b) => b.lastMessageAt - a.lastMessageAt);
-    // Changed conversations are the newest: in front, then everything else in its order.
+    // A row whose last activity did not move (read, resolved, stopped) keeps its place, so j/k and
+    // the eye do not lose it; conversations with new activity go in front, everything else keeps its order.
+    const moved: ConversationSummary[] = [];
+    const rest: ConversationSummary[] = [];
+    const listed = new Set<string>();
+    for (const c of get().conversations) {
+      const next = changed.get(c.id);
+      if (next) listed.add(c.id);
+      if (!next) rest.push(c);
+      else if (next.lastMessageAt === c.lastMessageAt) rest.push(next);
+      else moved.push(next);
+    }
+    for (const c of changed.values()) if (!listed.has(c.id)) moved.push(c);
+    moved.sort((a, b) => b.lastMessageAt - a.lastMessageAt);
     set({ conversations: [...moved, ...rest] });
   },
   select(id) {
@@ -125,44 +130,23 @@ const conversationsSlice: Slice<ConversationsSlice> = (set, get) => ({
   },
 });
 
-const transcriptSlice: Slice<TranscriptSlice> = (set, get) => {
-  const act = async (run: () => Promise<{ ok: boolean; error?: { message: string } }>): Promise<void> => {
-    const r = await run();
-    if (!r.ok) set({ error: r.error?.message ?? 'failed' });
-    await Promise.all([get().loadTranscript(), get().loadConversations()]);
-  };
-  return {
-    transcript: null,
-    messageLimit: PAGE,
-    async loadEarlier() {
-      set((s) => ({ messageLimit: s.messageLimit + PAGE }));
-      await get().loadTranscript();
-    },
-    suggestion: null,
-    assisting: false,
-    async assist(pick) {
-      const conversationId = get().selectedId;
-      if (!conversationId) return;
-      set({ assisting: true, suggestion: null });
-      const r = await api.assist({ conversationId, ...pick });
-      set({ assisting: false });
-      if (!r.ok) return set({ error: r.error.message });
-      set({ suggestion: { forMsgId: r.value.msgId, content: r.value.suggestion.content, handoff: r.value.suggestion.handoff, contextMessages: r.value.context.messages } });
-      await get().loadTranscript();
-    },
-    async loadTranscript() {
-      const id = get().selectedId;
-      if (!id) return;
-      const r = await api.getTranscript({ conversationId: id, limit: get().messageLimit });
-      if (get().selectedId !== id) return;
-      if (r.ok) set({ transcript: r.value });
-      else set({ error: r.error.message });
-    },
-    stop: () => act(() => api.stopAutoReply({ conversationId: get().selectedId ?? '' })),
-    resume: () => act(() => api.resumeAutoReply({ conversationId: get().selectedId ?? '' })),
-    retryDelivery: (deliveryId) => act(() => api.retryDelivery({ deliveryId })),
-  };
-};
+/** Writes on the open conversation (reply, stop, resolve...) live in workspace-slice.ts. */
+const transcriptSlice: Slice<TranscriptSlice> = (set, get) => ({
+  transcript: null,
+  messageLimit: PAGE,
+  async loadEarlier() {
+    set((s) => ({ messageLimit: s.messageLimit + PAGE }));
+    await get().loadTranscript();
+  },
+  async loadTranscript() {
+    const id = get().selectedId;
+    if (!id) return;
+    const r = await api.getTranscript({ conversationId: id, limit: get().messageLimit });
+    if (get().selectedId !== id) return;
+    if (r.ok) set({ transcript: r.value });
+    else set({ error: r.error.message });
+  },
+});
 
 const requestsSlice: Slice<RequestsSlice> = (set, get) => ({
   requests: [],
@@ -188,4 +172,8 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...kbSlice(...a),
   ...statsSlice(...a),
   ...viewsSlice(...a),
+  ...workspaceSlice(...a),
+  ...cannedSlice(...a),
+  ...connectionSlice(...a),
+  ...alertsSlice(...a),
 }));

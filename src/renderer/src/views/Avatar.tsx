@@ -1,27 +1,31 @@
+/** Twelve backgrounds that all carry white text at 4.9:1 or better, in light and dark themes alike. */
+export const AVATAR_COLOURS = 12;
+
+/** The same id always gets the same colour (FNV-1a over its UTF-16 units). */
+export function avatarColour(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return h % AVATAR_COLOURS;
+}
+
+/** "Alice Chen" -> "AC", "bob" -> "B", "王小明" -> "王"; digits and other scripts as they come. */
+export function initials(name: string): string {
+  const words = name
+    .trim()
+    .split(/[\s._@-]+/)
+    .filter(Boolean);
+  const first = (w: string): string => Array.from(w)[0] ?? '';
+  const letters = words.length > 1 ? first(words[0]!) + first(words[1]!) : first(words[0] ?? '?');
+  return letters.toLocaleUpperCase() || '?';
+}
+
 /**
- * Initials on a colour derived from the id: the same person looks the same in every list. Minimal
- * version (issue 9, views); decorative, so hidden from assistive technology: the name is beside it.
+ * A round badge with a person's initials. Decorative: the name is always written beside it, so
+ * screen readers skip it. `id` picks the colour (stable per person), `name` the letters.
  */
-function initials(name: string): string {
-  const words = name.trim().split(/[\s._@-]+/).filter(Boolean);
-  if (words.length === 0) return '?';
-  // CJK names have no spaces: the first character is the usual short form.
-  if (/^[\u3400-\u9fff]/.test(words[0]!)) return words[0]!.slice(0, 1);
-  const letters = words.length > 1 ? [words[0]!, words[words.length - 1]!].map((w) => [...w][0]) : [...words[0]!].slice(0, 2);
-  return letters.join('').toUpperCase();
-}
-
-function hue(id: string): number {
-  let h = 0;
-  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
-  return h % 360;
-}
-
-export function Avatar({ id, name, size = 32 }: { id: string; name: string | null; size?: number }) {
-  // Lightness 30 %: white initials keep at least 4.5:1 on every hue.
-  const style = { width: size, height: size, fontSize: Math.round(size * 0.4), ['--avatar-hue' as string]: hue(id) };
+export function Avatar({ id, name, size = 'md' }: { id: string; name: string | null; size?: 'sm' | 'md' }) {
   return (
-    <span className="avatar" style={style} aria-hidden="true">
+    <span className={`avatar avatar-${size} avatar-c${avatarColour(id)}`} aria-hidden="true">
       {initials(name || id)}
     </span>
   );

@@ -1,131 +1,167 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
-import type { TranscriptEntry } from '../../../shared/console-api.ts';
-import { Attachments } from './Attachments.tsx';
+import { canWrite } from '../store/connection-slice.ts';
+import { effectiveAutoReply } from '../../../shared/conversation.ts';
+import type { ConversationSummary } from '../../../shared/console-api.ts';
+import { isShortcut } from '../keyboard.ts';
+import { conversationTitle, fullTime, inTimeOrder, shortTime } from '../format.ts';
+import { Entry } from './TranscriptEntry.tsx';
+import { Compose } from './Compose.tsx';
+import { Avatar } from './Avatar.tsx';
+import { WriteButton } from './ConnectionStatus.tsx';
 
-function Entry({ e, mediaOrigins }: { e: TranscriptEntry; mediaOrigins: readonly string[] }) {
+type Ref = React.RefObject<HTMLTextAreaElement | null>;
+
+/** Stop and resume apply to IM conversations only: a web chat is answered inside its own request. */
+function AutoReplyButton({ c }: { c: ConversationSummary }) {
   const { t } = useTranslation();
-  const retry = useConsole((s) => s.retryDelivery);
-  const assist = useConsole((s) => s.assist);
-  const canAssist = e.kind === 'message' && e.role === 'customer' && e.messageInfo?.['event_type'] === 'auto_dialog';
-  const quote = e.messageInfo?.['quote'] as { content?: string; msg_id?: string } | undefined;
+  const stop = useConsole((s) => s.stopAutoReply);
+  const resume = useConsole((s) => s.resumeAutoReply);
+  if (c.channel === 'web') {
+    return (
+      <>
+        <WriteButton notApplicable={{ text: t('work.stop.webWhy'), id: 'stop-why' }}>{t('work.stop.button')}</WriteButton>
+        <span id="stop-why" className="sr-only">
+          {t('work.stop.webWhy')}
+        </span>
+      </>
+    );
+  }
+  return c.autoReply === 'stopped' ? (
+    <WriteButton onClick={() => void resume(c.id)} aria-keyshortcuts="r">
+      {t('transcript.resume')}
+    </WriteButton>
+  ) : (
+    <WriteButton onClick={() => void stop(c.id)} aria-keyshortcuts="s">
+      {t('transcript.stop')}
+    </WriteButton>
+  );
+}
+
+function ConversationHeader({ c }: { c: ConversationSummary }) {
+  const { t, i18n } = useTranslation();
+  const resolve = useConsole((s) => s.resolve);
+  const title = conversationTitle(c);
+  const state = effectiveAutoReply(c.autoReply, c.pausedUntil, Date.now());
+  const sub = [c.customerName && c.customerId ? c.customerId : null, c.clientId, t(`list.channel.${c.channel}`)].filter(Boolean).join(' · ');
   return (
-    <li className={`entry ${e.kind} ${e.role}`} data-entry={e.msgId}>
-      <div className="meta">
-        <strong>{e.kind === 'suggestion' ? t('transcript.suggestion') : t(`transcript.role.${e.role}`)}</strong>
-        {e.speaker && <span> {String(e.messageInfo?.['nickname'] ?? e.speaker)}</span>}
-        <time> {new Date(e.at).toLocaleTimeString()}</time>
-        {canAssist && (
-          <button className="mini" onClick={() => void assist({ msgId: e.msgId })}>
-            {t('transcript.assist')}
-          </button>
-        )}
+    <header className="conv-head">
+      <Avatar id={c.groupId ?? c.customerId ?? c.peer} name={c.groupId ?? title} />
+      <div className="titles">
+        <h2 className="ellipsis" title={title}>
+          {title}
+        </h2>
+        <small className="ellipsis" title={sub}>
+          {sub}
+        </small>
       </div>
-      {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}
-      <div className="content">{e.content}</div>
-      <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />
-      {e.decision && (
-        <div className={`why ${e.decision.scheduled ? 'yes' : 'no'}`} data-testid="why">
-          {t(`transcript.reason.${e.decision.reason}`)}
-          {e.decision.outcome && ` · ${t(`transcript.outcome.${e.decision.outcome}`)}`}
-          {e.decision.note && <small> ({e.decision.note})</small>}
-        </div>
+      <span className={`badge ${state}`} data-testid="auto-reply-state">
+        {t(`list.state.${state}`)}
+      </span>
+      {c.needsHuman && <span className="badge warn">{t('list.state.needs_human')}</span>}
+      {!c.needsHuman && c.resolvedAt && (
+        <span className="resolved" data-testid="resolved">
+          {t('work.resolve.done', { who: c.resolvedBy ?? '?' })}{' '}
+          <time dateTime={new Date(c.resolvedAt).toISOString()} title={fullTime(c.resolvedAt, i18n.language)}>
+            {shortTime(c.resolvedAt, i18n.language)}
+          </time>
+        </span>
       )}
-      {e.sources && e.sources.length > 0 && (
-        <div className="why" data-testid="sources">
-          {t('transcript.sources', { engine: e.engine ?? '', list: e.sources.map((s) => `#${s.id} (${s.score})`).join(', ') })}
-        </div>
-      )}
-      {e.handoff && <div className="why no">{t('transcript.handoff')}{e.cause ? ` (${e.cause})` : ''}</div>}
-      {e.delivery && (
-        <div className={`delivery ${e.delivery.state}`}>
-          {t('transcript.delivery', { state: e.delivery.state, attempts: e.delivery.attempts })}
-          {e.delivery.lastError && <small> · {e.delivery.lastError}</small>}
-          {e.delivery.state === 'dead' && <button onClick={() => void retry(e.delivery!.id)}>{t('transcript.retry')}</button>}
-        </div>
-      )}
-    </li>
+      <span className="actions">
+        {c.needsHuman && (
+          <WriteButton className="primary" onClick={() => void resolve(c.id)}>
+            {t('work.resolve.button')}
+          </WriteButton>
+        )}
+        <AutoReplyButton c={c} />
+      </span>
+    </header>
   );
 }
 
-function AssistPanel({ composeRef }: { composeRef: React.RefObject<HTMLTextAreaElement | null> }) {
-  const { t } = useTranslation();
-  const suggestion = useConsole((s) => s.suggestion);
-  const assisting = useConsole((s) => s.assisting);
-  const assist = useConsole((s) => s.assist);
-  const [text, setText] = useState('');
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="assist">
-      {assisting && <p className="muted">{t('transcript.thinking')}</p>}
-      {suggestion && (
-        <div className="suggestion" data-testid="suggestion">
-          <div className="meta">
-            <strong>{t('transcript.suggestion')}</strong> · {t('transcript.contextUsed', { count: suggestion.contextMessages })}
-          </div>
-          <div className="content">{suggestion.handoff ? t('transcript.noSuggestion') : suggestion.content}</div>
-          {!suggestion.handoff && (
-            <button
-              className="mini"
-              onClick={() => {
-                void navigator.clipboard?.writeText(suggestion.content).then(() => setCopied(true));
-                setTimeout(() => setCopied(false), 1500);
-              }}
-            >
-              {copied ? t('transcript.copied') : t('transcript.copy')}
-            </button>
-          )}
-        </div>
-      )}
-      <form
-        onSubmit={(ev) => {
-          ev.preventDefault();
-          if (text.trim()) void assist({ content: text });
-        }}
-      >
-        <textarea ref={composeRef} value={text} onChange={(ev) => setText(ev.target.value)} placeholder={t('transcript.compose')} rows={2} />
-        <button type="submit" disabled={assisting || !text.trim()}>
-          {t('transcript.suggest')}
-        </button>
-      </form>
-    </div>
-  );
-}
-
-export function Transcript({ composeRef }: { composeRef: React.RefObject<HTMLTextAreaElement | null> }) {
+/** The open conversation: who said what and when, why it was answered, and the reply box. */
+export function Transcript({ composeRef }: { composeRef: Ref }) {
   const { t } = useTranslation();
   const transcript = useConsole((s) => s.transcript);
   const loadEarlier = useConsole((s) => s.loadEarlier);
-  const stop = useConsole((s) => s.stop);
-  const resume = useConsole((s) => s.resume);
+  const operator = useConsole((s) => s.operator);
+  const insertDraft = useConsole((s) => s.insertDraft);
+  const scroller = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const shownId = useRef<string | null>(null);
+  const entries = useMemo(() => inTimeOrder(transcript?.entries ?? []), [transcript]);
+  const id = transcript?.conversation.id ?? null;
+  const canSend = transcript !== null && transcript.sendTarget?.ok !== false && operator !== null;
+  const use = useCallback(
+    (text: string) => {
+      if (!id) return;
+      insertDraft(id, text);
+      requestAnimationFrame(() => composeRef.current?.focus());
+    },
+    [id, insertDraft, composeRef],
+  );
+
+  // Follow new lines while the operator is at the bottom; a newly opened conversation starts there.
+  // In the next frame, before it paints: reading the height here would force the layout early.
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    if (shownId.current !== id) {
+      shownId.current = id;
+      atBottom.current = true;
+    }
+    if (!atBottom.current) return;
+    const frame = requestAnimationFrame(() => (el.scrollTop = el.scrollHeight));
+    return () => cancelAnimationFrame(frame);
+  }, [id, entries]);
+
+  // Shortcuts on the open conversation exist only while it is shown, and only where they apply.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (!isShortcut(e)) return;
+      const s = useConsole.getState();
+      const c = s.transcript?.conversation;
+      if (!c) return;
+      const im = c.channel === 'im';
+      const live = canWrite(s.connection.state);
+      if (e.key === 'a' && composeRef.current) {
+        e.preventDefault();
+        composeRef.current.focus();
+      } else if (e.key === 's' && im && live && c.autoReply !== 'stopped') void s.stopAutoReply(c.id);
+      else if (e.key === 'r' && im && live && c.autoReply === 'stopped') void s.resumeAutoReply(c.id);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [composeRef]);
+
   if (!transcript) return <section className="transcript empty">{t('transcript.pick')}</section>;
   const c = transcript.conversation;
   return (
-    <section className="transcript" aria-label="transcript">
-      <header>
-        <h2>{c.groupId ? `# ${c.groupId}` : (c.customerId ?? c.peer)}</h2>
-        <span className={`badge ${c.autoReply}`} data-testid="auto-reply-state">
-          {t(`list.state.${c.autoReply}`)}
-        </span>
-        {c.channel === 'im' &&
-          (c.autoReply === 'stopped' ? (
-            <button onClick={() => void resume()}>{t('transcript.resume')}</button>
-          ) : (
-            <button onClick={() => void stop()}>{t('transcript.stop')}</button>
+    <section className="transcript" aria-label={t('work.transcript', { name: conversationTitle(c) })} data-testid="transcript">
+      <ConversationHeader c={c} />
+      <div
+        className="transcript-scroll"
+        ref={scroller}
+        tabIndex={0}
+        aria-label={t('work.lines')}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+        }}
+      >
+        {transcript.hasEarlier && (
+          <button className="earlier" onClick={() => void loadEarlier()}>
+            {t('transcript.earlier')}
+          </button>
+        )}
+        <ol className="entries">
+          {entries.map((e) => (
+            <Entry key={`${e.kind}-${e.id}`} e={e} mediaOrigins={transcript.mediaOrigins} onUse={canSend ? use : null} />
           ))}
-      </header>
-      {transcript.hasEarlier && (
-        <button className="earlier" onClick={() => void loadEarlier()}>
-          {t('transcript.earlier')}
-        </button>
-      )}
-      <ol className="entries">
-        {transcript.entries.map((e) => (
-          <Entry key={`${e.kind}-${e.id}`} e={e} mediaOrigins={transcript.mediaOrigins} />
-        ))}
-      </ol>
-      <AssistPanel composeRef={composeRef} />
+        </ol>
+      </div>
+      <Compose conversation={c} sendTarget={transcript.sendTarget} composeRef={composeRef} onUse={canSend ? use : null} />
     </section>
   );
 }

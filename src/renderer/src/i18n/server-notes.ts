@@ -1,0 +1,35 @@
+import { i18n } from './index.ts';
+
+/**
+ * The service writes why-notes, engine causes and delivery errors in English. The ones it is
+ * known to write are translated here by their shape; anything else is shown as given (an
+ * engine's or a receiver's own words, which the console cannot know in advance).
+ */
+interface Rule {
+  re: RegExp;
+  key: string;
+  vars?: (m: RegExpExecArray) => Record<string, string>;
+}
+
+const by = (who: string): string => (who === 'the console' ? i18n.t('work.note.by.console') : who === 'stop_auto_reply' ? i18n.t('work.note.by.command') : who);
+
+const RULES: Rule[] = [
+  { re: /^auto-reply stopped by (.+) before the reply was made$/, key: 'stoppedBefore', vars: (m) => ({ by: by(m[1]!) }) },
+  { re: /^auto-reply (paused|stopped) before the reply was made$/, key: 'tookOver', vars: (m) => ({ state: i18n.t(`work.note.state.${m[1]}`) }) },
+  { re: /^auto-reply stopped by (.+)$/, key: 'stoppedBy', vars: (m) => ({ by: by(m[1]!) }) },
+  { re: /^waited past the stale limit \(was the service down\?\)$/, key: 'stale' },
+  { re: /^no confident answer$/, key: 'noConfident' },
+  { re: /^best match scored ([\d.]+), below ([\d.]+)$/, key: 'kbLow', vars: (m) => ({ score: m[1]!, threshold: m[2]! }) },
+  { re: /^no knowledge-base entry matched$/, key: 'kbNoMatch' },
+  { re: /^no customer text to answer$/, key: 'noText' },
+  { re: /^engine "(.+)" is not configured$/, key: 'engineMissing', vars: (m) => ({ engine: m[1]! }) },
+  { re: /^HTTP (\d{3})$/, key: 'http', vars: (m) => ({ status: m[1]! }) },
+];
+
+export function translateNote(note: string): string {
+  for (const rule of RULES) {
+    const m = rule.re.exec(note);
+    if (m) return i18n.t(`work.note.${rule.key}`, rule.vars?.(m) ?? {});
+  }
+  return note;
+}

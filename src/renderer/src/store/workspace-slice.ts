@@ -1,0 +1,211 @@
+import type { StateCreator } from 'zustand';
+import { operatorSchema, type ApiResult, type Operator } from '../../../shared/console-api.ts';
+import { api } from '../api/bridge.ts';
+import type { ConsoleState } from './index.ts';
+
+export interface Suggestion {
+  conversationId: string;
+  forMsgId: string;
+  content: string;
+  handoff: boolean;
+  instruction: string | null;
+  contextMessages: number;
+}
+
+/** An action that needs the operator's name: run again once it is set. */
+type Pending = () => Promise<unknown>;
+
+export const UNDO_MS = 5_000;
+
+export interface WorkspaceSlice {
+  /** Who works this console; undefined until the service said (or when it cannot say). */
+  operator: Operator | null | undefined;
+  /** The "who are you" dialog, with the action that asked for it. */
+  operatorPrompt: { then: Pending | null } | null;
+  loadOperator(): Promise<void>;
+  /** Returns an error message, or null when saved. */
+  saveOperator(operator: Operator): Promise<string | null>;
+  askOperator(then?: Pending): void;
+  closeOperatorPrompt(): void;
+
+  /** Unsent replies per conversation, kept while the operator looks elsewhere. */
+  drafts: Record<string, string>;
+  setDraft(conversationId: string, text: string): void;
+  /** Puts text into the reply box: replaces an empty draft, else goes after it. */
+  insertDraft(conversationId: string, text: string): void;
+  sending: boolean;
+  composeError: { conversationId: string; message: string } | null;
+  sendReply(conversationId: string): Promise<boolean>;
+
+  suggestion: Suggestion | null;
+  assisting: boolean;
+  assist(instruction: string): Promise<void>;
+  dismissSuggestion(): void;
+
+  stopAutoReply(conversationId: string): Promise<void>;
+  resumeAutoReply(conversationId: string): Promise<void>;
+  resolve(conversationId: string): Promise<void>;
+  retryDelivery(deliveryId: number): Promise<void>;
+  /** A stop just made, undoable until `until`. */
+  undo: { conversationId: string; until: number } | null;
+  undoStop(): Promise<void>;
+  dismissUndo(): void;
+
+  /** Bumped by j/k: the list scrolls its selected row into view when it changes. */
+  scrollRequest: number;
+  requestScroll(): void;
+  /** The open conversation was seen up to its latest message. */
+  markOpenRead(): Promise<void>;
+}
+
+type Slice<T> = StateCreator<ConsoleState, [], [], T>;
+
+let undoTimer: ReturnType<typeof setTimeout> | null = null;
+const marked = new Map<string, number>();
+
+export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
+  const refresh = async (): Promise<void> => {
+    await Promise.all([get().loadTranscript(), get().loadConversations()]);
+  };
+  /**
+   * Runs a write that names the operator: asks for the name first when it is known to be unset,
+   * and asks (then runs it again) when the service answers operator_required.
+   */
+  async function write<T>(run: () => Promise<ApiResult<T>>, again: Pending, onError?: (message: string, code: string) => void): Promise<T | null> {
+    if (get().operator === null) {
+      get().askOperator(again);
+      return null;
+    }
+    const r = await run();
+    if (r.ok) return r.value;
+    if (r.error.code === 'operator_required') {
+      set({ operator: null });
+      get().askOperator(again);
+    } else if (onError) onError(r.error.message, r.error.code);
+    else set({ error: r.error.message });
+    return null;
+  }
+
+  return {
+    operator: undefined,
+    operatorPrompt: null,
+    async loadOperator() {
+      const r = await api.getOperator({});
+      // A service without operator identity (or with a malformed one) leaves it unknown: the header
+      // shows no one, and a write that needs a name says so when it is refused.
+      const parsed = operatorSchema.nullable().safeParse(r.ok ? r.value : undefined);
+      if (parsed.success) set({ operator: parsed.data });
+    },
+    async saveOperator(operator) {
+      const r = await api.setOperator(operator);
+      if (!r.ok) return r.error.message;
+      const then = get().operatorPrompt?.then ?? null;
+      set({ operator: r.value, operatorPrompt: null });
+      if (then) await then();
+      return null;
+    },
+    askOperator: (then) => set({ operatorPrompt: { then: then ?? null } }),
+    closeOperatorPrompt: () => set({ operatorPrompt: null }),
+
+    drafts: {},
+    setDraft: (conversationId, text) => set((s) => ({ drafts: { ...s.drafts, [conversationId]: text } })),
+    insertDraft(conversationId, text) {
+      const current = get().drafts[conversationId] ?? '';
+      get().setDraft(conversationId, current.trim() === '' ? text : `${current.replace(/\s+$/, '')}\n\n${text}`);
+    },
+    sending: false,
+    composeError: null,
+    async sendReply(conversationId) {
+      const content = (get().drafts[conversationId] ?? '').trim();
+      if (!content || get().sending) return false;
+      set({ sending: true, composeError: null });
+      const sent = await write(
+        () => api.sendReply({ conversationId, content }),
+        () => get().sendReply(conversationId),
+        (message) => set({ composeError: { conversationId, message } }),
+      );
+      set({ sending: false });
+      if (!sent) return false;
+      set((s) => ({ drafts: { ...s.drafts, [conversationId]: '' }, suggestion: s.suggestion?.conversationId === conversationId ? null : s.suggestion }));
+      await refresh();
+      return true;
+    },
+
+    suggestion: null,
+    assisting: false,
+    async assist(instruction) {
+      const conversationId = get().selectedId;
+      if (!conversationId) return;
+      const given = instruction.trim() || undefined;
+      set({ assisting: true, suggestion: null });
+      const r = await write(
+        () => api.assist({ conversationId, instruction: given }),
+        () => get().assist(instruction),
+      );
+      set({ assisting: false });
+      if (!r) return;
+      set({
+        suggestion: {
+          conversationId,
+          forMsgId: r.msgId,
+          content: r.suggestion.content,
+          handoff: r.suggestion.handoff,
+          instruction: given ?? null,
+          contextMessages: r.context.messages,
+        },
+      });
+      await get().loadTranscript();
+    },
+    dismissSuggestion: () => set({ suggestion: null }),
+
+    async stopAutoReply(conversationId) {
+      const r = await write(() => api.stopAutoReply({ conversationId }), () => get().stopAutoReply(conversationId));
+      if (r) {
+        if (undoTimer) clearTimeout(undoTimer);
+        undoTimer = setTimeout(() => get().dismissUndo(), UNDO_MS);
+        set({ undo: { conversationId, until: Date.now() + UNDO_MS } });
+      }
+      await refresh();
+    },
+    async resumeAutoReply(conversationId) {
+      await write(() => api.resumeAutoReply({ conversationId }), () => get().resumeAutoReply(conversationId));
+      await refresh();
+    },
+    async resolve(conversationId) {
+      await write(() => api.resolveConversation({ conversationId }), () => get().resolve(conversationId));
+      await refresh();
+    },
+    async retryDelivery(deliveryId) {
+      const r = await api.retryDelivery({ deliveryId });
+      if (!r.ok) set({ error: r.error.message });
+      await refresh();
+    },
+    undo: null,
+    async undoStop() {
+      const undo = get().undo;
+      if (!undo) return;
+      get().dismissUndo();
+      await get().resumeAutoReply(undo.conversationId);
+    },
+    dismissUndo() {
+      if (undoTimer) clearTimeout(undoTimer);
+      undoTimer = null;
+      set({ undo: null });
+    },
+
+    scrollRequest: 0,
+    requestScroll: () => set((s) => ({ scrollRequest: s.scrollRequest + 1 })),
+    async markOpenRead() {
+      const t = get().transcript;
+      if (!t || !(t.conversation.unread > 0) || document.visibilityState !== 'visible') return;
+      const id = t.conversation.id;
+      const upToId = Math.max(0, ...t.entries.filter((e) => e.kind === 'message').map((e) => e.id));
+      if (marked.get(id) === upToId) return;
+      marked.set(id, upToId);
+      const r = await api.markRead({ conversationId: id, upToId });
+      // A failure leaves the count as it was: nothing the operator must act on.
+      // The list row follows with the service's change event; the title follows now.
+      if (r.ok) get().setUnread(id, r.value.unread);
+    },
+  };
+};

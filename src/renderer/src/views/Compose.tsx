@@ -1,0 +1,201 @@
+import { useCallback, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../store/index.ts';
+import type { CannedReply, ConversationSummary, SendTarget } from '../../../shared/console-api.ts';
+import { CannedPicker, type CannedPickerHandle } from './CannedPicker.tsx';
+import { CannedManager } from './CannedManager.tsx';
+import { OperatorForm } from './Operator.tsx';
+import { WriteButton, useWriteBlock } from './ConnectionStatus.tsx';
+
+type Ref = React.RefObject<HTMLTextAreaElement | null>;
+
+/** Puts text at the caret (replacing a selection) and leaves the caret after it. */
+function insertAtCaret(box: HTMLTextAreaElement | null, draft: string, text: string): { value: string; caret: number } {
+  const start = box?.selectionStart ?? draft.length;
+  const end = box?.selectionEnd ?? draft.length;
+  return { value: draft.slice(0, start) + text + draft.slice(end), caret: start + text.length };
+}
+
+function ReplyBox({ conversationId, composeRef }: { conversationId: string; composeRef: Ref }) {
+  const { t } = useTranslation();
+  const draft = useConsole((s) => s.drafts[conversationId] ?? '');
+  const setDraft = useConsole((s) => s.setDraft);
+  const send = useConsole((s) => s.sendReply);
+  const sending = useConsole((s) => s.sending);
+  const error = useConsole((s) => (s.composeError?.conversationId === conversationId ? s.composeError.message : null));
+  const blocked = useWriteBlock();
+  const [picker, setPicker] = useState<null | 'slash' | 'button'>(null);
+  const [managing, setManaging] = useState(false);
+  const pickerRef = useRef<CannedPickerHandle>(null);
+  const [active, setActive] = useState<{ listId: string; optionId: string | undefined } | null>(null);
+  const onActive = useCallback((listId: string, optionId: string | undefined) => setActive({ listId, optionId }), []);
+
+  const focusAt = (caret: number): void => {
+    requestAnimationFrame(() => {
+      composeRef.current?.focus();
+      composeRef.current?.setSelectionRange(caret, caret);
+    });
+  };
+  const pick = (c: CannedReply): void => {
+    if (picker === 'slash') {
+      setDraft(conversationId, c.content);
+      focusAt(c.content.length);
+    } else {
+      const next = insertAtCaret(composeRef.current, draft, c.content);
+      setDraft(conversationId, next.value);
+      focusAt(next.caret);
+    }
+    setPicker(null);
+  };
+  const submit = (): void => {
+    if (blocked || sending || !draft.trim()) return;
+    void send(conversationId);
+  };
+  const slash = picker === 'slash';
+
+  // The picker and the manager sit outside the form: their own fields and forms must not submit the reply.
+  return (
+    <div className="reply">
+      {picker && (
+        <CannedPicker
+          ref={pickerRef}
+          query={slash ? draft.slice(1) : null}
+          onPick={pick}
+          onClose={() => {
+            setPicker(null);
+            composeRef.current?.focus();
+          }}
+          onManage={() => setManaging(true)}
+          onActive={onActive}
+        />
+      )}
+      {managing && <CannedManager onClose={() => setManaging(false)} />}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <textarea
+          ref={composeRef}
+          value={draft}
+          rows={3}
+          aria-label={t('work.compose.label')}
+          placeholder={t('work.compose.placeholder')}
+          aria-keyshortcuts="Control+Enter Meta+Enter"
+          aria-controls={slash ? active?.listId : undefined}
+          aria-activedescendant={slash ? active?.optionId : undefined}
+          onChange={(e) => {
+            const value = e.target.value;
+            setDraft(conversationId, value);
+            // `/` at the start of the box searches canned replies, until a space-free word ends.
+            const searching = /^\/\S*$/.test(value);
+            if (searching && picker !== 'slash') setPicker('slash');
+            else if (!searching && slash) setPicker(null);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              submit();
+            } else if (slash) pickerRef.current?.handleKey(e);
+          }}
+        />
+        {error && (
+          <p role="alert" className="form-error" data-testid="compose-error">
+            {error}
+          </p>
+        )}
+        <div className="row">
+          <button type="button" aria-expanded={picker === 'button'} onClick={() => setPicker(picker === 'button' ? null : 'button')}>
+            {t('work.canned.open')}
+          </button>
+          <span className="hint">{t('work.compose.hint')}</span>
+          <WriteButton type="submit" className="primary" disabled={sending || !draft.trim()}>
+            {sending ? t('work.compose.sending') : t('work.compose.send')}
+          </WriteButton>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+function SuggestionCard({ conversationId, onUse }: { conversationId: string; onUse: ((text: string) => void) | null }) {
+  const { t } = useTranslation();
+  const suggestion = useConsole((s) => (s.suggestion?.conversationId === conversationId ? s.suggestion : null));
+  const dismiss = useConsole((s) => s.dismissSuggestion);
+  if (!suggestion) return null;
+  return (
+    <div className="suggestion" data-testid="suggestion">
+      <div className="meta">
+        <strong>{t('transcript.suggestion')}</strong> · {t('transcript.contextUsed', { count: suggestion.contextMessages })}
+        {suggestion.instruction && <> · {t('work.suggest.instruction', { text: suggestion.instruction })}</>}
+      </div>
+      <div className="content">{suggestion.handoff ? t('transcript.noSuggestion') : suggestion.content}</div>
+      <div className="row">
+        {!suggestion.handoff && onUse && (
+          <button type="button" className="primary" onClick={() => onUse(suggestion.content)}>
+            {t('work.suggest.use')}
+          </button>
+        )}
+        <button type="button" onClick={dismiss}>
+          {t('work.suggest.dismiss')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function SuggestBar() {
+  const { t } = useTranslation();
+  const assist = useConsole((s) => s.assist);
+  const assisting = useConsole((s) => s.assisting);
+  const [instruction, setInstruction] = useState('');
+  return (
+    <form
+      className="suggest"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void assist(instruction);
+      }}
+    >
+      <input
+        value={instruction}
+        onChange={(e) => setInstruction(e.target.value)}
+        maxLength={2000}
+        aria-label={t('work.suggest.instructionLabel')}
+        placeholder={t('work.suggest.instructionPlaceholder')}
+      />
+      <WriteButton type="submit" disabled={assisting}>
+        {assisting ? t('transcript.thinking') : t('transcript.assist')}
+      </WriteButton>
+    </form>
+  );
+}
+
+/**
+ * Under the transcript: the suggestion, the reply box (or why there is none: no send_url, or
+ * the operator has not said who they are yet), and "Suggest a reply" with an instruction.
+ */
+export function Compose({ conversation, sendTarget, composeRef, onUse }: { conversation: ConversationSummary; sendTarget: SendTarget | undefined; composeRef: Ref; onUse: ((text: string) => void) | null }) {
+  const { t } = useTranslation();
+  const operator = useConsole((s) => s.operator);
+  const noSend = sendTarget && !sendTarget.ok ? sendTarget.reason : null;
+  return (
+    <div className="compose" data-testid="compose">
+      <SuggestionCard conversationId={conversation.id} onUse={onUse} />
+      {noSend !== null ? (
+        <p className="no-send" role="note" data-testid="no-send">
+          {t('work.compose.noSend', { reason: noSend })}
+        </p>
+      ) : operator === null ? (
+        <div className="operator-first">
+          <p>{t('work.operator.first')}</p>
+          <OperatorForm />
+        </div>
+      ) : (
+        <ReplyBox conversationId={conversation.id} composeRef={composeRef} />
+      )}
+      <SuggestBar />
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+import { memo } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import { useConsole } from '../store/index.ts';
+import type { TranscriptEntry } from '../../../shared/console-api.ts';
+import { translateNote } from '../i18n/server-notes.ts';
+import { fullTime, shortTime, speakerOf } from '../format.ts';
+import { Attachments } from './Attachments.tsx';
+import { Avatar } from './Avatar.tsx';
+import { WriteButton } from './ConnectionStatus.tsx';
+
+type Decision = NonNullable<TranscriptEntry['decision']>;
+type Tone = 'ok' | 'warn' | 'muted' | 'neutral';
+
+/**
+ * A why-line takes the colour of where the message ended up, not of the first decision:
+ * "scheduled · cancelled" is not a success. Not scheduled at all is by design (muted).
+ */
+const OUTCOME_TONE: Record<string, Tone> = { answered: 'ok', handoff: 'warn', stale: 'warn', cancelled: 'muted', pending: 'neutral' };
+
+export function whyTone(d: Decision): Tone {
+  if (!d.scheduled) return 'muted';
+  return d.outcome === null ? 'neutral' : (OUTCOME_TONE[d.outcome] ?? 'neutral');
+}
+
+/** pending after a failed attempt is "retrying": what the operator needs to tell apart. */
+export function deliveryState(d: NonNullable<TranscriptEntry['delivery']>): string {
+  return d.state === 'pending' && d.attempts > 0 ? 'retrying' : d.state;
+}
+
+// The parts of a line take `t` and the language from the line: a transcript shows hundreds of
+// them, and one translation hook per line (not per part) keeps opening a big one fast.
+
+/** A time as the operator reads it, with the machine-readable instant and the full date on hover. */
+export function When({ at, lang }: { at: number; lang: string }) {
+  return (
+    <time dateTime={new Date(at).toISOString()} title={fullTime(at, lang)}>
+      {shortTime(at, lang)}
+    </time>
+  );
+}
+
+function WhyLine({ d, t }: { d: Decision; t: TFunction }) {
+  const outcome = d.outcome ?? (d.scheduled ? 'pending' : 'not_scheduled');
+  return (
+    <div className={`why tone-${whyTone(d)}`} data-testid="why" data-outcome={outcome}>
+      {t(`transcript.reason.${d.reason}`)}
+      {d.outcome && ` · ${t(`transcript.outcome.${d.outcome}`, { defaultValue: d.outcome })}`}
+      {d.note && <small> ({translateNote(d.note)})</small>}
+    </div>
+  );
+}
+
+function Delivery({ d, t }: { d: NonNullable<TranscriptEntry['delivery']>; t: TFunction }) {
+  const retry = (id: number): void => void useConsole.getState().retryDelivery(id);
+  const state = deliveryState(d);
+  return (
+    <div className={`delivery state-${state}`} data-testid="delivery" data-state={state}>
+      {t(`work.delivery.${state}`, { count: d.attempts, defaultValue: t('work.delivery.other', { state, count: d.attempts }) })}
+      {d.lastError && <small> · {translateNote(d.lastError)}</small>}
+      {state === 'dead' && (
+        <WriteButton className="mini" onClick={() => retry(d.id)}>
+          {t('transcript.retry')}
+        </WriteButton>
+      )}
+    </div>
+  );
+}
+
+function Sources({ e, t }: { e: TranscriptEntry; t: TFunction }) {
+  const open = (id: number): void => useConsole.getState().openKbEntry(id);
+  if (!e.sources?.length) return null;
+  return (
+    <div className="why sources" data-testid="sources">
+      {t('work.entry.sources', { engine: e.engine ?? '' })}{' '}
+      {e.sources.map((s) => (
+        <button key={s.id} type="button" className="link" onClick={() => open(s.id)} title={t('work.entry.openKb')}>
+          {s.question ? `“${s.question}”` : `#${s.id}`} <small>({s.score})</small>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+type EntryProps = { e: TranscriptEntry; mediaOrigins: readonly string[]; onUse: ((text: string) => void) | null };
+
+/**
+ * Every reload of the open transcript brings new objects for the same lines; a line re-renders
+ * only when something it shows changed (a message's text and attachments never change).
+ */
+function sameLine(a: EntryProps, b: EntryProps): boolean {
+  const x = a.e;
+  const y = b.e;
+  return (
+    a.onUse === b.onUse &&
+    a.mediaOrigins.join(' ') === b.mediaOrigins.join(' ') &&
+    x.kind === y.kind &&
+    x.id === y.id &&
+    x.msgId === y.msgId &&
+    x.content === y.content &&
+    x.at === y.at &&
+    x.speakerName === y.speakerName &&
+    x.handoff === y.handoff &&
+    x.cause === y.cause &&
+    x.instruction === y.instruction &&
+    x.operator?.name === y.operator?.name &&
+    (x.sources ?? []).map((s) => `${s.id}:${s.score}:${s.question ?? ''}`).join() === (y.sources ?? []).map((s) => `${s.id}:${s.score}:${s.question ?? ''}`).join() &&
+    x.decision?.scheduled === y.decision?.scheduled &&
+    x.decision?.reason === y.decision?.reason &&
+    x.decision?.outcome === y.decision?.outcome &&
+    x.decision?.note === y.decision?.note &&
+    x.delivery?.state === y.delivery?.state &&
+    x.delivery?.attempts === y.delivery?.attempts &&
+    x.delivery?.lastError === y.delivery?.lastError
+  );
+}
+
+/** One line of the transcript: who (avatar, name), when, what, and why it was or was not answered. */
+export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps) {
+  const { t, i18n } = useTranslation();
+  const lang = i18n.language;
+  const quote = e.messageInfo?.['quote'] as { content?: string; msg_id?: string } | undefined;
+  const who = speakerOf(e);
+  const ai = e.role === 'ai' && !e.operator;
+  const name = e.kind === 'suggestion' ? t('transcript.suggestion') : ai ? t('transcript.role.ai') : (who?.name ?? t(`transcript.role.${e.role}`));
+  const role = e.operator ? t('work.entry.operator') : e.kind === 'message' ? t(`transcript.role.${e.role}`) : e.engine;
+  const idHint = who && who.name !== e.speaker && e.speaker ? e.speaker : null;
+  if (e.role === 'command') {
+    return (
+      <li className="entry command" data-entry={e.msgId}>
+        <div className="meta">
+          {t('transcript.role.command')} · <When at={e.at} lang={lang} />
+        </div>
+        <div className="content">{e.content}</div>
+      </li>
+    );
+  }
+  return (
+    <li className={`entry ${e.kind} ${e.role}${e.operator ? ' operator' : ''}`} data-entry={e.msgId}>
+      <Avatar id={ai ? 'ai' : (who?.id ?? e.role)} name={ai ? 'AI' : name} />
+      <div className="bubble">
+        <div className="meta">
+          <strong className="who ellipsis" title={idHint ? `${name} (${idHint})` : name}>
+            {name}
+          </strong>
+          {idHint && <span className="id ellipsis">{idHint}</span>}
+          {role && role !== name && <span className="role">{role}</span>}
+          <When at={e.at} lang={lang} />
+        </div>
+        {e.kind === 'suggestion' && e.instruction && <div className="instruction">{t('work.suggest.instruction', { text: e.instruction })}</div>}
+        {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}
+        <div className="content">{e.content}</div>
+        <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />
+        {e.decision && <WhyLine d={e.decision} t={t} />}
+        <Sources e={e} t={t} />
+        {e.handoff && (
+          <div className="why tone-warn">
+            {t('transcript.handoff')}
+            {e.cause ? ` (${translateNote(e.cause)})` : ''}
+          </div>
+        )}
+        {!e.handoff && e.cause && <div className="why tone-muted">{translateNote(e.cause)}</div>}
+        {e.delivery && <Delivery d={e.delivery} t={t} />}
+        {e.kind === 'suggestion' && !e.handoff && onUse && (
+          <button type="button" className="mini" onClick={() => onUse(e.content)}>
+            {t('work.suggest.use')}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}, sameLine);
