@@ -101,7 +101,8 @@ export function deliveryQueries(db: Db) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const due = db.prepare(DUE_SQL);
-  const nextDue = db.prepare("SELECT min(next_attempt_at) AS at FROM deliveries WHERE state = 'pending'");
+  // Named: without statistics the planner reads every pending row through deliveries_state (20% of the main thread).
+  const nextDue = db.prepare("SELECT min(next_attempt_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE state = 'pending'");
   const byId = db.prepare('SELECT * FROM deliveries WHERE id = ?');
   const list = db.prepare('SELECT * FROM deliveries ORDER BY id DESC LIMIT ?');
   const listByState = db.prepare('SELECT * FROM deliveries WHERE state = ? ORDER BY id DESC LIMIT ?');

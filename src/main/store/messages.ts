@@ -127,7 +127,8 @@ export function messageQueries(db: Db) {
   const pendingSelect = `SELECT id, conversation_id, client_id, msg_id, from_user_id, content, json_extract(message_info, '$.send_url') AS send_url,
        create_timestamp, received_at FROM messages`;
   const pendingOf = db.prepare(`${pendingSelect} WHERE conversation_id = ? AND reply_outcome = 'pending' ORDER BY id`);
-  const allPending = db.prepare(`${pendingSelect} WHERE reply_outcome = 'pending' ORDER BY id`);
+  // Named: left alone the planner walks every message in id order to skip the sort (1.36 s cold at 1M messages).
+  const allPending = db.prepare(`${pendingSelect} INDEXED BY messages_pending_order WHERE reply_outcome = 'pending' ORDER BY id`);
   const setOutcome = db.prepare("UPDATE messages SET reply_outcome = ?, reply_msg_id = ?, reply_note = ? WHERE id = ? AND reply_outcome = 'pending'");
   const cancelPending = db.prepare(
     "UPDATE messages SET reply_outcome = 'cancelled', reply_note = ? WHERE conversation_id = ? AND reply_outcome = 'pending'",

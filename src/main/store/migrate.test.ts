@@ -161,3 +161,16 @@ test('migration 7 adds read markers, nicknames and the needs-human lifecycle, th
   assert.match(plan("SELECT * FROM deliveries INDEXED BY deliveries_dead WHERE state = 'dead' ORDER BY updated_at DESC LIMIT 5"), /deliveries_dead/);
   assert.match(plan("SELECT * FROM deliveries INDEXED BY deliveries_retrying WHERE state = 'pending' AND attempts > 0 ORDER BY updated_at DESC LIMIT 5"), /deliveries_retrying/);
 });
+
+test('migration 8 indexes deliveries by reply and pending replies in message order', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 7);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  assert.equal(migrate(db, MIGRATIONS, 8), 8);
+  const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' ');
+  assert.match(plan('SELECT id FROM deliveries WHERE reply_id = 1'), /deliveries_reply/);
+  const pending = plan("SELECT id, content FROM messages INDEXED BY messages_pending_order WHERE reply_outcome = 'pending' ORDER BY id");
+  assert.match(pending, /messages_pending_order/);
+  assert.doesNotMatch(pending, /TEMP B-TREE/);
+});

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { openDatabase } from './db.ts';
-import { createWriteQueue } from './write-queue.ts';
+import { BATCH_BUDGET_MS, createWriteQueue, type WriteQueueOptions } from './write-queue.ts';
 
-function setup() {
+function setup(options: WriteQueueOptions = {}) {
   const path = join(mkdtempSync(join(tmpdir(), 'sb-wq-')), 'q.db');
   const db = openDatabase(path);
   db.exec('CREATE TABLE t (v INTEGER UNIQUE)');
-  return { db, path, queue: createWriteQueue(db), insert: db.prepare('INSERT INTO t (v) VALUES (?)') };
+  return { db, path, queue: createWriteQueue(db, undefined, options), insert: db.prepare('INSERT INTO t (v) VALUES (?)') };
 }
 
 test('ops queued in one turn share one transaction, and each resolves with its own result', async () => {
@@ -51,4 +51,32 @@ test('drain waits for queued fire-and-forget writes', async () => {
   for (let i = 0; i < 5; i++) queue.fireAndForget(() => void insert.run(i));
   await queue.drain();
   assert.equal((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, 5);
+});
+
+test('a batch that has taken its work budget commits, and its callers are answered before the rest is applied', async () => {
+  let clock = 0; // a fake time source: only the slow command moves it
+  const { queue, insert, path } = setup({ now: () => clock });
+  const other = new DatabaseSync(path);
+  const committed = (): number[] => (other.prepare('SELECT v FROM t ORDER BY v').all() as Array<{ v: number }>).map((r) => r.v);
+  const answered: number[] = [];
+  const seenByLate: Array<{ answered: number[]; committed: number[] }> = [];
+  const job = (v: number, cost: number) =>
+    queue.run(() => {
+      if (v >= 3) seenByLate.push({ answered: [...answered], committed: committed() });
+      insert.run(v);
+      clock += cost;
+      return v;
+    }).then((value) => answered.push(value));
+  await Promise.all([job(1, 0), job(2, BATCH_BUDGET_MS + 10), job(3, 0), job(4, 0)]);
+  assert.deepEqual(answered, [1, 2, 3, 4]);
+  assert.equal(queue.stats.batches, 2, 'split after the slow command');
+  assert.deepEqual(seenByLate[0], { answered: [1, 2], committed: [1, 2] }, 'the early callers were committed and answered first');
+  assert.deepEqual(committed(), [1, 2, 3, 4]);
+});
+
+test('a batch within its work budget stays one transaction', async () => {
+  let clock = 0;
+  const { queue, insert } = setup({ now: () => clock });
+  await Promise.all(Array.from({ length: 20 }, (_, i) => queue.run(() => { insert.run(i); clock += (BATCH_BUDGET_MS - 1) / 20; })));
+  assert.equal(queue.stats.batches, 1);
 });

@@ -23,12 +23,27 @@ export interface WriteQueue {
   readonly stats: { batches: number; jobs: number; largestBatch: number };
 }
 
+export interface WriteQueueOptions {
+  /** Work (ms) a transaction may gather before it commits and the rest goes in the next one. */
+  budgetMs?: number;
+  /** The time source for that budget; tests inject one. */
+  now?: () => number;
+}
+
+/**
+ * A batch built from a backlog took 150–300 ms before its commit (issue 10), and every caller
+ * in it waited that long; past this much work the batch commits and the rest goes in the next.
+ */
+export const BATCH_BUDGET_MS = 4;
+
 /**
  * Group commit: every op queued during one turn of the event loop shares one transaction and
  * therefore one fsync (synchronous=FULL). Under load the turn is as long as the previous commit,
  * so batches grow with the load and durability stops costing throughput.
  */
-export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => void = () => {}): WriteQueue {
+export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => void = () => {}, options: WriteQueueOptions = {}): WriteQueue {
+  const budgetMs = options.budgetMs ?? BATCH_BUDGET_MS;
+  const now = options.now ?? (() => performance.now());
   let pending: Job[] = [];
   let scheduled = false;
   let idle: Promise<void> = Promise.resolve();
@@ -45,7 +60,7 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
 
   function flush(): void {
     scheduled = false;
-    const batch = pending;
+    let batch = pending;
     pending = [];
     if (batch.length === 0) return;
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
@@ -56,7 +71,14 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
       settle();
       return;
     }
-    for (const job of batch) {
+    const started = now();
+    for (const [index, job] of batch.entries()) {
+      if (index > 0 && now() - started >= budgetMs) {
+        // The rest waits for the next transaction, so those already applied are not held up by it.
+        pending = [...batch.slice(index), ...pending];
+        batch = batch.slice(0, index);
+        break;
+      }
       if (job.atomic) {
         try {
           outcomes.push({ ok: true, value: job.op() });
@@ -101,7 +123,9 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
 
   function settle(): void {
     if (pending.length > 0) {
-      schedule();
+      // After the callers just settled have reacted (microtasks), so their results leave this
+      // thread before the next transaction starts.
+      queueMicrotask(schedule);
     } else if (markIdle) {
       markIdle();
       markIdle = null;
