@@ -6,6 +6,7 @@ import { migration004 } from './004-engines.ts';
 import { migration005 } from './005-request-log-counts.ts';
 import { migration006 } from './006-operator-replies.ts';
 import { migration007 } from './007-workspace.ts';
+import { migration009 } from './009-message-search.ts';
 
 /** In order; a released migration is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration009];
