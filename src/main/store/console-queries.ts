@@ -22,6 +22,33 @@ export interface ConversationFilter {
   now: number;
 }
 
+/** How many of the newest messages a search shorter than the trigram index's 3 characters reads. */
+export const SHORT_SEARCH_WINDOW = 50_000;
+
+/**
+ * The conversations whose messages contain `search` (case folded as SQLite's lower() folds it:
+ * ASCII only). Three or more characters go through the trigram index, the user's text quoted
+ * as one FTS5 string (a phrase is a substring for trigrams, so quotes, operators and CJK are
+ * plain text); the index folds more case than lower() does, so instr() then keeps exactly the
+ * rows the old scan kept. Shorter text cannot use trigrams: it reads only the newest
+ * SHORT_SEARCH_WINDOW messages, a bounded cost, and older matches are not found.
+ */
+export function messageSearch(search: string): { sql: string; args: string[] } {
+  const needle = search.toLowerCase();
+  if ([...search].length >= 3) {
+    return {
+      sql: `SELECT m.conversation_id FROM messages_fts f JOIN messages m ON m.id = f.rowid
+            WHERE messages_fts MATCH ? AND instr(lower(m.content), ?) > 0`,
+      args: [`"${search.replaceAll('"', '""')}"`, needle],
+    };
+  }
+  return {
+    sql: `SELECT conversation_id FROM messages
+          WHERE id > (SELECT coalesce(max(id), 0) FROM messages) - ${SHORT_SEARCH_WINDOW} AND instr(lower(content), ?) > 0`,
+    args: [needle],
+  };
+}
+
 /** Read models for the console: lists and transcripts shaped for display. */
 export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => Map<number, string>) {
   const lastText = `(SELECT content FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_text`;
@@ -62,13 +89,14 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         // The conversation's own columns first: a match there never reads its messages. LIKE
         // folds ASCII case as lower() does, at a third of the cost of instr(lower()) per column.
         const pattern = `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+        const text = messageSearch(f.search);
         add(
           `(c.customer_id LIKE ? ESCAPE '\\' OR c.customer_name LIKE ? ESCAPE '\\' OR c.group_id LIKE ? ESCAPE '\\'
-            OR EXISTS (SELECT 1 FROM messages s WHERE s.conversation_id = c.id AND instr(lower(s.content), ?) > 0))`,
+            OR c.id IN (${text.sql}))`,
           pattern,
           pattern,
           pattern,
-          f.search.toLowerCase(),
+          ...text.args,
         );
       }
       // Longest wait first in "needs you"; the newest activity first otherwise.

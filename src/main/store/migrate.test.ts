@@ -174,3 +174,26 @@ test('migration 8 indexes deliveries by reply and pending replies in message ord
   assert.match(pending, /messages_pending_order/);
   assert.doesNotMatch(pending, /TEMP B-TREE/);
 });
+
+test('migration 9 indexes message text with trigrams, backfilled and kept in step with writes', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 7);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', ?, 'customer', ?, '{}', 0)");
+  message.run('m1', '我想申请退款，订单号 A-1');
+  message.run('m2', null);
+  message.run('m3', 'Where is my PARCEL?');
+  assert.equal(migrate(db, MIGRATIONS, 9), 9);
+  const find = (q: string) => (db.prepare('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid').all(q) as Array<{ rowid: number }>).map((r) => r.rowid);
+  assert.deepEqual(find('"申请退款"'), [1], 'existing rows are backfilled');
+  assert.deepEqual(find('"parcel"'), [3], 'case folded');
+  message.run('m4', 'parcel arrived "late"');
+  assert.deepEqual(find('"parcel"'), [3, 4], 'new rows are indexed by the trigger');
+  assert.deepEqual(find('"d ""late"""'), [4], 'quotes are plain text inside an FTS5 string');
+  db.prepare("UPDATE messages SET content = 'nothing here' WHERE id = 3").run();
+  assert.deepEqual(find('"parcel"'), [4]);
+  db.prepare('DELETE FROM messages WHERE id = 4').run();
+  assert.deepEqual(find('"parcel"'), []);
+  db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
+});
