@@ -1,71 +1,147 @@
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { createHmac, createSecretKey } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { startTarget, load, fmt, ROOT, type LoadResult } from './lib.ts';
+import { startTarget, fmt, ROOT } from './lib.ts';
+import { knowledgeBase, customerMessage } from './kb-data.ts';
 
 /**
- * bench/ingest: accepted auto_dialog requests per second and latency at 1, 10 and 100
- * connections, against a bare node:http server measured in the same run. Every accepted
- * message is committed with synchronous=FULL; the run checks the count in the database.
+ * bench/ingest: signed requests driven by wrk (a C load generator, so the client costs little CPU)
+ * against Switchboard and a bare node:http server in the same run. Bodies are unique and signed
+ * before the clock starts; 20,000 senders; a 1,000-entry knowledge base; auto_dialog replies are
+ * really delivered to a local receiver during the run. See bench/README.md.
  */
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 8);
-const LEVELS = (process.env['BENCH_LEVELS'] ?? '1,10,100').split(',').map(Number);
+const LEVELS = (process.env['BENCH_LEVELS'] ?? '10,100').split(',').map(Number);
+const THREADS = Number(process.env['BENCH_WRK_THREADS'] ?? 1);
+const SENDERS = Number(process.env['BENCH_SENDERS'] ?? 20_000);
+const KB_ENTRIES = Number(process.env['BENCH_KB'] ?? 1000);
+// Bodies per Switchboard level; a thread that runs out starts over, and the table says so.
+const POOL = Number(process.env['BENCH_POOL'] ?? 6000 * SECONDS);
+const EVENT_TYPES = ['auto_dialog', 'website_dialog'] as const;
+type EventType = (typeof EVENT_TYPES)[number];
+
+interface WrkResult { rps: number; requests: number; non2xx: number; socketErrors: number; p50: number; p99: number; wraps: number }
+
+function runWrk(url: string, connections: number, bodiesFile: string): Promise<WrkResult> {
+  // Asynchronous on purpose: the receiver in this process must keep answering while wrk runs.
+  const child = spawn('wrk', [`-t${THREADS}`, `-c${connections}`, `-d${SECONDS}s`, '--timeout', '10s', '-s', join(ROOT, 'bench/wrk/bodies.lua'), url], {
+    env: { ...process.env, BODIES_FILE: bodiesFile, WRK_THREADS: String(THREADS) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', (e) => reject(new Error(`could not run wrk (apt-get install wrk): ${e.message}`)));
+    child.once('exit', () => {
+      const line = /^WRK_JSON (.*)$/m.exec(out)?.[1];
+      if (!line) return reject(new Error(`wrk printed no result:\n${out}`));
+      const r = JSON.parse(line) as { requests: number; duration_us: number; non2xx: number; socket_errors: number; p50_us: number; p99_us: number; wraps: number };
+      resolve({ rps: r.requests / (r.duration_us / 1e6), requests: r.requests, non2xx: r.non2xx, socketErrors: r.socket_errors, p50: r.p50_us / 1000, p99: r.p99_us / 1000, wraps: r.wraps });
+    });
+  });
+}
+
+async function scrape(endpoint: string): Promise<Map<string, number>> {
+  const text = await (await fetch(new URL('/metrics', endpoint))).text();
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^(\w+) (\S+)$/.exec(line);
+    if (m) values.set(m[1]!, Number(m[2]));
+  }
+  return values;
+}
+
+function cli(dataDir: string, ...args: string[]): string {
+  const r = spawnSync(process.execPath, ['src/main/cli/index.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`cli ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
 
 export async function runIngest(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-ingest-'));
+  let delivered = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      delivered++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const sendUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
   // The benchmark measures the pipeline, not the per-client rate limit (100/s by default).
   writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ rateLimit: { perSecond: 1e9, burst: 1e9 } }));
-  const add = spawnSync(process.execPath, ['src/main/cli/index.ts', 'clients', 'add', 'bench', '--send-url', 'http://127.0.0.1:9/hook', '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
-  const secret = /^secret: (\S+)$/m.exec(add.stdout)?.[1];
-  if (!secret) throw new Error(`could not add the bench client: ${add.stderr}`);
+  const secret = /^secret: (\S+)$/m.exec(cli(dataDir, 'clients', 'add', 'bench', '--send-url', sendUrl))?.[1];
+  if (!secret) throw new Error('could not add the bench client');
+  // Replies fall due one second after a sender's last message, so they are composed and delivered within a level.
+  cli(dataDir, 'clients', 'set', 'bench', '--quiet-seconds', '1');
+  const kb = knowledgeBase(KB_ENTRIES);
+  writeFileSync(join(dataDir, 'kb.json'), JSON.stringify(kb));
+  cli(dataDir, 'kb', 'import', join(dataDir, 'kb.json'));
 
-  // Bodies are signed before the clock starts, so the load generator spends its core on sending.
   const key = createSecretKey(Buffer.from(secret, 'utf8'));
   let n = 0;
-  const makeBody = (): string => {
-    n++;
+  const writeBodies = (eventType: EventType, count: number): string => {
     const now = Math.floor(Date.now() / 1000);
-    const info = { event_type: 'auto_dialog', msg_id: `b-${n}`, from_user_id: `cust-${n % 5000}`, from_user_type: 2, content: `Hello, I have a question about my order number ${n}. Can you help?`, create_timestamp: now };
-    const signature = createHmac('sha256', key).update(`${now}.bench.${canonicalize(info)}`).digest('hex');
-    return JSON.stringify({ client: 'bench', signature, timestamp: now, message_info: info });
+    const lines: string[] = [];
+    for (let i = 0; i < count; i++, n++) {
+      const info = { event_type: eventType, msg_id: `b-${n}`, from_user_id: `cust-${(n * 7) % SENDERS}`, from_user_type: 2, content: customerMessage(kb, n), create_timestamp: now };
+      const signature = createHmac('sha256', key).update(`${now}.bench.${canonicalize(info)}`).digest('hex');
+      lines.push(JSON.stringify({ client: 'bench', signature, timestamp: now, message_info: info }));
+    }
+    const file = join(dataDir, `bodies-${n}.ndjson`);
+    writeFileSync(file, lines.join('\n') + '\n');
+    return file;
   };
-  const pool = (count: number): (() => string) => {
-    const bodies = Array.from({ length: count }, makeBody);
-    let i = 0;
-    return () => bodies[i++] ?? makeBody();
-  };
-  const POOL = Number(process.env['BENCH_POOL'] ?? 40_000 * SECONDS);
 
+  // The bare server ignores the body, so a smaller pool sent round and round costs it nothing.
   const bare = await startTarget(['bench/bare-server.ts']);
-  const bareResults: LoadResult[] = [];
-  for (const c of LEVELS) bareResults.push(await load(bare.endpoint, c, SECONDS, pool(POOL)));
+  const bareFile = writeBodies('auto_dialog', 20_000);
+  const bareResults = new Map<number, WrkResult>();
+  for (const c of LEVELS) bareResults.set(c, await runWrk(bare.endpoint, c, bareFile));
   await bare.stop();
 
   const sb = await startTarget(['src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir]);
-  const sbResults: LoadResult[] = [];
-  for (const c of LEVELS) sbResults.push(await load(sb.endpoint, c, SECONDS, pool(POOL)));
+  const rows: string[] = [];
+  const accepted = new Map<EventType, number>();
+  for (const eventType of EVENT_TYPES) {
+    for (const c of LEVELS) {
+      const file = writeBodies(eventType, POOL); // signed before the clock starts
+      await scrape(sb.endpoint); // resets the event-loop delay window
+      const deliveredBefore = delivered;
+      const r = await runWrk(sb.endpoint, c, file);
+      const m = await scrape(sb.endpoint);
+      const b = bareResults.get(c)!;
+      accepted.set(eventType, (accepted.get(eventType) ?? 0) + r.requests - r.non2xx);
+      const loop = `${fmt((m.get('switchboard_event_loop_delay_p99_seconds') ?? NaN) * 1000, 1)} / ${fmt((m.get('switchboard_event_loop_delay_max_seconds') ?? NaN) * 1000, 0)}`;
+      const replies = eventType === 'auto_dialog' ? fmt(delivered - deliveredBefore) : '–';
+      rows.push(`| ${eventType} | ${c} | ${fmt(b.rps)} | ${fmt(r.rps)} | ${fmt(r.rps / b.rps, 3)} | ${fmt(b.p50, 2)} / ${fmt(b.p99, 2)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${loop} | ${replies} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
+    }
+  }
   await sb.stop();
+  receiver.close();
 
   const db = new DatabaseSync(join(dataDir, 'switchboard.db'), { readOnly: true });
-  const stored = (db.prepare("SELECT count(*) AS n FROM messages WHERE event_type = 'auto_dialog'").get() as { n: number }).n;
+  const check = EVENT_TYPES.map((et) => {
+    const stored = (db.prepare("SELECT count(*) AS n FROM messages WHERE event_type = ? AND role = 'customer'").get(et) as { n: number }).n;
+    const ok = accepted.get(et) ?? 0;
+    return `${et}: accepted ${fmt(ok)}, stored ${fmt(stored)}${stored >= ok ? '' : ' LOST MESSAGES'}`;
+  });
   db.close();
-  const accepted = sbResults.reduce((s, r) => s + r.ok, 0);
   rmSync(dataDir, { recursive: true, force: true });
 
-  const lines = [
-    `bench/ingest: signed auto_dialog requests, ${SECONDS} s per level, synchronous=FULL`,
-    '| connections | bare req/s | switchboard req/s | ratio | bare p50 / p99 ms | switchboard p50 / p99 ms | errors |',
-    '|---:|---:|---:|---:|---:|---:|---:|',
-    ...LEVELS.map((c, i) => {
-      const b = bareResults[i]!;
-      const s = sbResults[i]!;
-      return `| ${c} | ${fmt(b.rps)} | ${fmt(s.rps)} | ${fmt(s.rps / b.rps, 2)} | ${fmt(b.p50, 2)} / ${fmt(b.p99, 2)} | ${fmt(s.p50, 2)} / ${fmt(s.p99, 2)} | ${s.failed} |`;
-    }),
-    `accepted ${fmt(accepted)} requests; ${fmt(stored)} messages in the database (${stored >= accepted ? 'every accepted message committed; the rest were in flight when the load stopped' : 'LOST MESSAGES'})`,
-  ];
-  return lines.join('\n');
+  return [
+    `bench/ingest: wrk -t${THREADS}, ${SECONDS} s per level, unique pre-signed bodies, ${fmt(SENDERS)} senders, ${fmt(KB_ENTRIES)}-entry knowledge base, quiet period 1 s, synchronous=FULL`,
+    '| event type | connections | bare req/s | switchboard req/s | ratio | bare p50 / p99 ms | switchboard p50 / p99 ms | event-loop delay p99 / max ms | replies delivered | non-2xx + socket errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    check.join('; '),
+  ].join('\n');
 }

@@ -17,7 +17,8 @@ import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
 import { createMessageService, type MessageWriter } from './conversations/message-service.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { createHttpServer, CHAT_PATH } from './http/server.ts';
-import { createMetrics } from './http/metrics.ts';
+import { createMetrics, eventLoopDelayGauges } from './http/metrics.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRequestLogger } from './http/request-logger.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import { createSender, type Resolver } from './delivery/sender.ts';
@@ -172,6 +173,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   metrics.gauge('switchboard_outbox_pending', 'Deliveries waiting to be sent (outbox depth).', () => store.deliveries.countByState().pending);
   metrics.gauge('switchboard_outbox_dead', 'Deliveries that gave up; retry them from the console or CLI.', () => store.deliveries.countByState().dead);
   metrics.gauge('switchboard_replies_waiting', 'Conversations in their quiet period.', () => scheduler.waitingConversations());
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  eventLoopDelayGauges(metrics, loopDelay);
 
   const flushTimer = setInterval(() => {
     const counted = requestLog.flush(clock.now());
@@ -281,6 +285,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         requestLog.flush(clock.now(), true);
         await pruning;
         scheduler.stop();
+        loopDelay.disable();
         await outbox.stop();
         sender.close();
         await writer.close();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetrics } from './metrics.ts';
+import { createMetrics, eventLoopDelayGauges } from './metrics.ts';
 
 const series = (text: string, name: string): string[] => text.split('\n').filter((l) => l.startsWith(`${name}{`));
 
@@ -39,4 +39,25 @@ test('status labels are the statuses the server answers; outcomes and stored eve
     'switchboard_messages_stored_total{event_type="other"} 1',
   ]);
   assert.deepEqual(series(text, 'switchboard_delivery_attempts_total').map((l) => /outcome="(\w+)"/.exec(l)![1]), ['sent', 'retry', 'dead', 'cancelled', 'other']);
+});
+
+test('event-loop delay gauges show a stall at the next scrape, then only what came after it', async () => {
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const m = createMetrics();
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  eventLoopDelayGauges(m, h);
+  const value = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
+  await new Promise((r) => setTimeout(r, 30));
+  const stallUntil = Date.now() + 120;
+  while (Date.now() < stallUntil); // a synchronous stall of the main thread, as a batch of reply timers makes
+  await new Promise((r) => setTimeout(r, 30));
+  const first = m.render();
+  assert.ok(value(first, 'switchboard_event_loop_delay_max_seconds') >= 0.1, first);
+  assert.ok(value(first, 'switchboard_event_loop_delay_p99_seconds') >= 0.1, first);
+  await new Promise((r) => setTimeout(r, 60));
+  const second = m.render();
+  h.disable();
+  assert.ok(value(second, 'switchboard_event_loop_delay_max_seconds') < 0.1, second);
+  assert.ok(value(second, 'switchboard_event_loop_delay_p99_seconds') < 0.1, second);
 });

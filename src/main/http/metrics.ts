@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../shared/protocol/message-schema.ts';
 import { PROBLEM_CODES } from '../../shared/problem-codes.ts';
+import type { Histogram } from 'node:perf_hooks';
 
 /** Prometheus text exposition of the few series this service needs; no registry library required. */
 
@@ -94,3 +95,17 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Main-thread event-loop delay as two gauges, each covering the time since the previous scrape:
+ * a stall shows up once, at the scrape after it, instead of being averaged into a lifetime figure.
+ * The histogram resets when the max is read, so with several scrapers each sees only its share.
+ */
+export function eventLoopDelayGauges(metrics: Metrics, histogram: Histogram): void {
+  metrics.gauge('switchboard_event_loop_delay_p99_seconds', 'Main-thread event-loop delay p99 since the previous scrape.', () => histogram.percentile(99) / 1e9);
+  metrics.gauge('switchboard_event_loop_delay_max_seconds', 'Main-thread event-loop delay max since the previous scrape.', () => {
+    const max = histogram.count ? histogram.max / 1e9 : 0;
+    histogram.reset();
+    return max;
+  });
+}
