@@ -46,6 +46,11 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
   const blur = () => js(page, 'document.activeElement && document.activeElement.blur()');
   const state = () => page.textContent('[data-testid=auto-reply-state]');
   const reply = () => page.getByRole('textbox', { name: 'Reply to the customer' });
+  /**
+   * A picked canned reply places the caret a frame later; fill('') selects all, then deletes, and a caret
+   * placed in between leaves the old text. Frame callbacks run in the order asked for: once ours ran, theirs did.
+   */
+  const nextFrame = () => js(page, 'new Promise((done) => requestAnimationFrame(() => done(true)))');
 
   before(async () => {
     buildConsole();
@@ -114,6 +119,23 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await reply().fill('Anything else I can do?');
     await reply().press('Meta+Enter');
     await eventually(() => operatorDeliveries().find((r) => r.body.message_info['content'] === 'Anything else I can do?'), 'the Cmd+Enter reply', 10_000);
+    // The receiver can have it before the console has the answer to its send: wait for the box to empty,
+    // or the next Ctrl+Enter lands while that send is still in flight and is ignored.
+    await eventually(async () => (await reply().inputValue()) === '', 'the box empty after Cmd+Enter', 10_000);
+    // What the operator types while a reply is on its way stays in the box when the send completes.
+    await page.route('**/api/sendReply', async (route) => {
+      await new Promise((done) => setTimeout(done, 500));
+      await route.continue();
+    });
+    await reply().fill('One more thing.');
+    await reply().press('Control+Enter');
+    await page.getByRole('button', { name: 'Sending…' }).waitFor();
+    await reply().fill('Typed while it was sending');
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+    await page.unroute('**/api/sendReply');
+    await eventually(() => operatorDeliveries().find((r) => r.body.message_info['content'] === 'One more thing.'), 'the reply sent meanwhile', 10_000);
+    assert.equal(await reply().inputValue(), 'Typed while it was sending');
+    await reply().fill('');
   });
 
   it('a refused reply turns dead with a Retry button; a failing one shows retrying', async () => {
@@ -155,12 +177,14 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await page.getByRole('option', { name: /Returns/ }).waitFor();
     await reply().press('Enter');
     assert.equal(await reply().inputValue(), 'You can return any item within 30 days.');
+    await nextFrame();
     await reply().fill('');
     await page.click('button:has-text("Canned replies")');
     await page.getByRole('combobox', { name: 'Search canned replies' }).fill('ship');
     await shoot(page, 'workspace-canned');
     await page.getByRole('option', { name: /Shipping times/ }).click();
     assert.equal(await reply().inputValue(), 'We ship within 2 working days.');
+    await nextFrame();
     await reply().fill('');
   });
 
@@ -332,8 +356,17 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
 
   it('a knowledge-base source opens its entry in the knowledge base', async () => {
     await page.click('[data-testid=sources] button:has-text("“Where is my parcel?”")');
-    assert.equal(await page.inputValue('input[aria-label="Search the knowledge base"]'), 'Where is my parcel?');
-    await page.waitForSelector('td:has-text("Track it with the link")');
+    // The entry's row is highlighted, focused and in view; the search is cleared so no filter can hide it.
+    const row = page.locator('[data-testid=kb-table] tr[aria-current=true]');
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /Where is my parcel\?.*Track it with the link/);
+    assert.equal(await page.inputValue('input[aria-label="Search the knowledge base"]'), '');
+    const shown = await js<{ focused: boolean; inView: boolean }>(
+      page,
+      `(() => { const row = document.querySelector('[data-testid=kb-table] tr[aria-current=true]'); const r = row.getBoundingClientRect();
+        return { focused: document.activeElement === row, inView: r.top >= 0 && r.bottom <= innerHeight && r.height > 0 }; })()`,
+    );
+    assert.deepEqual(shown, { focused: true, inView: true });
     await page.click('nav >> text=Conversations');
   });
 

@@ -116,7 +116,8 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
     sending: false,
     composeError: null,
     async sendReply(conversationId) {
-      const content = (get().drafts[conversationId] ?? '').trim();
+      const draft = get().drafts[conversationId] ?? '';
+      const content = draft.trim();
       if (!content || get().sending) return false;
       set({ sending: true, composeError: null });
       const sent = await write(
@@ -126,7 +127,8 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       );
       set({ sending: false });
       if (!sent) return false;
-      set((s) => ({ drafts: { ...s.drafts, [conversationId]: '' }, suggestion: s.suggestion?.conversationId === conversationId ? null : s.suggestion }));
+      // Only the text that was sent leaves the box: what the operator typed while it was on its way stays.
+      set((s) => ({ drafts: { ...s.drafts, [conversationId]: (s.drafts[conversationId] ?? '') === draft ? '' : (s.drafts[conversationId] ?? '') }, suggestion: s.suggestion?.conversationId === conversationId ? null : s.suggestion }));
       await refresh();
       return true;
     },

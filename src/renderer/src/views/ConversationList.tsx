@@ -21,6 +21,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const setFilter = useConsole((s) => s.setFilter);
   const select = useConsole((s) => s.select);
   const move = useConsole((s) => s.move);
+  const scrollRequest = useConsole((s) => s.scrollRequest);
   const scroller = useRef<HTMLDivElement>(null);
   const listbox = useRef<HTMLDivElement>(null);
   const rows = useVirtualizer({ count: conversations.length, getScrollElement: () => scroller.current, estimateSize: () => 64, overscan: 8 });
@@ -32,15 +33,16 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const selectedIndex = conversations.findIndex((c) => c.id === selectedId);
 
   // j/k and the arrow keys move the selection: keep it in view (rows outside the window are not rendered),
-  // and keep keyboard focus on it when the list had focus.
+  // and keep keyboard focus on it when the list had focus. j/k also ask for a scroll (scrollRequest) so a
+  // selection that cannot move further (the list's end) but was pushed out of view by new rows comes back.
   useEffect(() => {
     const index = useConsole.getState().conversations.findIndex((c) => c.id === selectedId);
     if (index < 0) return;
     rows.scrollToIndex(index, { align: 'auto' });
     if (!listbox.current?.contains(document.activeElement)) return;
     requestAnimationFrame(() => listbox.current?.querySelector<HTMLElement>('[aria-selected=true]')?.focus());
-    // Only a new selection scrolls; live reordering of the list must not move the operator's view.
-  }, [selectedId]);
+    // Only a new selection or a key press scrolls; live reordering of the list must not move the operator's view.
+  }, [selectedId, scrollRequest]);
 
   const chip = (on: boolean) => ({ className: on ? 'chip on' : 'chip', 'aria-pressed': on });
   return (
