@@ -66,7 +66,7 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     const context = await browser.newContext({ viewport: { width: 1024, height: 700 }, locale: 'en-US' });
     await context.addInitScript(ALERT_SPY);
     page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(20_000);
     // Page time flows as usual but can jump: the 5 s undo and the offline threshold without waiting.
     await page.clock.install();
     await page.goto(server.console);

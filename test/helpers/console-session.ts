@@ -24,7 +24,7 @@ export function launchChromium(): Promise<Browser> {
 /** A page on the console URL serve printed (token in the fragment), as an operator opens it. */
 export async function openConsole(browser: Browser, server: ServeProcess, viewport = { width: 1280, height: 760 }): Promise<Page> {
   const page = await (await browser.newContext({ viewport, locale: 'en-US' })).newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000); // a first page load on two busy cores can take over 10 s
   await page.goto(server.console);
   return page;
 }
