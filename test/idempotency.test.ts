@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
+import { signBody } from './helpers/sign.ts';
 
 describe('section 5: idempotency', () => {
   let h: Harness;
@@ -76,5 +77,68 @@ describe('section 5: idempotency', () => {
     const conflict = await h.post({ ...info, content: 'different' });
     assert.equal(conflict.body.code, 'msg_id_conflict');
     assert.equal((await h.postRaw(raw)).body.code, 'replayed_request', 'the replay store is durable too');
+  });
+});
+
+describe('section 5: idempotency records are pruned after idempotencyRetentionHours', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ config: { idempotencyRetentionHours: 1 } });
+    h.addClient('acme', { sendUrl: 'http://127.0.0.1:9/hook' });
+  });
+  after(() => h.stop());
+
+  const count = (sql: string, ...args: Array<string | number>): number =>
+    Number((h.admin.connection.prepare(`SELECT count(*) AS n FROM idempotency ${sql}`).get(...args) as { n: number }).n);
+  const settle = async (done: () => boolean): Promise<void> => {
+    // Pruning runs on the writer thread, a batch per write: wait for it, not for time.
+    for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it('old records go in batches while ingest continues; retries and replays inside the windows are still recognised', async () => {
+    const old = h.clock.now() - 2 * 3_600_000;
+    h.admin.connection.exec('BEGIN');
+    for (let i = 0; i < 2500; i++) {
+      h.admin.idempotency.put({ clientId: 'acme', eventType: 'auto_dialog', msgId: `old-${i}`, contentHash: 'x', status: 200, body: '{}', conversationId: 'c', messageId: null, signature: `sig-${i}`, at: old });
+    }
+    h.admin.connection.exec('COMMIT');
+    const info = { event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'p1', from_user_type: 2, content: 'keep me' };
+    const first = await h.post(info);
+    const raw = JSON.stringify(signBody('acme', 'secret-acme-0123456789abcdefghijklmnopqrstuvwxyz', { event_type: 'auto_dialog', from_user_id: 'p2', from_user_type: 2, content: 'no msg_id' }, h.now()));
+    assert.equal((await h.postRaw(raw)).status, 200);
+
+    // The next maintenance pass, a minute on, with requests arriving while it deletes.
+    h.clock.advance(60_000);
+    const during = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: `p-${i % 5}`, from_user_type: 2, content: `during ${i}` })),
+    );
+    assert.deepEqual([...new Set(during.map((r) => r.status))], [200], 'ingest is not refused while pruning');
+    await settle(() => count("WHERE msg_id LIKE 'old-%'") === 0);
+    assert.equal(count("WHERE msg_id LIKE 'old-%'"), 0, 'records past the retention went');
+    assert.equal(count("WHERE msg_id NOT LIKE 'old-%'"), 42, 'newer records were kept');
+
+    const retry = await h.post(info);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true', 'a retry inside the retention gets the first response');
+    assert.deepEqual(retry.body, first.body);
+    await h.restart();
+    assert.equal((await h.postRaw(raw)).body.code, 'replayed_request', 'a replay inside the window is refused, after a restart too');
+  });
+
+  it('assist_dialog still finds an auto_dialog message by msg_id after its record is pruned', async () => {
+    const who = `assist-${mid()}`;
+    const m1 = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: who, from_user_type: 2, content: 'How much is Pro?' });
+    const target = String(m1.body['msg_id']);
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: who, from_user_type: 2, content: 'later' });
+    // Two hours pass; the pass due at each minute is skipped while the one before it is still in flight.
+    h.clock.advance(2 * 3_600_000);
+    await settle(() => {
+      h.clock.advance(60_000);
+      return count('WHERE msg_id = ?', target) === 0;
+    });
+    assert.equal(count('WHERE msg_id = ?', target), 0, 'the record is gone');
+    const r = await h.post({ event_type: 'assist_dialog', msg_id: target, from_user_id: who, content: 'How much is Pro?' });
+    assert.equal(r.status, 200);
+    assert.equal(r.body['conversation_id'], m1.body['conversation_id']);
+    assert.deepEqual(r.body['context'], { reused: true, matched_by: 'msg_id', messages: 1 });
   });
 });

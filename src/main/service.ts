@@ -58,6 +58,7 @@ export interface RunningService {
 }
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
 /** Request log rows deleted per write: small enough that ingest never waits long behind a prune. */
 const PRUNE_BATCH = 1000;
@@ -187,17 +188,26 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // ingest keeps committing in between. The check itself reads only the ends of two indexes.
   let pruning: Promise<void> | null = null;
   let stopping = false;
+  // Idempotency records go the same way once older than their retention (never below the replay
+  // window, so a replayed signature is still refused).
   const prune = async (): Promise<void> => {
     const limits = { before: clock.now() - config.requestLogRetentionDays * DAY, maxRows: config.requestLogMaxRows };
-    if (!store.requestLog.needsPrune(limits)) return;
+    if (store.requestLog.needsPrune(limits)) {
+      for (;;) {
+        const result = await writer.submit({ kind: 'prune_request_log', limits: { ...limits, batch: PRUNE_BATCH } });
+        if (result?.kind !== 'changed' || result.count === 0 || stopping) break;
+      }
+    }
+    const before = clock.now() - config.idempotencyRetentionHours * HOUR;
+    if (stopping || !store.idempotency.needsPrune(before)) return;
     for (;;) {
-      const result = await writer.submit({ kind: 'prune_request_log', limits: { ...limits, batch: PRUNE_BATCH } });
+      const result = await writer.submit({ kind: 'prune_idempotency', before, batch: PRUNE_BATCH });
       if (result?.kind !== 'changed' || result.count === 0 || stopping) return;
     }
   };
   const maintain = (): void => {
     pruning ??= prune()
-      .catch((error: unknown) => log(`request log pruning failed: ${(error as Error).message}`))
+      .catch((error: unknown) => log(`pruning failed: ${(error as Error).message}`))
       .finally(() => (pruning = null));
   };
   let cancelMaintain = (): void => {};

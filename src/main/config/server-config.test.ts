@@ -55,3 +55,14 @@ test('flood settings: defaults an honest integrator never meets, each part switc
   writeFileSync(join(d, 'config.json'), JSON.stringify({ requestLogMaxRows: 10, addressRateLimit: { burst: 0 } }));
   assert.throws(() => loadServerConfig(d), (e: Error) => /requestLogMaxRows/.test(e.message) && /addressRateLimit\.burst/.test(e.message));
 });
+
+test('idempotency retention: 48 hours unless set, never shorter than the replay window', () => {
+  assert.equal(loadServerConfig(dir()).idempotencyRetentionHours, 48);
+  const d = dir();
+  writeFileSync(join(d, 'config.json'), JSON.stringify({ idempotencyRetentionHours: 1, replayWindowSeconds: 7200 }));
+  assert.throws(() => loadServerConfig(d), (e: Error) => /idempotencyRetentionHours: must be at least the replay window/.test(e.message));
+  writeFileSync(join(d, 'config.json'), JSON.stringify({ idempotencyRetentionHours: 0.5 }));
+  assert.throws(() => loadServerConfig(d), (e: Error) => /idempotencyRetentionHours/.test(e.message));
+  writeFileSync(join(d, 'config.json'), JSON.stringify({ idempotencyRetentionHours: 2, replayWindowSeconds: 7200 }));
+  assert.equal(loadServerConfig(d).idempotencyRetentionHours, 2);
+});

@@ -23,6 +23,13 @@ export const serverConfigSchema = z.strictObject({
   /** The request log is also cut to its newest rows past this many (oldest first, in small batches). */
   requestLogMaxRows: z.number().int().min(1000).default(1_000_000),
   /**
+   * How long an accepted request's idempotency record is kept (section 5): a retry with the same
+   * msg_id and content within this time gets the first response again; after it, the msg_id is new.
+   * Retries are re-signed with a fresh timestamp, so they can come at any age: this is the promise.
+   * Never below the replay window (section 3), whose signatures are these records too.
+   */
+  idempotencyRetentionHours: z.number().min(1).default(48),
+  /**
    * Refused requests of the same kind (same address, or same client once authenticated; same status
    * and code) within a window: the first `rowsPerWindow` get a row each, the rest are counted on one.
    */
@@ -52,6 +59,10 @@ export const serverConfigSchema = z.strictObject({
   deliveryConcurrency: z.number().int().min(1).max(1024).default(64),
   /** How long a write waits for a lock held by another process (the CLI) before a 503. */
   busyTimeoutMs: z.number().int().min(0).max(60_000).default(5000),
+}).refine((c) => c.idempotencyRetentionHours * 3600 >= c.replayWindowSeconds, {
+  // A pruned record is a forgotten signature: a replay of it would be accepted again.
+  message: 'must be at least the replay window (replayWindowSeconds)',
+  path: ['idempotencyRetentionHours'],
 });
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>;

@@ -48,6 +48,7 @@ export type WriteCommand =
   | { kind: 'request_log'; entry: RequestLogEntry; aggKey?: string }
   | { kind: 'request_log_count'; aggKey: string; count: number; lastAt: number; close: boolean }
   | { kind: 'prune_request_log'; limits: PruneLimits }
+  | { kind: 'prune_idempotency'; before: number; batch: number }
   | AutoReplyCommand
   | SettleCommand
   | DeliveryCommand
@@ -266,6 +267,8 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
       return null;
     case 'prune_request_log':
       return { kind: 'changed', count: store.requestLog.prune(command.limits) };
+    case 'prune_idempotency':
+      return { kind: 'changed', count: store.idempotency.prune(command.before, command.batch) };
     case 'auto_reply':
       return commitAutoReply(store, command);
     case 'settle_replies':

@@ -26,6 +26,11 @@ export function idempotencyQueries(db: Db) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const seenSince = db.prepare('SELECT client_id, signature, created_at FROM idempotency WHERE created_at >= ?');
+  // Both read idempotency_created only: the oldest entry, and a batch of ids from the old end.
+  const oldest = db.prepare('SELECT min(created_at) AS oldest FROM idempotency');
+  const pruneOld = db.prepare(
+    'DELETE FROM idempotency WHERE id IN (SELECT id FROM idempotency INDEXED BY idempotency_created WHERE created_at < ? LIMIT ?)',
+  );
 
   return {
     get(clientId: string, eventType: string, msgId: string): StoredResponse | undefined {
@@ -42,6 +47,15 @@ export function idempotencyQueries(db: Db) {
         signature: r.signature,
         seenAt: r.created_at,
       }));
+    },
+    /** Deletes at most `batch` records accepted before `before`; returns how many went. */
+    prune(before: number, batch: number): number {
+      return Number(pruneOld.run(before, batch).changes);
+    },
+    /** Whether prune() has anything to do; cheap (one end of an index), so the main thread can ask often. */
+    needsPrune(before: number): boolean {
+      const { oldest: o } = oldest.get() as { oldest: number | null };
+      return o !== null && o < before;
     },
   };
 }

@@ -106,10 +106,11 @@ export function messageQueries(db: Db) {
        sources, cause, operator, instruction, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // Found through the idempotency table's key, so messages need no index of their own on msg_id.
+  // Not through the idempotency table: its rows are pruned, an assist may name an older message.
+  // Newest first: once a key's idempotency record is gone, a reused msg_id is stored again.
   const autoMessageByMsgId = db.prepare(
-    `SELECT m.id, m.conversation_id FROM idempotency i JOIN messages m ON m.id = i.message_id
-     WHERE i.client_id = ? AND i.event_type = 'auto_dialog' AND i.msg_id = ?`,
+    `SELECT id, conversation_id FROM messages INDEXED BY messages_auto_msg_id
+     WHERE client_id = ? AND msg_id = ? AND event_type = 'auto_dialog' ORDER BY id DESC LIMIT 1`,
   );
   const recentMessages = db.prepare(
     `SELECT id, msg_id, role, from_user_id, content, received_at FROM messages

@@ -197,3 +197,19 @@ test('migration 9 indexes message text with trigrams, backfilled and kept in ste
   assert.deepEqual(find('"parcel"'), []);
   db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
 });
+
+test('migration 10 indexes auto_dialog messages by msg_id, so assist_dialog no longer needs the idempotency table', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 9);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', ?, ?, 'customer', 'x', '{}', 0)");
+  message.run('auto_dialog', 'm1');
+  message.run('assist_dialog', 'm1');
+  assert.equal(migrate(db, MIGRATIONS, 10), 10);
+  const sql = "SELECT id FROM messages WHERE client_id = 'a' AND msg_id = 'm1' AND event_type = 'auto_dialog' ORDER BY id DESC LIMIT 1";
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' ');
+  assert.match(plan, /messages_auto_msg_id/);
+  assert.doesNotMatch(plan, /TEMP B-TREE/);
+  assert.deepEqual(db.prepare(sql).all().map((r) => r['id']), [1], 'existing rows are indexed; other event types are not');
+});
