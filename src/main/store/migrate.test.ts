@@ -197,3 +197,13 @@ test('migration 9 indexes message text with trigrams, backfilled and kept in ste
   assert.deepEqual(find('"parcel"'), []);
   db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
 });
+
+test('migration 10 indexes conversations in the console list order, so a page needs no sort', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 9);
+  assert.equal(migrate(db, MIGRATIONS, 10), 10);
+  const plan = (db.prepare('EXPLAIN QUERY PLAN SELECT id FROM conversations ORDER BY last_message_at DESC, id LIMIT 50').all() as Array<{ detail: string }>)
+    .map((r) => r.detail).join(' ');
+  assert.match(plan, /conversations_recent/);
+  assert.doesNotMatch(plan, /TEMP B-TREE/);
+});

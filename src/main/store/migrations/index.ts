@@ -8,6 +8,7 @@ import { migration006 } from './006-operator-replies.ts';
 import { migration007 } from './007-workspace.ts';
 import { migration008 } from './008-hot-path-indexes.ts';
 import { migration009 } from './009-message-search.ts';
+import { migration010 } from './010-conversation-list-index.ts';
 
 /** In order; a released migration is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010];
