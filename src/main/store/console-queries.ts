@@ -101,8 +101,11 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
       }
       // Longest wait first in "needs you"; the newest activity first otherwise.
       const order = f.view === 'needs_you' ? 'c.needs_human_since, c.id' : 'c.last_message_at DESC, c.id';
-      const sql = `SELECT c.*, ${lastText} FROM conversations c ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-                   ORDER BY ${order} LIMIT ?`;
+      // The page is chosen first and only its rows read their last message: a correlated
+      // subquery in the outer select would otherwise run for every conversation before the sort.
+      const sql = `SELECT c.*, ${lastText}
+                   FROM (SELECT c.* FROM conversations c ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?) c
+                   ORDER BY ${order}`;
       return (db.prepare(sql).all(...args, f.limit) as unknown as RawConv[]).map(toSummary);
     },
     /** Whether messages older than `id` exist (the "load earlier" button). */

@@ -213,3 +213,13 @@ test('migration 10 indexes auto_dialog messages by msg_id, so assist_dialog no l
   assert.doesNotMatch(plan, /TEMP B-TREE/);
   assert.deepEqual(db.prepare(sql).all().map((r) => r['id']), [1], 'existing rows are indexed; other event types are not');
 });
+
+test('migration 11 indexes conversations in the console list order, so a page needs no sort', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 10);
+  assert.equal(migrate(db, MIGRATIONS, 11), 11);
+  const plan = (db.prepare('EXPLAIN QUERY PLAN SELECT id FROM conversations ORDER BY last_message_at DESC, id LIMIT 50').all() as Array<{ detail: string }>)
+    .map((r) => r.detail).join(' ');
+  assert.match(plan, /conversations_recent/);
+  assert.doesNotMatch(plan, /TEMP B-TREE/);
+});
