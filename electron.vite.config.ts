@@ -37,7 +37,7 @@ export default defineConfig({
     // puts out/ into app.asar without a node_modules folder.
     build: {
       externalizeDeps: false,
-      rollupOptions: { input: { index: resolve('src/main/index.ts'), 'writer-worker': resolve('src/main/writer-worker.ts') } },
+      rollupOptions: { input: { index: resolve('src/main/index.ts'), 'writer-worker': resolve('src/main/writer-worker.ts'), 'engine-worker': resolve('src/main/engine-worker.ts') } },
     },
   },
   preload: {

@@ -37,7 +37,8 @@ describe('LLM engines end to end', () => {
   before(async () => {
     fake = await startFakeOpenAi();
     rx = await startReceiver();
-    h = await startHarness({ clockStart: Date.now(), log: (line) => logs.push(line) });
+    // In-process: the engines' own budgets and back-offs here run on the hand-moved clock.
+    h = await startHarness({ clockStart: Date.now(), config: { engineWorker: false }, log: (line) => logs.push(line) });
     h.admin.kb.add('Do you ship to Norway?', 'Yes, within 5 days.', 0);
     h.admin.engines.save('local', engineConfigSchema.parse({ baseUrl: fake.baseUrl, model: 'llama3.1:8b', timeoutMs: 2000 }), keyFileBox(`${h.dataDir}/secret.key`).seal(KEY), Date.now());
     h.addClient('acme', { sendUrl: rx.url, engine: 'local' } as never);

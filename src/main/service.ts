@@ -13,6 +13,7 @@ import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.
 import { createKbEngine } from './engines/kb-engine.ts';
 import type { Engine } from './engines/engine.ts';
 import { createEngineRouter } from './engines/router.ts';
+import { startWorkerEngine } from './engines/worker-engine.ts';
 import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
 import { createMessageService, type MessageWriter } from './conversations/message-service.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
@@ -38,6 +39,8 @@ export interface ServiceOptions {
   log?: (line: string) => void;
   /** The writer thread's entry: the .ts source when run by Node, the bundled .js in Electron. */
   writerEntry?: URL | string;
+  /** The engine thread's entry, like `writerEntry`; used when config.engineWorker is on. */
+  engineWorkerEntry?: URL | string;
   /** DNS for deliveries (tests point names at forbidden addresses). */
   resolve?: Resolver;
   /** Jitter source for retry delays (tests make it deterministic). */
@@ -93,18 +96,29 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = createMetrics();
   const events = createEventBus();
   const alert = createAlerts(store, events);
-  const engine =
+  const loadEngine = (name: string) => {
+    const row = store.engines.get(name);
+    if (!row) return undefined;
+    const sealed = row.apiKeySealed;
+    return { name, config: row.config, apiKey: () => (sealed ? box.open(sealed) : null), updatedAt: row.updatedAt };
+  };
+  const engineOf = (clientId: string): string => registry.lookup(clientId, clock.now())?.settings.engine ?? BUILTIN_ENGINE;
+  // Injected engines (tests' scripted ones) answer in-process; otherwise the engine thread does.
+  const engineWorker = options.engine || !config.engineWorker
+    ? null
+    : await startWorkerEngine(
+        options.engineWorkerEntry ?? new URL('./engine-worker.ts', import.meta.url),
+        { databasePath: databasePath(options.dataDir), busyTimeoutMs: config.busyTimeoutMs, kbThreshold: config.kbThreshold },
+        { engineOf, load: loadEngine },
+      );
+  const engine: Engine =
     options.engine ??
+    engineWorker ??
     createEngineRouter({
       builtin: createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 }),
       knowledge: store.kb,
-      engineOf: (clientId) => registry.lookup(clientId, clock.now())?.settings.engine ?? BUILTIN_ENGINE,
-      load: (name) => {
-        const row = store.engines.get(name);
-        if (!row) return undefined;
-        const sealed = row.apiKeySealed;
-        return { name, config: row.config, apiKey: () => (sealed ? box.open(sealed) : null), updatedAt: row.updatedAt };
-      },
+      engineOf,
+      load: loadEngine,
     });
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
   const sender = createSender({ resolve: options.resolve, timeoutMs: config.deliveryTimeoutMs, maxSockets: config.deliveryConcurrency });
@@ -233,6 +247,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cancelMaintain();
     clearInterval(flushTimer);
     await pruning;
+    await engineWorker?.close();
     await writer.close();
     store.close();
     throw error;
@@ -298,6 +313,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         loopDelay.disable();
         await outbox.stop();
         sender.close();
+        await engineWorker?.close();
         await writer.close();
         store.close();
       })();

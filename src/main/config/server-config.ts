@@ -59,6 +59,8 @@ export const serverConfigSchema = z.strictObject({
   deliveryConcurrency: z.number().int().min(1).max(1024).default(64),
   /** How long a write waits for a lock held by another process (the CLI) before a 503. */
   busyTimeoutMs: z.number().int().min(0).max(60_000).default(5000),
+  /** Answers (knowledge-base match, LLM calls) computed on their own thread with a read-only connection. */
+  engineWorker: z.boolean().default(true),
 }).refine((c) => c.idempotencyRetentionHours * 3600 >= c.replayWindowSeconds, {
   // A pruned record is a forgotten signature: a replay of it would be accepted again.
   message: 'must be at least the replay window (replayWindowSeconds)',

@@ -1,0 +1,77 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, mid, type Harness } from './helpers/harness.ts';
+import { startFakeOpenAi } from './helpers/fake-openai.ts';
+import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
+import { keyFileBox } from '../src/main/auth/secret-box.ts';
+import { engineConfigSchema } from '../src/shared/engine-config.ts';
+import { driveClock } from './helpers/drive-clock.ts';
+
+const KEY = 'sk-worker-SECRET-KEY-0123456789abcdef';
+
+// The default configuration: answers are computed on the engine thread with its own read-only
+// connection. The main thread's knowledge base is booby-trapped, so any match made there fails.
+describe('the engine worker answers off the main thread', () => {
+  let h: Harness;
+  let rx: Receiver;
+  let fake: Awaited<ReturnType<typeof startFakeOpenAi>>;
+  const logs: string[] = [];
+
+  before(async () => {
+    rx = await startReceiver();
+    fake = await startFakeOpenAi();
+    h = await startHarness({ log: (line) => logs.push(line) });
+    const trap = (): never => {
+      throw new Error('knowledge base matched on the main thread');
+    };
+    h.service.store.kb.match = trap;
+    h.service.store.kb.containing = trap;
+    h.admin.kb.add('How do I reset my password?', 'Use the "Forgot password" link on the sign-in page.', 0);
+    h.admin.engines.save('local', engineConfigSchema.parse({ baseUrl: fake.baseUrl, model: 'llama3.1:8b' }), keyFileBox(`${h.dataDir}/secret.key`).seal(KEY), Date.now());
+    h.addClient('acme', { sendUrl: rx.url, boundAccount: 'bot-acme' });
+    h.addClient('llmco', { engine: 'local' } as never);
+  });
+  after(async () => {
+    await h.stop();
+    await rx.close();
+    await fake.close();
+  });
+
+  it('website_dialog is answered from the knowledge base', async () => {
+    const r = await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v1', content: 'how can I reset my password' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const reply = r.body['reply'] as { content: string; handoff: boolean };
+    assert.deepEqual({ content: reply.content, handoff: reply.handoff }, { content: 'Use the "Forgot password" link on the sign-in page.', handoff: false });
+  });
+
+  it('an auto reply is composed there and delivered to the receiver', async () => {
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-1', from_user_type: 2, content: 'I need to reset my password' });
+    h.clock.advance(2000);
+    const [d] = await eventually(() => rx.received.length === 1 && rx.received, 'the delivery');
+    assert.equal(d!.body.message_info['content'], 'Use the "Forgot password" link on the sign-in page.');
+    assert.equal(d!.body.message_info['to_user_id'], 'cust-1');
+  });
+
+  it('an LLM engine answers there with its opened API key, grounded in the knowledge base', async () => {
+    fake.respond = (call) => ({ body: { choices: [{ message: { content: `Model says: ${call.body.messages.at(-1)!.content}` } }] } });
+    const r = await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v2', content: 'reset password?' }, { client: 'llmco' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((r.body['reply'] as { content: string }).content, 'Model says: reset password?');
+    assert.equal(fake.calls.at(-1)!.headers['authorization'], `Bearer ${KEY}`);
+    assert.match(fake.calls.at(-1)!.body.messages[0]!.content, /Forgot password/);
+    const t = await h.service.console.handlers.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
+    assert.equal(t.entries.find((e) => e.kind === 'reply')?.engine, 'local');
+    assert.ok(!logs.join('\n').includes(KEY), 'the key is never logged');
+  });
+
+  it('a hung engine there still hands off on the service clock: the caller\'s time-out wins over the abort', async () => {
+    fake.respond = () => ({ delayMs: 3_600_000, body: {} });
+    const { result } = await driveClock(h.clock, h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v3', content: 'anyone?' }, { client: 'llmco' }));
+    assert.equal(result.status, 'fulfilled');
+    const r = (result as PromiseFulfilledResult<Awaited<ReturnType<typeof h.post>>>).value;
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((r.body['reply'] as { handoff: boolean }).handoff, true);
+    const t = await h.service.console.handlers.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
+    assert.match(t.entries.find((e) => e.kind === 'reply')?.cause ?? '', /^engine local timed out: no answer within 30000 ms/);
+  });
+});
