@@ -1,11 +1,28 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
+const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
 /**
  * A real modal dialog: the native <dialog> opened with showModal() makes the rest of the page
- * inert, moves focus in and closes on Escape; on close, focus goes back where it was.
+ * inert, moves focus in (to `[data-autofocus]` when there is one), keeps Tab inside, closes on
+ * Escape; on close, focus goes back where it was.
  */
-export function Modal({ title, onClose, children, testId, wide = false }: { title: string; onClose: () => void; children: ReactNode; testId?: string; wide?: boolean }) {
+export function Modal({
+  title,
+  onClose,
+  children,
+  testId,
+  wide = false,
+  describedBy,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  testId?: string;
+  wide?: boolean;
+  describedBy?: string;
+}) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -20,7 +37,9 @@ export function Modal({ title, onClose, children, testId, wide = false }: { titl
     dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
     return () => {
       if (dialog.open) dialog.close();
-      if (opener?.isConnected) opener.focus();
+      // The opener may have gone or been disabled meanwhile (a cleared form): then whatever the
+      // view focuses next takes it.
+      if (opener?.isConnected && !(opener as HTMLButtonElement).disabled) opener.focus();
     };
   }, []);
 
@@ -29,12 +48,27 @@ export function Modal({ title, onClose, children, testId, wide = false }: { titl
       ref={ref}
       className={wide ? 'modal wide' : 'modal'}
       aria-labelledby={titleId}
+      aria-describedby={describedBy}
       aria-modal="true"
       data-testid={testId}
       onCancel={(e) => {
         // Escape: let React unmount it, which closes it and returns focus.
         e.preventDefault();
         close.current();
+      }}
+      onKeyDown={(e) => {
+        if (e.key !== 'Tab') return;
+        const items = [...ref.current!.querySelectorAll<HTMLElement>(FOCUSABLE)];
+        const first = items[0];
+        const last = items.at(-1);
+        if (!first || !last) return;
+        if (e.shiftKey && document.activeElement === first) {
+          e.preventDefault();
+          last.focus();
+        } else if (!e.shiftKey && document.activeElement === last) {
+          e.preventDefault();
+          first.focus();
+        }
       }}
     >
       <header>

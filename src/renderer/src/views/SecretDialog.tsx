@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
+import { Modal } from './Modal.tsx';
 
 /** A copy button whose name says what it copies ("Copy secret"), and that says when it did. */
 export function CopyButton({ text, what, testId, autoFocus }: { text: string; what: string; testId?: string; autoFocus?: boolean }) {
@@ -34,63 +35,6 @@ export function CopyField({ label, value, testId, autoFocus }: { label: string; 
       <code data-testid={testId}>{value}</code>
       <CopyButton text={value} what={label} testId={`copy-${testId}`} autoFocus={autoFocus} />
     </div>
-  );
-}
-
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
-
-/**
- * A modal dialog (the native <dialog> in its modal mode: the page behind is inert) that takes focus
- * on open, keeps Tab inside, closes on Escape and gives focus back to what had it.
- */
-export function Modal({ title, describedBy, onClose, children, testId }: { title: string; describedBy?: string; onClose: () => void; children: React.ReactNode; testId?: string }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const closeRef = useRef(onClose);
-  closeRef.current = onClose;
-  useEffect(() => {
-    const dialog = ref.current!;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (!dialog.open) dialog.showModal();
-    dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
-    return () => {
-      if (dialog.open) dialog.close();
-      // The opener may have gone or been disabled meanwhile (a cleared form): then whatever the
-      // view focuses next takes it.
-      if (opener?.isConnected && !(opener as HTMLButtonElement).disabled) opener.focus();
-    };
-  }, []);
-  return (
-    <dialog
-      ref={ref}
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby="modal-title"
-      aria-describedby={describedBy}
-      className="modal"
-      data-testid={testId}
-      onCancel={(e) => {
-        // Escape: the component closes the dialog (and restores focus) as it unmounts.
-        e.preventDefault();
-        closeRef.current();
-      }}
-      onKeyDown={(e) => {
-        if (e.key !== 'Tab') return;
-        const items = [...ref.current!.querySelectorAll<HTMLElement>(FOCUSABLE)];
-        if (items.length === 0) return;
-        const first = items[0]!;
-        const last = items[items.length - 1]!;
-        if (e.shiftKey && document.activeElement === first) {
-          e.preventDefault();
-          last.focus();
-        } else if (!e.shiftKey && document.activeElement === last) {
-          e.preventDefault();
-          first.focus();
-        }
-      }}
-    >
-      <h2 id="modal-title">{title}</h2>
-      {children}
-    </dialog>
   );
 }
 
