@@ -15,29 +15,21 @@ import type { Sender } from './sender.ts';
  * (from_user_type 4) or an operator reply (3, naming its operator; website_dialog in web
  * conversations), section 7.
  */
+const deliveryBase = z.looseObject({
+  msg_id: z.string().min(1),
+  reply_to: z.array(z.string()),
+  conversation_id: z.string(),
+  to_user_id: z.string().optional(),
+  content: z.string(),
+  message_type: z.literal(1),
+  create_timestamp: z.number().int(),
+});
 const deliveryInfoSchema = z.union([
-  z.looseObject({
-    msg_id: z.string().min(1),
-    reply_to: z.array(z.string()),
-    conversation_id: z.string(),
-    to_user_id: z.string().optional(),
-    content: z.string(),
-    message_type: z.literal(1),
-    event_type: z.literal('auto_dialog'),
-    from_user_type: z.literal(4),
-    create_timestamp: z.number().int(),
-  }),
-  z.looseObject({
-    msg_id: z.string().min(1),
-    reply_to: z.array(z.string()),
-    conversation_id: z.string(),
-    to_user_id: z.string().optional(),
-    content: z.string(),
-    message_type: z.literal(1),
+  deliveryBase.extend({ event_type: z.literal('auto_dialog'), from_user_type: z.literal(4) }),
+  deliveryBase.extend({
     event_type: z.enum(['auto_dialog', 'website_dialog']),
     from_user_type: z.literal(3),
     operator: z.object({ id: z.string().min(1), name: z.string().min(1) }),
-    create_timestamp: z.number().int(),
   }),
 ]);
 
