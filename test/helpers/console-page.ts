@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
+import { ensureConsoleBuilt } from './build.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -9,8 +9,7 @@ export const SHOTS = join(ROOT, 'test-results', 'screenshots');
 
 /** Builds the renderer as `npm run serve` does; the console listener serves out/renderer. */
 export function buildConsole(): void {
-  const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
+  ensureConsoleBuilt();
   mkdirSync(SHOTS, { recursive: true });
 }
 

@@ -1,11 +1,10 @@
-import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawnServe, type ServeProcess } from './processes.ts';
 import { signBody } from './sign.ts';
+import { ensureConsoleBuilt } from './build.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -13,8 +12,7 @@ export const SHOTS = join(ROOT, 'test-results', 'screenshots');
 
 /** Builds the console once per test file (electron-vite), as `npm run serve` does. */
 export function buildConsole(): void {
-  const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
-  assert.equal(build.status, 0, build.stderr);
+  ensureConsoleBuilt();
 }
 
 export function launchChromium(): Promise<Browser> {
