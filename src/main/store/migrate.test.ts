@@ -223,3 +223,55 @@ test('migration 11 indexes conversations in the console list order, so a page ne
   assert.match(plan, /conversations_recent/);
   assert.doesNotMatch(plan, /TEMP B-TREE/);
 });
+
+test('migration 12 rolls up the dashboard counts per minute: existing rows backfilled, then kept by triggers on every write', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 11);
+  const M = 60_000;
+  const week = 7 * 24 * 60;
+  const t = (week + 100) * M;
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  const log = db.prepare("INSERT INTO request_log (at, request_id, method, path, status, latency_ms, count) VALUES (?, 'q', 'POST', '/', ?, 1, ?)");
+  const reply = db.prepare("INSERT INTO replies (conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, created_at, operator) VALUES ('c', ?, ?, '[]', 1, 'x', ?, 'kb', ?, ?)");
+  const attempt = db.prepare("INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, outcome) VALUES (1, 1, ?, 1, ?)");
+  log.run(t, 200, 1);
+  log.run(t + 1, 429, 30);
+  log.run(t + M, 500, 1);
+  log.run(M, 200, 5); // more than a week before the newest row: not backfilled
+  reply.run('auto', 'r1', 0, t, null);
+  reply.run('auto', 'r2', 1, t, null);
+  reply.run('operator', 'r3', 0, t, '{}');
+  db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (1, 'r1', 'c', 'a', 'u', '{}', 'pending', 0, 0, 0)").run();
+  attempt.run(t, 'retry');
+  attempt.run(t, 'dead');
+  attempt.run(t, 'sent');
+  assert.equal(migrate(db, MIGRATIONS, 12), 12);
+  const cells = () => Object.fromEntries((db.prepare('SELECT minute, metric, n FROM stats_minutes WHERE n != 0 ORDER BY minute, metric').all() as Array<{ minute: number; metric: string; n: number }>)
+    .map((r) => [`${r.minute - t / M}:${r.metric}`, r.n]));
+  assert.deepEqual(cells(), {
+    '0:requests': 31, '0:rejected': 30, '0:replies': 1, '0:handoffs': 1, '0:delivery_failures': 2, '1:requests': 1, '1:rejected': 1,
+  });
+  assert.equal(migrate(db, MIGRATIONS), MIGRATIONS.length, 'a second run does nothing');
+  assert.equal(cells()['0:requests'], 31, 'nothing counted twice');
+
+  db.prepare('UPDATE request_log SET count = count + 4 WHERE status = 429').run();
+  db.prepare("UPDATE request_log SET agg_key = 'k' WHERE status = 429").run();
+  log.run(t + M, 401, 1);
+  reply.run('auto', 'r4', 0, t + M, null);
+  attempt.run(t + M, 'dead');
+  attempt.run(t + M, 'cancelled');
+  db.prepare("DELETE FROM request_log WHERE status = 200").run(); // pruning keeps the history
+  assert.deepEqual(cells(), {
+    '0:requests': 35, '0:rejected': 34, '0:replies': 1, '0:handoffs': 1, '0:delivery_failures': 2,
+    '1:requests': 2, '1:rejected': 2, '1:replies': 1, '1:delivery_failures': 1,
+  });
+  // No writer moves a counted column today; if one does, the count moves with it.
+  db.prepare("UPDATE request_log SET status = 200, at = at + 60000 WHERE status = 429").run();
+  db.prepare("UPDATE replies SET handoff = 1 WHERE msg_id = 'r1'").run();
+  db.prepare("UPDATE delivery_attempts SET outcome = 'sent' WHERE outcome = 'retry'").run();
+  assert.deepEqual(cells(), {
+    '0:requests': 1, '0:handoffs': 2, '0:delivery_failures': 1,
+    '1:requests': 36, '1:rejected': 2, '1:replies': 1, '1:delivery_failures': 1,
+  });
+});

@@ -104,5 +104,7 @@ test('the hot statements named in issue 10 and 12 use the index meant for them',
   assert.match(planOf('LEFT JOIN deliveries d ON d.reply_id = r.id'), /deliveries_reply/);
   assert.match(planOf('FROM idempotency WHERE client_id = ? AND event_type = ? AND msg_id = ?'), /INDEX/);
   assert.match(planOf('FROM conversations WHERE client_id = ? AND channel = ? AND peer = ?'), /INDEX/);
+  // Dashboard stats read the per-minute rollup, not the raw rows in the window (issue 12).
+  assert.match(planOf('FROM stats_minutes WHERE minute >= ?'), /SEARCH stats_minutes USING PRIMARY KEY/);
   store.close();
 });

@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import { statsRollupPrune } from './stats.ts';
 
 export interface RequestLogEntry {
   at: number;
@@ -92,6 +93,9 @@ export function requestLogQueries(db: Db) {
   const recent = db.prepare('SELECT * FROM request_log ORDER BY id DESC LIMIT ?');
   const recentFailed = db.prepare('SELECT * FROM request_log WHERE status >= 400 ORDER BY id DESC LIMIT ?');
   const byRequestId = db.prepare('SELECT * FROM request_log WHERE request_id = ? ORDER BY id');
+  // The dashboard's per-minute rollup is trimmed with the log (its own retention, a week): pruning
+  // log rows never changes the counts, which keep the history as it happened.
+  const rollup = statsRollupPrune(db);
 
   const toRow = (r: Raw): RequestLogRow => ({
     id: r.id,
@@ -167,15 +171,19 @@ export function requestLogQueries(db: Db) {
     byRequestId(requestId: string): RequestLogRow[] {
       return (byRequestId.all(requestId) as unknown as Raw[]).map(toRow);
     },
-    /** Deletes at most `batch` rows that are too old and `batch` beyond `maxRows`; returns how many went. */
+    /**
+     * Deletes at most `batch` rows that are too old and `batch` beyond `maxRows`, and at most `batch`
+     * dashboard rollup cells older than a week; returns how many went.
+     */
     prune(limits: PruneLimits): number {
       let n = Number(pruneOld.run(limits.before, limits.batch).changes);
       const { last } = bounds.get() as { last: number | null };
       if (last !== null) n += Number(pruneExcess.run(last - limits.maxRows, limits.batch).changes);
-      return n;
+      return n + rollup.prune(limits.batch);
     },
     /** Whether prune() has anything to do; cheap (index ends only), so the main thread can ask often. */
     needsPrune(limits: Omit<PruneLimits, 'batch'>): boolean {
+      if (rollup.needed()) return true;
       const b = bounds.get() as { first: number | null; last: number | null; oldest: number | null };
       if (b.first === null || b.last === null || b.oldest === null) return false;
       // Row ids only grow and rows only leave from the old end, so the id span is the row count.

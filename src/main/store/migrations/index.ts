@@ -10,6 +10,7 @@ import { migration008 } from './008-hot-path-indexes.ts';
 import { migration009 } from './009-message-search.ts';
 import { migration010 } from './010-auto-message-msg-id.ts';
 import { migration011 } from './011-conversation-list-index.ts';
+import { migration012 } from './012-stats-rollup.ts';
 
 /** In order; a released migration is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012];
