@@ -110,17 +110,22 @@ export async function runConsole(): Promise<string> {
   const lastToBig = `live-${Math.floor((RATE * SECONDS - 1) / 10) * 10}`;
   const bigUpToDate = await page.waitForSelector(`[data-entry="${lastToBig}"]`, { timeout: 5000 }).then(() => true, () => false);
   // As the console itself calls its API: JSON, with the token from the printed URL as a Bearer header.
-  const liveRows = await page.evaluate(
-    (token) =>
-      fetch('/api/listConversations', {
+  // The list comes in pages (issue 12): follow nextCursor to the end.
+  const liveRows = await page.evaluate(async (token) => {
+    let rows = 0;
+    let cursor: string | null | undefined;
+    do {
+      const r = await fetch('/api/listConversations', {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ search: 'live message', limit: 1000 }),
-      })
-        .then((r) => r.json() as Promise<{ value: unknown[] }>)
-        .then((r) => r.value.length),
-    server.consoleToken,
-  );
+        body: JSON.stringify({ search: 'live message', limit: 200, cursor: cursor ?? undefined }),
+      });
+      const body = (await r.json()) as { value: { items: unknown[]; nextCursor: string | null } };
+      rows += body.value.items.length;
+      cursor = body.value.nextCursor;
+    } while (cursor);
+    return rows;
+  }, server.consoleToken);
   await browser.close();
   server.child.kill('SIGTERM');
   await server.exit();

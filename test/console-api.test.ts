@@ -49,13 +49,13 @@ describe('console API over HTTP (the browser bridge)', () => {
     await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'alice', from_user_type: 2, content: 'my parcel is late' });
     h.clock.advance(1000);
     await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'bob', content: 'opening hours?' });
-    const all = await call<Array<{ peer: string; channel: string; lastText: string }>>('listConversations');
+    const all = await call<{ items: Array<{ peer: string; channel: string; lastText: string }> }>('listConversations');
     assert.ok(all.result.ok);
-    assert.deepEqual(all.result.value.map((c) => c.peer).slice(0, 2), ['u:bob', 'u:alice']);
-    const web = await call<Array<{ peer: string }>>('listConversations', { channel: 'web' });
-    assert.deepEqual(web.result.ok && web.result.value.map((c) => c.peer), ['u:bob']);
-    const found = await call<Array<{ peer: string }>>('listConversations', { search: 'PARCEL' });
-    assert.deepEqual(found.result.ok && found.result.value.map((c) => c.peer), ['u:alice']);
+    assert.deepEqual(all.result.value.items.map((c) => c.peer).slice(0, 2), ['u:bob', 'u:alice']);
+    const web = await call<{ items: Array<{ peer: string }> }>('listConversations', { channel: 'web' });
+    assert.deepEqual(web.result.ok && web.result.value.items.map((c) => c.peer), ['u:bob']);
+    const found = await call<{ items: Array<{ peer: string }> }>('listConversations', { search: 'PARCEL' });
+    assert.deepEqual(found.result.ok && found.result.value.items.map((c) => c.peer), ['u:alice']);
   });
 
   it('a transcript shows each customer message with why it was or was not answered, and the reply with its delivery', async () => {

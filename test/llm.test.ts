@@ -98,7 +98,7 @@ describe('LLM engines end to end', () => {
       h.admin.requestLog.recent(1000),
       await h.service.console.handlers.listClients({}),
       await h.service.console.handlers.listRequests({ onlyFailed: false, limit: 1000 }),
-      await h.service.console.handlers.listConversations({ view: 'all', limit: 1000 }),
+      await h.service.console.handlers.listConversations({ view: 'all', limit: 200 }),
       await h.service.console.handlers.stats({ minutes: 60 }),
     ]);
     assert.ok(!everything.includes(KEY));

@@ -10,6 +10,7 @@ import {
   type Operator,
   type SendTarget,
 } from './console-workspace.ts';
+import { decodeCursor } from './list-cursor.ts';
 
 export * from './console-workspace.ts';
 
@@ -19,6 +20,14 @@ export * from './console-workspace.ts';
  * side's handler object `satisfies ConsoleHandlers`; the preload and browser bridges are derived
  * from METHOD_NAMES. Errors cross as data, never as exceptions.
  */
+
+/** The most conversations one listConversations call returns. */
+export const LIST_PAGE_MAX = 200;
+
+export interface ConversationPage {
+  items: ConversationSummary[];
+  nextCursor: string | null;
+}
 
 export type ApiError = { code: string; message: string };
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
@@ -35,7 +44,20 @@ export const consoleInputs = {
     search: z.string().max(200).optional(),
     /** needs_you: conversations flagged needs_human, longest wait first. */
     view: z.enum(CONVERSATION_VIEWS).default('all'),
-    limit: z.number().int().min(1).max(20_000).default(500),
+    limit: z.number().int().min(1).max(LIST_PAGE_MAX).default(100),
+    /** The previous page's nextCursor; absent for the first page. */
+    cursor: z
+      .string()
+      .max(512)
+      .transform((text, ctx) => {
+        const cursor = decodeCursor(text);
+        if (!cursor) ctx.addIssue({ code: 'custom', message: 'not a cursor from listConversations; ask for the first page without one' });
+        return cursor;
+      })
+      .optional(),
+  }).superRefine((input, ctx) => {
+    const fits = input.cursor === undefined || input.cursor.k === (input.view === 'needs_you' ? 'needs' : 'recent') || (input.cursor.k === 'match' && !!input.search);
+    if (!fits) ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'this cursor belongs to another list (view or search changed); ask for the first page without one' });
   }),
   getTranscript: z.object({
     conversationId: z.string().min(1).max(64),
@@ -216,7 +238,8 @@ export interface DashboardStats {
 
 export interface ConsoleOutputs {
   status: { endpoint: string; version: string };
-  listConversations: ConversationSummary[];
+  /** One page; nextCursor is null on the last. */
+  listConversations: ConversationPage;
   /** mediaOrigins: the conversation's client's setting, so the console knows which attachments load without a click. */
   getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean; mediaOrigins: string[]; sendTarget: SendTarget };
   getConversations: ConversationSummary[];

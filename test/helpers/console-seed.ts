@@ -1,6 +1,6 @@
 import { cli, secretFrom, type ServeProcess } from './processes.ts';
 import { consoleCall, sendAs, waitFor } from './console-session.ts';
-import type { ConversationSummary, DeliveryItem } from '../../src/shared/console-api.ts';
+import type { ConversationPage, DeliveryItem } from '../../src/shared/console-api.ts';
 
 export const LONG_GROUP = 'a-group-with-a-name-so-long-that-it-can-never-fit-in-the-conversation-list-row';
 export const LONG_NICKNAME = 'Carolina Anastasia Maximiliana von Langenname-Überbreit';
@@ -47,12 +47,12 @@ export async function seedTraffic(server: ServeProcess, secrets: { acme: string;
   ids.dave = (await post('shop', im('seed-dave', 'dave', 'Where is my parcel?')))['conversation_id'] as string;
   ids.bob = (await post('acme', im('seed-bob', 'bob', 'I want my money back for the broken kettle')))['conversation_id'] as string;
   await post('acme', im('seed-group', 'erin', 'Is anyone here?', { group_id: LONG_GROUP }));
-  await waitFor('bob to need a human', async () => (await consoleCall<ConversationSummary[]>(server, 'listConversations', { view: 'needs_you' })).some((c) => c.id === ids.bob));
+  await waitFor('bob to need a human', async () => (await consoleCall<ConversationPage>(server, 'listConversations', { view: 'needs_you' })).items.some((c) => c.id === ids.bob));
   ids.carol = (await post('shop', im('seed-carol-1', 'carol', 'Hello? My order never came', { nickname: LONG_NICKNAME })))['conversation_id'] as string;
   await post('shop', im('seed-carol-2', 'carol', 'Is there a person who can help me?', { nickname: LONG_NICKNAME }));
   const refused = await sendAs(server, 'acme', secrets.acme, { event_type: 'auto_dialog', msg_id: 'seed-bad', from_user_id: 'mallory', content: '' });
   const invalidRequestId = ((await refused.json()) as { request_id: string }).request_id;
-  await waitFor('carol to need a human', async () => (await consoleCall<ConversationSummary[]>(server, 'listConversations', { view: 'needs_you' })).some((c) => c.id === ids.carol));
+  await waitFor('carol to need a human', async () => (await consoleCall<ConversationPage>(server, 'listConversations', { view: 'needs_you' })).items.some((c) => c.id === ids.carol));
   await waitFor('a dead and a retrying delivery', async () => {
     const list = await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {});
     return list.some((d) => d.state === 'dead' && d.clientId === 'acme') && list.some((d) => d.state === 'retrying' && d.clientId === 'shop');

@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { migrate } from './migrate.ts';
-import { messageSearch, type ConversationFilter } from './console-queries.ts';
+import { SHORT_SEARCH_WINDOW, type ConversationFilter } from './console-list.ts';
 
 // Test and bench data for the console list (console-list.test.ts, bench/list-query.ts); not imported by the app.
 
@@ -27,6 +27,23 @@ export function seedList(db: DatabaseSync, n: number, per: number): void {
   db.exec('COMMIT');
 }
 
+/** The message-search subquery as it was before issue 12's paging: every matching conversation, as a set. */
+export function oldMessageSearch(search: string): { sql: string; args: string[] } {
+  const needle = search.toLowerCase();
+  if ([...search].length >= 3) {
+    return {
+      sql: `SELECT m.conversation_id FROM messages_fts f JOIN messages m ON m.id = f.rowid
+            WHERE messages_fts MATCH ? AND instr(lower(m.content), ?) > 0`,
+      args: [`"${search.replaceAll('"', '""')}"`, needle],
+    };
+  }
+  return {
+    sql: `SELECT conversation_id FROM messages
+          WHERE id > (SELECT coalesce(max(id), 0) FROM messages) - ${SHORT_SEARCH_WINDOW} AND instr(lower(content), ?) > 0`,
+    args: [needle],
+  };
+}
+
 /** The list query as it was before issue 12: the last message for every row, then sort and cut. */
 export function oldList(db: DatabaseSync, f: ConversationFilter): unknown[] {
   const lastText = `(SELECT content FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_text`;
@@ -45,7 +62,7 @@ export function oldList(db: DatabaseSync, f: ConversationFilter): unknown[] {
   if (f.view === 'needs_you') add('c.needs_human = 1');
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-    const text = messageSearch(f.search);
+    const text = oldMessageSearch(f.search);
     add(`(c.customer_id LIKE ? ESCAPE '\\' OR c.customer_name LIKE ? ESCAPE '\\' OR c.group_id LIKE ? ESCAPE '\\' OR c.id IN (${text.sql}))`, pattern, pattern, pattern, ...text.args);
   }
   const order = f.view === 'needs_you' ? 'c.needs_human_since, c.id' : 'c.last_message_at DESC, c.id';

@@ -1,58 +1,18 @@
 import type { Db } from './db.ts';
-import type { ConversationSummary, ConversationView, Operator, TranscriptEntry } from '../../shared/console-api.ts';
-import type { AutoReplyState, Channel, MessageRole, ReplyReason } from '../../shared/conversation.ts';
-import { toConversationRow, type RawConversation } from './conversations.ts';
+import type { ConversationPage, ConversationSummary, Operator, TranscriptEntry } from '../../shared/console-api.ts';
+import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
+import type { RawConversation } from './conversations.ts';
+import { conversationPage, LAST_TEXT, toSummary, type ConversationFilter } from './console-list.ts';
 import { interleave } from './messages.ts';
 import { nicknameOf } from '../conversations/identity.ts';
 
 type RawConv = RawConversation & { last_text: string | null };
 
-const toSummary = (r: RawConv): ConversationSummary => {
-  const { createdAt: _createdAt, ...row } = toConversationRow(r);
-  return { ...row, lastText: r.last_text };
-};
-
-export interface ConversationFilter {
-  clientId?: string;
-  channel?: Channel;
-  state?: AutoReplyState | 'needs_human';
-  search?: string;
-  view?: ConversationView;
-  limit: number;
-  now: number;
-}
-
-/** How many of the newest messages a search shorter than the trigram index's 3 characters reads. */
-export const SHORT_SEARCH_WINDOW = 50_000;
-
-/**
- * The conversations whose messages contain `search` (case folded as SQLite's lower() folds it:
- * ASCII only). Three or more characters go through the trigram index, the user's text quoted
- * as one FTS5 string (a phrase is a substring for trigrams, so quotes, operators and CJK are
- * plain text); the index folds more case than lower() does, so instr() then keeps exactly the
- * rows the old scan kept. Shorter text cannot use trigrams: it reads only the newest
- * SHORT_SEARCH_WINDOW messages, a bounded cost, and older matches are not found.
- */
-export function messageSearch(search: string): { sql: string; args: string[] } {
-  const needle = search.toLowerCase();
-  if ([...search].length >= 3) {
-    return {
-      sql: `SELECT m.conversation_id FROM messages_fts f JOIN messages m ON m.id = f.rowid
-            WHERE messages_fts MATCH ? AND instr(lower(m.content), ?) > 0`,
-      args: [`"${search.replaceAll('"', '""')}"`, needle],
-    };
-  }
-  return {
-    sql: `SELECT conversation_id FROM messages
-          WHERE id > (SELECT coalesce(max(id), 0) FROM messages) - ${SHORT_SEARCH_WINDOW} AND instr(lower(content), ?) > 0`,
-    args: [needle],
-  };
-}
+export { messageSearch, SHORT_SEARCH_WINDOW, type ConversationFilter } from './console-list.ts';
 
 /** Read models for the console: lists and transcripts shaped for display. */
 export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => Map<number, string>) {
-  const lastText = `(SELECT content FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_text`;
-  const byId = db.prepare(`SELECT c.*, ${lastText} FROM conversations c WHERE c.id = ?`);
+  const byId = db.prepare(`SELECT c.*, ${LAST_TEXT} FROM conversations c WHERE c.id = ?`);
   const messages = db.prepare(
     `SELECT id, msg_id, role, from_user_id, content, received_at, reply_scheduled, reply_reason, reply_outcome, reply_note, message_info
      FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
@@ -71,42 +31,9 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
       const r = byId.get(id) as RawConv | undefined;
       return r && toSummary(r);
     },
-    conversations(f: ConversationFilter): ConversationSummary[] {
-      const where: string[] = [];
-      const args: Array<string | number> = [];
-      const add = (clause: string, ...values: Array<string | number>): void => {
-        where.push(clause);
-        args.push(...values);
-      };
-      if (f.clientId) add('c.client_id = ?', f.clientId);
-      if (f.channel) add('c.channel = ?', f.channel);
-      if (f.state === 'needs_human') add('c.needs_human = 1');
-      else if (f.state === 'active') add("(c.auto_reply = 'active' OR (c.auto_reply = 'paused' AND c.paused_until <= ?))", f.now);
-      else if (f.state === 'paused') add("c.auto_reply = 'paused' AND c.paused_until > ?", f.now);
-      else if (f.state === 'stopped') add("c.auto_reply = 'stopped'");
-      if (f.view === 'needs_you') add('c.needs_human = 1');
-      if (f.search) {
-        // The conversation's own columns first: a match there never reads its messages. LIKE
-        // folds ASCII case as lower() does, at a third of the cost of instr(lower()) per column.
-        const pattern = `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-        const text = messageSearch(f.search);
-        add(
-          `(c.customer_id LIKE ? ESCAPE '\\' OR c.customer_name LIKE ? ESCAPE '\\' OR c.group_id LIKE ? ESCAPE '\\'
-            OR c.id IN (${text.sql}))`,
-          pattern,
-          pattern,
-          pattern,
-          ...text.args,
-        );
-      }
-      // Longest wait first in "needs you"; the newest activity first otherwise.
-      const order = f.view === 'needs_you' ? 'c.needs_human_since, c.id' : 'c.last_message_at DESC, c.id';
-      // The page is chosen first and only its rows read their last message: a correlated
-      // subquery in the outer select would otherwise run for every conversation before the sort.
-      const sql = `SELECT c.*, ${lastText}
-                   FROM (SELECT c.* FROM conversations c ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?) c
-                   ORDER BY ${order}`;
-      return (db.prepare(sql).all(...args, f.limit) as unknown as RawConv[]).map(toSummary);
+    /** One page of the console list; see conversationPage. */
+    conversations(f: ConversationFilter): ConversationPage {
+      return conversationPage(db, f);
     },
     /** Whether messages older than `id` exist (the "load earlier" button). */
     hasEarlier(conversationId: string, id: number): boolean {

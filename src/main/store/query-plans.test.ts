@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openDatabase, type Db } from './db.ts';
 import { createStore, type Store } from './index.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
+import { consoleInputs, type ConsoleInput } from '../../shared/console-api.ts';
 
 /** Every statement the store prepares, captured as it is prepared, so the test cannot drift from the code. */
 function capturingStore(db: Db): { store: Store; statements: string[] } {
@@ -51,12 +52,29 @@ const BIG = /^SCAN (?!CONSTANT ROW)\w+( AS \w+)?( LEFT-JOIN)?$|AUTOMATIC/;
  * on or near the hot path (ingest, reply, outbox, start-up) and must be planned on an index.
  */
 const ALLOWED: Array<[RegExp, string]> = [
+  [/ORDER BY \+c\.\w+( DESC)?, c\.id LIMIT \?\) c /, "console search on conversation fields: LIKE '%text%' reads every conversation, one pass, not per request"],
   [/GROUP BY state/, 'delivery counts for the console status, not per request'],
-  [/FROM conversations c(\s|$)/, 'console conversation list (issue 12 pages it; not this slice)'],
   [/^SELECT \* FROM \w+ ORDER BY id DESC LIMIT \?$/, 'newest first by rowid: the walk stops at the limit'],
   [/FROM (kb_entries|canned_replies)\b/, 'operator-kept tables of hundreds to thousands of rows; KB matching at scale is measured separately'],
   [/FROM request_log WHERE status >= 400 ORDER BY id DESC LIMIT/, 'console request log filter, not per request'],
 ];
+
+/** The console list's statements (prepared per filter): first and next pages, filters, views, searches. */
+function consoleListPages(store: Store): void {
+  const filters: Array<Omit<ConsoleInput<'listConversations'>, 'limit' | 'cursor'>> = [
+    {}, { clientId: 'a' }, { channel: 'im', state: 'active' }, { state: 'paused' }, { state: 'stopped' }, { state: 'needs_human' }, { view: 'needs_you' },
+    { search: 'hello 1' }, { search: 'c1' }, { search: 'c1', clientId: 'a', state: 'active' }, { search: 'he' }, { view: 'needs_you', search: 'hello' },
+  ];
+  for (let i = 3; i < 10; i++) store.conversations.flagNeedsHuman(`c${i}`, i % 3);
+  for (const f of filters) {
+    let cursor: string | undefined;
+    for (let page = 0; page < 2; page++) {
+      const r = store.console.conversations({ ...consoleInputs.listConversations.parse({ ...f, limit: 3, cursor }), now: 0 });
+      if (!r.nextCursor) break;
+      cursor = r.nextCursor;
+    }
+  }
+}
 
 function plans(db: Db, statements: string[]) {
   const out: Array<{ sql: string; plan: string[] }> = [];
@@ -71,7 +89,8 @@ function plans(db: Db, statements: string[]) {
 function offenders(db: Db, statements: string[]): string[] {
   return plans(db, statements)
     .filter(({ sql }) => !ALLOWED.some(([re]) => re.test(sql)))
-    .filter(({ plan }) => plan.some((p) => BIG.test(p)))
+    // A scan of a subquery's rows (its CO-ROUTINE or MATERIALIZE step) is not a read of a table.
+    .filter(({ plan }) => plan.some((p) => BIG.test(p) && !plan.includes(`CO-ROUTINE ${p.split(' ')[1]}`) && !plan.includes(`MATERIALIZE ${p.split(' ')[1]}`)))
     .map(({ sql, plan }) => `${sql}\n    ${plan.join('\n    ')}`);
 }
 
@@ -81,6 +100,7 @@ for (const analyzed of [false, true]) {
     const { store, statements } = capturingStore(db);
     fill(store, 200, 20);
     if (analyzed) db.exec('ANALYZE');
+    consoleListPages(store);
     const bad = offenders(db, statements);
     assert.deepEqual(bad, [], `\n${bad.join('\n')}`);
     store.close();

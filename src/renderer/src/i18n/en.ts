@@ -106,7 +106,7 @@ export const en = {
   },
   requests: { onlyFailed: 'Rejected only', empty: 'No requests yet.', status: 'Status', code: 'Code', client: 'Client', time: 'Time', latency: 'ms' },
   views: {
-    nav: { label: 'Views', needs_you: 'Needs you', deliveries: 'Deliveries', start: 'Get started', waiting_one: '{{count}} conversation waiting', waiting_other: '{{count}} conversations waiting' },
+    nav: { label: 'Views', needs_you: 'Needs you', deliveries: 'Deliveries', start: 'Get started', waiting_one: '{{count}} conversation waiting', waiting_other: '{{count}} conversations waiting', waitingAtLeast: 'at least {{count}} conversations waiting' },
     time: { justNow: 'just now', minutes: '{{count}} min ago', hours: '{{count}} h ago', days: '{{count}} d ago' },
     duration: { lessThanMinute: 'under a minute', minutes: '{{count}} min', hours: '{{count}} h {{minutes}} min', days: '{{count}} d {{hours}} h' },
     list: {
@@ -122,6 +122,7 @@ export const en = {
       empty: 'Nobody is waiting for a human. Conversations that are handed off or flagged appear here at once.',
       waiting: 'waiting {{duration}}',
       since: 'since {{time}}',
+      more: 'Show more',
     },
     deliveries: {
       title: 'Deliveries',

@@ -108,7 +108,7 @@ export const zhCN: Messages = {
   },
   requests: { onlyFailed: '只看被拒绝的', empty: '还没有请求。', status: '状态', code: '错误码', client: '客户端', time: '时间', latency: '毫秒' },
   views: {
-    nav: { label: '视图', needs_you: '待处理', deliveries: '投递', start: '开始使用', waiting_one: '{{count}} 个会话在等待', waiting_other: '{{count}} 个会话在等待' },
+    nav: { label: '视图', needs_you: '待处理', deliveries: '投递', start: '开始使用', waiting_one: '{{count}} 个会话在等待', waiting_other: '{{count}} 个会话在等待', waitingAtLeast: '至少 {{count}} 个会话在等待' },
     time: { justNow: '刚刚', minutes: '{{count}} 分钟前', hours: '{{count}} 小时前', days: '{{count}} 天前' },
     duration: { lessThanMinute: '不到 1 分钟', minutes: '{{count}} 分钟', hours: '{{count}} 小时 {{minutes}} 分钟', days: '{{count}} 天 {{hours}} 小时' },
     list: {
@@ -124,6 +124,7 @@ export const zhCN: Messages = {
       empty: '没有人在等待人工。转人工或被标记的会话会立即出现在这里。',
       waiting: '已等待 {{duration}}',
       since: '自 {{time}} 起',
+      more: '显示更多',
     },
     deliveries: {
       title: '投递',

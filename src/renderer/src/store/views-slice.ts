@@ -3,6 +3,7 @@ import type { ConsoleInput, ConsoleOutputs, ConversationSummary, DeliveryItem, D
 import { assertNever } from '../../../shared/assert-never.ts';
 import { api } from '../api/bridge.ts';
 import type { ConsoleState, View } from './index.ts';
+import { appendPage, LIST_PAGE, loadPages, RELOAD_KEEP_MAX } from './conversations-slice.ts';
 
 /** The request log's filters as typed in the form: datetime-local strings, empty = no bound. */
 export interface RequestFilter {
@@ -26,7 +27,11 @@ export interface ViewsSlice {
   /** Conversations flagged needs_human, longest wait first (the server's order). */
   needsYou: ConversationSummary[];
   needsYouLoaded: boolean;
+  /** Where the queue's next page starts; null once all of it is loaded. */
+  needsYouCursor: string | null;
+  /** Reloads the queue from the top, as many rows as were loaded. */
   loadNeedsYou(): Promise<void>;
+  loadMoreNeedsYou(): Promise<void>;
   deliveries: DeliveryItem[];
   deliveriesLoaded: boolean;
   deliveryFilter: { clientId?: string; states: DeliveryViewState[] };
@@ -71,9 +76,19 @@ export function requestQuery(f: RequestFilter): Partial<ConsoleInput<'listReques
 export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
   needsYou: [],
   needsYouLoaded: false,
+  needsYouCursor: null,
   async loadNeedsYou() {
-    const r = await api.listConversations({ view: 'needs_you', limit: 2000 });
-    if (r.ok) set({ needsYou: r.value, needsYouLoaded: true });
+    const r = await loadPages({ view: 'needs_you' }, Math.min(RELOAD_KEEP_MAX, Math.max(LIST_PAGE, get().needsYou.length)));
+    if (r.ok) set({ needsYou: r.page.items, needsYouCursor: r.page.nextCursor, needsYouLoaded: true });
+    else set({ error: r.message });
+  },
+  async loadMoreNeedsYou() {
+    const cursor = get().needsYouCursor;
+    if (cursor === null) return;
+    const r = await api.listConversations({ view: 'needs_you', limit: LIST_PAGE, cursor });
+    // A reload meanwhile replaced the queue (and its cursor): this page belongs to the old one.
+    if (get().needsYouCursor !== cursor) return;
+    if (r.ok) set((s) => ({ needsYou: appendPage(s.needsYou, r.value.items), needsYouCursor: r.value.nextCursor }));
     else set({ error: r.error.message });
   },
   deliveries: [],

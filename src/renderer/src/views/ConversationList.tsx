@@ -22,6 +22,9 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const select = useConsole((s) => s.select);
   const move = useConsole((s) => s.move);
   const scrollRequest = useConsole((s) => s.scrollRequest);
+  const nextCursor = useConsole((s) => s.nextCursor);
+  const loadingMore = useConsole((s) => s.loadingMore);
+  const loadMore = useConsole((s) => s.loadMore);
   const scroller = useRef<HTMLDivElement>(null);
   const listbox = useRef<HTMLDivElement>(null);
   const rows = useVirtualizer({ count: conversations.length, getScrollElement: () => scroller.current, estimateSize: () => 64, overscan: 8 });
@@ -31,6 +34,12 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   useEffect(() => void loadClients(), [loadClients]);
   const filtered = filter.state !== undefined || filter.channel !== undefined || filter.clientId !== undefined || filter.search !== '';
   const selectedIndex = conversations.findIndex((c) => c.id === selectedId);
+
+  // The list comes a page at a time: when the rendered window nears the loaded end, ask for the next page.
+  const lastRendered = rows.getVirtualItems().at(-1)?.index ?? -1;
+  useEffect(() => {
+    if (nextCursor !== null && !loadingMore && lastRendered >= conversations.length - 20) void loadMore();
+  }, [lastRendered, conversations.length, nextCursor, loadingMore, loadMore]);
 
   // j/k and the arrow keys move the selection: keep it in view (rows outside the window are not rendered),
   // and keep keyboard focus on it when the list had focus. j/k also ask for a scroll (scrollRequest) so a
@@ -89,6 +98,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
             ref={listbox}
             role="listbox"
             aria-label={t('views.list.label')}
+            aria-busy={loadingMore}
             style={{ height: rows.getTotalSize(), position: 'relative' }}
             onKeyDown={(e) => {
               if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;

@@ -35,6 +35,8 @@ export function Nav() {
   const view = useConsole((s) => s.view);
   const goTo = useConsole((s) => s.goTo);
   const waiting = useConsole((s) => s.needsYou.length);
+  // The queue comes a page at a time: with more pages to come, the count is a lower bound.
+  const more = useConsole((s) => s.needsYouCursor !== null);
   const noClients = useConsole((s) => s.clientsLoaded && s.clients.length === 0);
 
   useEffect(() => {
@@ -68,9 +70,9 @@ export function Nav() {
             <>
               {' '}
               <span className="nav-count" data-testid="needs-you-count" aria-hidden="true">
-                {waiting}
+                {more ? `${waiting}+` : waiting}
               </span>
-              <span className="sr-only">({t('views.nav.waiting', { count: waiting })})</span>
+              <span className="sr-only">({more ? t('views.nav.waitingAtLeast', { count: waiting }) : t('views.nav.waiting', { count: waiting })})</span>
             </>
           )}
         </button>

@@ -9,6 +9,8 @@ export function NeedsYou() {
   const { t, i18n } = useTranslation();
   const items = useConsole((s) => s.needsYou);
   const loaded = useConsole((s) => s.needsYouLoaded);
+  const more = useConsole((s) => s.needsYouCursor !== null);
+  const loadMore = useConsole((s) => s.loadMoreNeedsYou);
   const open = useConsole((s) => s.openConversation);
   const now = useNow(15_000);
   return (
@@ -47,6 +49,11 @@ export function NeedsYou() {
             );
           })}
         </ol>
+      )}
+      {more && (
+        <button className="mini" onClick={() => void loadMore()} data-testid="needs-you-more">
+          {t('views.needsYou.more')}
+        </button>
       )}
     </section>
   );

@@ -1,0 +1,149 @@
+import type { Db } from './db.ts';
+import type { ConversationPage, ConversationSummary, ConversationView } from '../../shared/console-api.ts';
+import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
+import { encodeCursor, type ListCursor } from '../../shared/list-cursor.ts';
+import { toConversationRow, type RawConversation } from './conversations.ts';
+
+type RawConv = RawConversation & { last_text: string | null; match_id?: number };
+
+export const toSummary = (r: RawConv): ConversationSummary => {
+  const { createdAt: _createdAt, ...row } = toConversationRow(r);
+  return { ...row, lastText: r.last_text };
+};
+
+/** Plain data in, plain data out: the read worker runs this off the main thread. */
+export interface ConversationFilter {
+  clientId?: string | undefined;
+  channel?: Channel | undefined;
+  state?: AutoReplyState | 'needs_human' | undefined;
+  search?: string | undefined;
+  view?: ConversationView | undefined;
+  limit: number;
+  /** Decoded and checked against the view and search where the call enters (consoleInputs). */
+  cursor?: ListCursor | undefined;
+  now: number;
+}
+
+/** How many of the newest messages a search shorter than the trigram index's 3 characters reads. */
+export const SHORT_SEARCH_WINDOW = 50_000;
+
+export const LAST_TEXT = `(SELECT content FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_text`;
+
+/**
+ * The messages containing `search` (case folded as SQLite's lower() folds it: ASCII only), as a
+ * FROM and WHERE over `m` (messages) that can be walked newest first, `ORDER BY m.id DESC`, and
+ * stopped early. Three or more characters go through the trigram index, the user's text quoted as
+ * one FTS5 string (a phrase is a substring for trigrams, so quotes, operators and CJK are plain
+ * text); the index folds more case than lower() does, so instr() then keeps exactly the rows the
+ * old scan kept. Shorter text cannot use trigrams: it reads only the newest SHORT_SEARCH_WINDOW
+ * messages, a bounded cost, and older matches are not found.
+ */
+export function messageSearch(search: string): { from: string; where: string; order: string; args: string[]; needle: string } {
+  const needle = search.toLowerCase();
+  if ([...search].length >= 3) {
+    return {
+      from: 'messages_fts f JOIN messages m ON m.id = f.rowid',
+      where: 'messages_fts MATCH ? AND f.rowid < ? AND instr(lower(m.content), ?) > 0',
+      order: 'f.rowid DESC',
+      args: [`"${search.replaceAll('"', '""')}"`],
+      needle,
+    };
+  }
+  return {
+    from: 'messages m',
+    where: `m.id > (SELECT coalesce(max(id), 0) FROM messages) - ${SHORT_SEARCH_WINDOW} AND m.id < ? AND instr(lower(m.content), ?) > 0`,
+    order: 'm.id DESC',
+    args: [],
+    needle,
+  };
+}
+
+type Args = Array<string | number>;
+
+function filterClauses(f: ConversationFilter): { where: string[]; args: Args } {
+  const where: string[] = [];
+  const args: Args = [];
+  const add = (clause: string, ...values: Args): void => {
+    where.push(clause);
+    args.push(...values);
+  };
+  // Unary + keeps the client's (client_id, channel, peer) index out: that would read all its rows and sort them, per page.
+  if (f.clientId) add('+c.client_id = ?', f.clientId);
+  if (f.channel) add('c.channel = ?', f.channel);
+  if (f.state === 'needs_human') add('c.needs_human = 1');
+  else if (f.state === 'active') add("(c.auto_reply = 'active' OR (c.auto_reply = 'paused' AND c.paused_until <= ?))", f.now);
+  else if (f.state === 'paused') add("c.auto_reply = 'paused' AND c.paused_until > ?", f.now);
+  else if (f.state === 'stopped') add("c.auto_reply = 'stopped'");
+  if (f.view === 'needs_you') add('c.needs_human = 1');
+  return { where, args };
+}
+
+/**
+ * One page of the console list, keyset-paged on its sort key: the newest activity first, or in
+ * "needs you" the longest wait first. A search lists the conversations whose own fields match
+ * (customer id, nickname, group id) first, in that order, then those with a matching message,
+ * newest matching message first: that walk reads the message index newest first and stops at the
+ * page, where ordering every match by the conversation's activity would read all matches.
+ */
+export function conversationPage(db: Db, f: ConversationFilter): ConversationPage {
+  const needsYou = f.view === 'needs_you';
+  const order = needsYou ? 'c.needs_human_since, c.id' : 'c.last_message_at DESC, c.id';
+  const base = filterClauses(f);
+  const fieldMatch = f.search ? `(c.customer_id LIKE ? ESCAPE '\\' OR c.customer_name LIKE ? ESCAPE '\\' OR c.group_id LIKE ? ESCAPE '\\')` : null;
+  const pattern = f.search ? `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : '';
+  const items: ConversationSummary[] = [];
+
+  if (f.cursor?.k !== 'match') {
+    const where = [...base.where];
+    const args = [...base.args];
+    if (f.cursor?.k === 'recent') {
+      where.push('c.last_message_at <= ? AND (c.last_message_at < ? OR c.id > ?)');
+      args.push(f.cursor.at, f.cursor.at, f.cursor.id);
+    } else if (f.cursor?.k === 'needs') {
+      where.push('c.needs_human_since >= ? AND (c.needs_human_since > ? OR c.id > ?)');
+      args.push(f.cursor.at, f.cursor.at, f.cursor.id);
+    }
+    if (fieldMatch) {
+      where.push(fieldMatch);
+      args.push(pattern, pattern, pattern);
+    }
+    // The page is chosen first and only its rows read their last message: a correlated
+    // subquery in the outer select would otherwise run for every conversation before the sort.
+    // A field search (LIKE '%text%') reads every conversation whatever the order: one pass over
+    // the table and a sort of the matches (+ keeps the order index out) is 3x cheaper than
+    // walking the order index and fetching each row from it.
+    const inner = fieldMatch ? order.replace(/^c\./, '+c.') : order;
+    const sql = `SELECT c.*, ${LAST_TEXT}
+                 FROM (SELECT c.* FROM conversations c ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${inner} LIMIT ?) c
+                 ORDER BY ${order}`;
+    const rows = (db.prepare(sql).all(...args, f.limit + 1) as unknown as RawConv[]).map(toSummary);
+    if (rows.length > f.limit) {
+      const page = rows.slice(0, f.limit);
+      const last = page.at(-1)!;
+      const cursor: ListCursor = needsYou ? { k: 'needs', at: last.needsHumanSince ?? 0, id: last.id } : { k: 'recent', at: last.lastMessageAt, id: last.id };
+      return { items: page, nextCursor: encodeCursor(cursor) };
+    }
+    items.push(...rows);
+    if (!f.search) return { items, nextCursor: null };
+  }
+
+  // Matching messages, newest first; each conversation once, at its newest match (NOT EXISTS a
+  // newer one), so pages never repeat a conversation, even when messages arrive between pages.
+  const text = messageSearch(f.search!);
+  const want = f.limit - items.length;
+  const sql = `SELECT c.*, ${LAST_TEXT}, m.id AS match_id
+               FROM ${text.from} JOIN conversations c ON c.id = m.conversation_id
+               WHERE ${text.where}
+                 ${base.where.map((w) => `AND ${w}`).join(' ')}
+                 AND ${fieldMatch!} IS NOT 1
+                 AND NOT EXISTS (SELECT 1 FROM messages n WHERE n.conversation_id = m.conversation_id AND n.id > m.id AND instr(lower(n.content), ?) > 0)
+               ORDER BY ${text.order} LIMIT ?`;
+  const before = f.cursor?.k === 'match' ? f.cursor.before : Number.MAX_SAFE_INTEGER;
+  const rows = db.prepare(sql).all(...text.args, before, text.needle, ...base.args, pattern, pattern, pattern, text.needle, want + 1) as unknown as RawConv[];
+  const more = rows.length > want;
+  const page = more ? rows.slice(0, want) : rows;
+  items.push(...page.map(toSummary));
+  // A full page of field matches and none left over for messages: the message walk starts on the next page.
+  if (want === 0) return { items, nextCursor: rows.length > 0 ? encodeCursor({ k: 'match', before: Number.MAX_SAFE_INTEGER }) : null };
+  return { items, nextCursor: more ? encodeCursor({ k: 'match', before: page.at(-1)!.match_id! }) : null };
+}
