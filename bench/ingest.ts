@@ -108,7 +108,9 @@ export async function runIngest(): Promise<string> {
   for (const c of LEVELS) bareResults.set(c, await runWrk(bare.endpoint, c, bareFile));
   await bare.stop();
 
-  const sb = await startTarget(['src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir]);
+  // BENCH_CPU_PROF=DIR: one .cpuprofile per thread of the server (main, engine, writer); see bench/cpu-profile-summary.ts.
+  const prof = process.env['BENCH_CPU_PROF'];
+  const sb = await startTarget([...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir]);
   const rows: string[] = [];
   const accepted = new Map<EventType, number>();
   for (const eventType of EVENT_TYPES) {

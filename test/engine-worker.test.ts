@@ -44,6 +44,23 @@ describe('the engine worker answers off the main thread', () => {
     assert.deepEqual({ content: reply.content, handoff: reply.handoff }, { content: 'Use the "Forgot password" link on the sign-in page.', handoff: false });
   });
 
+  it('a knowledge-base edit counts at the next question (the engine thread matches in memory)', async () => {
+    const ask = async (): Promise<{ content: string; handoff: boolean }> => {
+      const r = await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v-edit', content: 'when do you deliver parcels on sunday' });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const reply = r.body['reply'] as { content: string; handoff: boolean };
+      return { content: reply.content, handoff: reply.handoff };
+    };
+    assert.equal((await ask()).handoff, true);
+    const id = h.admin.kb.add('When do you deliver parcels on Sunday?', 'Sunday deliveries: 10:00 to 14:00.', 0);
+    assert.deepEqual(await ask(), { content: 'Sunday deliveries: 10:00 to 14:00.', handoff: false });
+    // Same time stamp and length: only the text differs.
+    h.admin.kb.update(id, 'When do you deliver parcels on Sunday?', 'Sunday deliveries: 11:00 to 15:00.', 0);
+    assert.deepEqual(await ask(), { content: 'Sunday deliveries: 11:00 to 15:00.', handoff: false });
+    h.admin.kb.remove(id);
+    assert.equal((await ask()).handoff, true);
+  });
+
   it('an auto reply is composed there and delivered to the receiver', async () => {
     await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-1', from_user_type: 2, content: 'I need to reset my password' });
     h.clock.advance(2000);

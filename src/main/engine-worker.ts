@@ -3,6 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { systemClock } from '../shared/clock.ts';
 import { kbQueries } from './store/kb.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
+import { createIndexedKnowledge } from './engines/kb-index.ts';
 import { createEngineRouter } from './engines/router.ts';
 import { EngineTimeout } from './engines/ask.ts';
 import type { FromEngineWorker, ToEngineWorker } from './engines/worker-engine.ts';
@@ -15,7 +16,9 @@ import { assertNever } from '../shared/assert-never.ts';
 const port = parentPort!;
 const { databasePath, busyTimeoutMs, kbThreshold } = workerData as { databasePath: string; busyTimeoutMs: number; kbThreshold: number };
 const db = new DatabaseSync(databasePath, { readOnly: true, timeout: busyTimeoutMs });
-const knowledge = kbQueries(db);
+// Matched in memory (same rows and order as the FTS5 queries, a fraction of the time); rebuilt
+// when the knowledge base's version changes, which is read before every match.
+const knowledge = createIndexedKnowledge(kbQueries(db));
 const configured = new Map<string, { config: EngineConfig; updatedAt: number; apiKey: string | null }>();
 // Requests arrive already routed: the router here is keyed by engine name, not by client.
 const router = createEngineRouter({
@@ -98,3 +101,11 @@ port.on('message', (msg: ToEngineWorker) => {
 });
 
 post({ type: 'ready' });
+// The index is built now rather than in the first question's time.
+setImmediate(() => {
+  try {
+    knowledge.refresh();
+  } catch {
+    // Closed before it ran, or a read error that the first question will report.
+  }
+});

@@ -43,14 +43,38 @@ function weigh(texts: string[]): Weighted {
   return weights;
 }
 
+interface EntryUnits {
+  question: string;
+  answer: string;
+  qUnits: Map<string, number>;
+  aUnits: Set<string>;
+}
+/**
+ * Units of an entry, kept while the entry object lives: the in-memory index (kb-index.ts) hands out
+ * the same objects until the knowledge base changes, so each entry is split once, not per question.
+ */
+const unitsCache = new WeakMap<KbCandidate, EntryUnits>();
+
+function entryUnits(entry: KbCandidate): EntryUnits {
+  const cached = unitsCache.get(entry);
+  if (cached && cached.question === entry.question && cached.answer === entry.answer) return cached;
+  const units = {
+    question: entry.question,
+    answer: entry.answer,
+    qUnits: new Map(textUnits(entry.question).map((u) => [u.unit, u.weight])),
+    aUnits: new Set(textUnits(entry.answer).map((u) => u.unit)),
+  };
+  unitsCache.set(entry, units);
+  return units;
+}
+
 /**
  * Similarity in 0..1: mostly how much of the customer's words the entry covers (its question
  * fully, its answer at half value), partly how much of the entry's question the customer
  * covered, so a long entry that shares one word does not win.
  */
 export function scoreEntry(query: Weighted, entry: KbCandidate): number {
-  const qUnits = new Map(textUnits(entry.question).map((u) => [u.unit, u.weight]));
-  const aUnits = new Set(textUnits(entry.answer).map((u) => u.unit));
+  const { qUnits, aUnits } = entryUnits(entry);
   let total = 0;
   let covered = 0;
   for (const [unit, w] of query) {

@@ -41,6 +41,10 @@ export function kbQueries(db: Db) {
      WHERE kb_fts MATCH ? ORDER BY rank LIMIT ?`,
   );
   // Terms under three characters cannot use the trigram index; they are found by scanning.
+  const all = db.prepare('SELECT id, question, answer FROM kb_entries ORDER BY id');
+  // FTS5's structure record (rowid 10 of its data table) is rewritten by every transaction that
+  // changes the index, which the triggers do on each insert, update and delete of an entry.
+  const structure = db.prepare('SELECT block FROM kb_fts_data WHERE id = 10');
   const like = db.prepare(
     `SELECT id, question, answer, 0.0 AS rank FROM kb_entries
      WHERE instr(lower(question), ?) > 0 OR instr(lower(answer), ?) > 0 LIMIT ?`,
@@ -74,6 +78,17 @@ export function kbQueries(db: Db) {
     /** `expression` is an FTS5 query built by the engine from quoted terms only. */
     match(expression: string, limit: number): KbCandidate[] {
       return match.all(expression, limit) as unknown as KbCandidate[];
+    },
+    /** Every entry in id order (the engine thread's in-memory index is built from it). */
+    all(): Array<{ id: number; question: string; answer: string }> {
+      return all.all() as unknown as Array<{ id: number; question: string; answer: string }>;
+    },
+    /**
+     * Changes whenever an entry is added, edited or removed (by any process): a point read, cheap
+     * enough to check before every match.
+     */
+    version(): Uint8Array {
+      return (structure.get() as { block: Uint8Array } | undefined)?.block ?? new Uint8Array();
     },
     containing(term: string, limit: number): KbCandidate[] {
       const t = term.toLowerCase();
