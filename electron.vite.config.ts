@@ -32,12 +32,12 @@ export function consoleCspMeta(): Plugin {
 // Conventional layout: src/main/index.ts, src/preload/index.ts, src/renderer/index.html -> out/.
 export default defineConfig({
   main: {
-    // The database writer runs in a worker thread: its entry is built beside the main bundle.
+    // The database writer, the engines and the console's reads run in worker threads: their entries are built beside the main bundle.
     // Dependencies are bundled so out/ is the whole app: the packaging step (resources/package-app.ts)
     // puts out/ into app.asar without a node_modules folder.
     build: {
       externalizeDeps: false,
-      rollupOptions: { input: { index: resolve('src/main/index.ts'), 'writer-worker': resolve('src/main/writer-worker.ts'), 'engine-worker': resolve('src/main/engine-worker.ts') } },
+      rollupOptions: { input: { index: resolve('src/main/index.ts'), 'writer-worker': resolve('src/main/writer-worker.ts'), 'engine-worker': resolve('src/main/engine-worker.ts'), 'reader-worker': resolve('src/main/reader-worker.ts') } },
     },
   },
   preload: {

@@ -238,7 +238,7 @@ describe('packaging (npm run package) and Electron fuses', () => {
     assert.ok(existsSync(join(dest, 'LICENSE')));
     const asar = join(dest, 'resources', 'app.asar');
     const files = listPackage(asar, { isPack: false }).map((f) => f.replaceAll('\\', '/'));
-    for (const f of ['/package.json', '/out/main/index.js', '/out/main/writer-worker.js', '/out/main/engine-worker.js', '/out/preload/index.cjs', '/out/renderer/index.html']) assert.ok(files.includes(f), `${f} in app.asar`);
+    for (const f of ['/package.json', '/out/main/index.js', '/out/main/writer-worker.js', '/out/main/engine-worker.js', '/out/main/reader-worker.js', '/out/preload/index.cjs', '/out/renderer/index.html']) assert.ok(files.includes(f), `${f} in app.asar`);
     assert.ok(!files.some((f) => f.startsWith('/node_modules')), 'the main bundle carries its dependencies');
     const manifest = JSON.parse(extractFile(asar, 'package.json').toString()) as { main: string; type: string };
     assert.deepEqual([manifest.main, manifest.type], ['out/main/index.js', 'module']);

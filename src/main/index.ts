@@ -40,7 +40,7 @@ if (!app.requestSingleInstanceLock()) {
     const dataDir = process.env['SWITCHBOARD_DATA_DIR'] ?? app.getPath('userData');
     const keyFile = keyFileBox(secretKeyPath(dataDir));
     const secretBox = safeStorage.isEncryptionAvailable() ? combinedBox([keychainBox(safeStorage), keyFile]) : keyFile;
-    service = await startService({ config: loadServerConfig(dataDir), dataDir, secretBox, writerEntry: join(here, 'writer-worker.js'), engineWorkerEntry: join(here, 'engine-worker.js') });
+    service = await startService({ config: loadServerConfig(dataDir), dataDir, secretBox, writerEntry: join(here, 'writer-worker.js'), engineWorkerEntry: join(here, 'engine-worker.js'), readerEntry: join(here, 'reader-worker.js') });
     const rendererIndex = join(here, '../renderer/index.html');
     const ipc = createIpcHandler(service.console.handlers, rendererIndex);
     ipcMain.handle(IPC_CALL, (event, method: unknown, input: unknown) => ipc(event.senderFrame?.url, method, input));

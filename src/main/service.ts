@@ -5,6 +5,8 @@ import { openDatabase, databaseFiles } from './store/db.ts';
 import { permissionWarning } from './store/data-dir.ts';
 import { createStore, type Store } from './store/index.ts';
 import { startWorkerWriter } from './store/worker-writer.ts';
+import { inProcessReads, startReadWorker } from './store/worker-reader.ts';
+import { consoleReads } from './store/console-reads.ts';
 import { keyFileBox, type SecretBox } from './auth/secret-box.ts';
 import { createClientRegistry } from './auth/client-registry.ts';
 import { createReplayGuard } from './auth/replay-guard.ts';
@@ -41,6 +43,8 @@ export interface ServiceOptions {
   writerEntry?: URL | string;
   /** The engine thread's entry, like `writerEntry`; used when config.engineWorker is on. */
   engineWorkerEntry?: URL | string;
+  /** The console read thread's entry, like `writerEntry`; used when config.readWorker is on. */
+  readerEntry?: URL | string;
   /** DNS for deliveries (tests point names at forbidden addresses). */
   resolve?: Resolver;
   /** Jitter source for retry delays (tests make it deterministic). */
@@ -86,6 +90,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     { databasePath: databasePath(options.dataDir), busyTimeoutMs: config.busyTimeoutMs },
     (message) => log(`background write failed: ${message}`),
   );
+  // The console's heavy reads (search, lists, transcripts, dashboard) off the thread that serves ingest.
+  const reader = config.readWorker
+    ? await startReadWorker(
+        options.readerEntry ?? new URL('./reader-worker.ts', import.meta.url),
+        { databasePath: databasePath(options.dataDir), busyTimeoutMs: config.busyTimeoutMs },
+        consoleReads(store),
+        log,
+      )
+    : { reads: inProcessReads(consoleReads(store)), close: async () => {} };
   const box = options.secretBox ?? keyFileBox(secretKeyPath(options.dataDir));
   // Once per start, after this process created what was missing (owner-only): what is left is the operator's.
   const looseWarning = permissionWarning(options.dataDir, [...databaseFiles(databasePath(options.dataDir)), secretKeyPath(options.dataDir)]);
@@ -248,6 +261,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     clearInterval(flushTimer);
     await pruning;
     await engineWorker?.close();
+    await reader.close();
     await writer.close();
     store.close();
     throw error;
@@ -266,6 +280,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   depthTimer.unref();
   const consoleHandlers = createAllConsoleHandlers({
     store,
+    reads: reader.reads,
     writer,
     clock,
     events,
@@ -314,6 +329,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await outbox.stop();
         sender.close();
         await engineWorker?.close();
+        await reader.close();
         await writer.close();
         store.close();
       })();

@@ -61,6 +61,8 @@ export const serverConfigSchema = z.strictObject({
   busyTimeoutMs: z.number().int().min(0).max(60_000).default(5000),
   /** Answers (knowledge-base match, LLM calls) computed on their own thread with a read-only connection. */
   engineWorker: z.boolean().default(true),
+  /** The console's lists, searches, transcripts and dashboard read on their own thread with a read-only connection. */
+  readWorker: z.boolean().default(true),
 }).refine((c) => c.idempotencyRetentionHours * 3600 >= c.replayWindowSeconds, {
   // A pruned record is a forgotten signature: a replay of it would be accepted again.
   message: 'must be at least the replay window (replayWindowSeconds)',

@@ -1,4 +1,6 @@
 import type { Store } from '../store/index.ts';
+import type { ConsoleReads } from '../store/console-reads.ts';
+import type { Reads } from '../store/worker-reader.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
@@ -15,6 +17,8 @@ import { clientAdmin } from '../auth/client-admin.ts';
 
 export interface AllHandlerDeps {
   store: Store;
+  /** The heavy reads: on the read thread, or in-process with config.readWorker off. */
+  reads: Reads<ConsoleReads>;
   writer: MessageWriter;
   clock: Clock;
   events: EventBus;

@@ -1,4 +1,6 @@
 import type { Store } from '../store/index.ts';
+import type { ConsoleReads } from '../store/console-reads.ts';
+import type { Reads } from '../store/worker-reader.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -13,6 +15,8 @@ export { ConsoleError };
 
 export interface HandlerDeps {
   store: Store;
+  /** The heavy reads, awaited: on the read thread, or in-process with config.readWorker off. */
+  reads: Reads<ConsoleReads>;
   writer: MessageWriter;
   clock: Clock;
   events: EventBus;
@@ -27,7 +31,7 @@ export interface HandlerDeps {
 
 /** The conversation side of the console API; createAdminHandlers adds clients and the knowledge base. */
 export function createConsoleHandlers(deps: HandlerDeps) {
-  const { store, clock } = deps;
+  const { store, reads, clock } = deps;
 
   async function setState(kind: 'console_stop' | 'console_resume', conversationId: string) {
     const operator = requireOperator(store);
@@ -42,24 +46,22 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       return { endpoint: deps.endpoint(), version: '0.1.0' };
     },
     async listConversations(input) {
-      return store.console.conversations({ ...input, now: clock.now() });
+      return reads.conversations({ ...input, now: clock.now() });
     },
     async getTranscript(input) {
-      const conversation = store.console.conversation(input.conversationId);
-      if (!conversation) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
-      const entries = store.console.transcript(input.conversationId, input.limit, input.beforeId);
-      const first = entries.find((e) => e.kind === 'message');
+      const page = await reads.transcriptPage(input.conversationId, input.limit, input.beforeId);
+      if (!page) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
+      const { conversation, entries, hasEarlier, latestAutoSendUrl } = page;
       const client = deps.lookupClient(conversation.clientId);
       const mediaOrigins = client?.settings.mediaOrigins ?? [];
-      const sendTarget = sendTargetOf(conversation, client?.settings, conversation.channel === 'im' ? store.workspace.latestAutoSendUrl(conversation.id) : null);
-      return { conversation, entries, hasEarlier: first !== undefined && store.console.hasEarlier(input.conversationId, first.id), mediaOrigins, sendTarget };
+      const sendTarget = sendTargetOf(conversation, client?.settings, latestAutoSendUrl);
+      return { conversation, entries, hasEarlier, mediaOrigins, sendTarget };
     },
     async stats(input) {
       const nowMinute = Math.floor(clock.now() / 60_000);
       const minutes = Array.from({ length: input.minutes }, (_, i) => nowMinute - input.minutes + 1 + i);
-      const series = store.stats.series(minutes[0]! * 60_000);
+      const { series, deliveries: counts, needsHuman } = await reads.dashboard(minutes[0]! * 60_000);
       const pick = (m: Map<number, number>): number[] => minutes.map((minute) => m.get(minute) ?? 0);
-      const counts = store.deliveries.countByState();
       return {
         minutes: minutes.map((m) => m * 60),
         requests: pick(series.requests),
@@ -68,11 +70,11 @@ export function createConsoleHandlers(deps: HandlerDeps) {
         handoffs: pick(series.handoffs),
         deliveryFailures: pick(series.deliveryFailures),
         outboxDepth: deps.outboxDepth(),
-        now: { pending: counts.pending, dead: counts.dead, needsHuman: store.stats.needsHuman() },
+        now: { pending: counts.pending, dead: counts.dead, needsHuman },
       };
     },
     async getConversations(input) {
-      return input.ids.flatMap((id) => store.console.conversation(id) ?? []);
+      return reads.conversationsByIds(input.ids);
     },
     async stopAutoReply(input) {
       const r = await setState('console_stop', input.conversationId);
@@ -83,7 +85,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       return { previous: r.previous === 'none' ? 'active' : r.previous };
     },
     async listRequests(input) {
-      return store.requestLog.filtered(input).map(
+      return (await reads.requestLog(input)).map(
         (r): RequestLogItem => ({
           id: r.id,
           at: r.at,

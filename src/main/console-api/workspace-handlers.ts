@@ -1,4 +1,6 @@
 import type { Store } from '../store/index.ts';
+import type { ConsoleReads } from '../store/console-reads.ts';
+import type { Reads } from '../store/worker-reader.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
@@ -15,6 +17,8 @@ import { sendTestMessage } from './test-message.ts';
 
 export interface WorkspaceDeps {
   store: Store;
+  /** The heavy reads (deliveries, audit), awaited: see HandlerDeps. */
+  reads: Reads<ConsoleReads>;
   writer: MessageWriter;
   clock: Clock;
   events: EventBus;
@@ -130,7 +134,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       return { removed: store.canned.remove(input.id) };
     },
     async listDeliveries(input) {
-      return store.deliveries.problems(input.states, input.clientId ?? null, input.limit).map(
+      return (await deps.reads.deliveryProblems(input.states, input.clientId ?? null, input.limit)).map(
         (d): DeliveryItem => ({
           id: d.id,
           conversationId: d.conversationId,
@@ -159,7 +163,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       return { retried };
     },
     async listAudit(input) {
-      return store.audit.list(input.conversationId, input.limit);
+      return deps.reads.audit(input.conversationId, input.limit);
     },
     async sendTestMessage(input) {
       return sendTestMessage({ store, box: deps.box, clock, endpoint: deps.endpoint() }, input.clientId, input.content);
