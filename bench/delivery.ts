@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createServer, request, Agent } from 'node:http';
@@ -38,6 +38,8 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
 }
 
 export async function runDelivery(): Promise<string> {
+  // The cores are shared: a load average well above 2 means the figures are the neighbours' too.
+  const loadAtStart = loadavg()[0]!;
   const arrivals = new Map<string, number>();
   let delivered = 0;
   let first = 0;
@@ -135,5 +137,6 @@ export async function runDelivery(): Promise<string> {
     `| burst: request to delivery beyond the quiet period, p50 / p99 | ${fmt(percentile(burstOver, 50), 1)} / ${fmt(percentile(burstOver, 99), 1)} ms |`,
     `| steady ${LATENCY_RATE} msg/s: request to delivery beyond the quiet period, p50 / p99 / max | ${fmt(percentile(pacedOver, 50), 1)} / ${fmt(percentile(pacedOver, 99), 1)} / ${fmt(pacedOver[pacedOver.length - 1] ?? NaN, 1)} ms |`,
     `| delivered | ${fmt(arrivals.size)} of ${fmt(MESSAGES)} |`,
+    `| load average (1 min) at start / end | ${fmt(loadAtStart, 1)} / ${fmt(loadavg()[0]!, 1)} |`,
   ].join('\n');
 }

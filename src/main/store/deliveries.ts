@@ -95,12 +95,25 @@ export const DUE_SQL = `SELECT d.* FROM deliveries d INDEXED BY deliveries_due
                     WHERE e.conversation_id = d.conversation_id AND e.state = 'pending' AND e.id < d.id)
   ORDER BY d.next_attempt_at, d.id LIMIT ?`;
 
+/**
+ * The same, leaving out the deliveries the outbox already holds (a JSON array of ids): they are
+ * pending until their attempt is recorded, and the oldest of them, so re-reading them on every
+ * scan would cost more the busier the outbox is.
+ */
+export const DUE_EXCEPT_SQL = `SELECT d.* FROM deliveries d INDEXED BY deliveries_due
+  WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+    AND d.id NOT IN (SELECT value FROM json_each(?))
+    AND NOT EXISTS (SELECT 1 FROM deliveries e INDEXED BY deliveries_pending
+                    WHERE e.conversation_id = d.conversation_id AND e.state = 'pending' AND e.id < d.id)
+  ORDER BY d.next_attempt_at, d.id LIMIT ?`;
+
 export function deliveryQueries(db: Db) {
   const insert = db.prepare(
     `INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at, kind)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const due = db.prepare(DUE_SQL);
+  const dueExcept = db.prepare(DUE_EXCEPT_SQL);
   // Named: without statistics the planner reads every pending row through deliveries_state (20% of the main thread).
   const nextDue = db.prepare("SELECT min(next_attempt_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE state = 'pending'");
   const byId = db.prepare('SELECT * FROM deliveries WHERE id = ?');
@@ -147,8 +160,10 @@ export function deliveryQueries(db: Db) {
           .lastInsertRowid,
       );
     },
-    due(now: number, limit: number): DeliveryRow[] {
-      return (due.all(now, limit) as unknown as Raw[]).map(toRow);
+    /** Due deliveries in order, up to `limit`, other than those in `except`. */
+    due(now: number, limit: number, except: Iterable<number> = []): DeliveryRow[] {
+      const skip = [...except];
+      return ((skip.length === 0 ? due.all(now, limit) : dueExcept.all(now, JSON.stringify(skip), limit)) as unknown as Raw[]).map(toRow);
     },
     nextDueAt(): number | null {
       return (nextDue.get() as { at: number | null }).at;

@@ -1,0 +1,174 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSecretKey } from 'node:crypto';
+import { openDatabase } from '../store/db.ts';
+import { createStore, type Store } from '../store/index.ts';
+import { executeWrite, type WriteCommand, type WriteResult } from '../conversations/write-commands.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
+import { manualClock } from '../../shared/clock.ts';
+import { createOutbox } from './outbox.ts';
+import type { Delivery } from './sender.ts';
+import type { SendResult } from './retry-policy.ts';
+
+/**
+ * A writer that commits to the test's store only when the test lets it: the outbox's record of an
+ * attempt can be held, as a busy writer thread holds it.
+ */
+function heldWriter(store: Store) {
+  const held: Array<() => void> = [];
+  let holding = false;
+  const writer = {
+    submit(command: WriteCommand): Promise<WriteResult> {
+      return new Promise((resolve) => {
+        const commit = (): void => resolve(executeWrite(store, command));
+        if (holding && command.kind === 'delivery_attempt') held.push(commit);
+        else queueMicrotask(commit);
+      });
+    },
+    send() {},
+    drain: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    stats: { batches: 0, jobs: 0, largestBatch: 0 },
+  } satisfies MessageWriter;
+  return {
+    writer,
+    hold: () => (holding = true),
+    /** Commits every held record. */
+    release: () => {
+      holding = false;
+      for (const commit of held.splice(0)) commit();
+    },
+    held: () => held.length,
+  };
+}
+
+/** A receiver that answers at once: the test sees each request as the outbox makes it. */
+function receiver() {
+  const sent: string[] = [];
+  const send = (d: Delivery): Promise<SendResult> => {
+    sent.push(d.idempotencyKey);
+    return Promise.resolve({ kind: 'response', status: 200, retryAfter: null });
+  };
+  return { send, sent };
+}
+
+function setup(concurrency: number) {
+  const store = createStore(openDatabase(':memory:'));
+  store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
+  const clock = manualClock();
+  const client = { id: 'a', enabled: true, settings: DEFAULT_CLIENT_SETTINGS, keys: [createSecretKey(Buffer.from('s'.repeat(32)))] };
+  const w = heldWriter(store);
+  const r = receiver();
+  const outbox = createOutbox({ store, writer: w.writer, send: r.send, clock, lookupClient: () => client, concurrency, pollMs: 1000, log: () => {} });
+  const add = (conversationId: string): string => {
+    if (!store.conversations.byId(conversationId)) {
+      store.conversations.create({ id: conversationId, clientId: 'a', channel: 'im', peer: `u:${conversationId}`, groupId: null, customerId: conversationId, autoReply: 'active', now: 0 });
+    }
+    const msgId = `reply-${conversationId}-${Math.random().toString(36).slice(2)}`;
+    const info = { msg_id: msgId, reply_to: ['m'], conversation_id: conversationId, to_user_id: conversationId, content: 'hi', message_type: 1, event_type: 'auto_dialog', from_user_type: 4, create_timestamp: 0 };
+    const replyId = store.messages.insertReply({ conversationId, kind: 'auto', msgId, replyTo: ['m'], afterMessageId: 0, content: 'hi', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: clock.now() });
+    store.deliveries.insert({ replyId, replyMsgId: msgId, conversationId, clientId: 'a', sendUrl: 'http://receiver.test/hook', messageInfo: JSON.stringify(info), state: 'pending', nextAttemptAt: clock.now(), createdAt: clock.now() });
+    return msgId;
+  };
+  return { store, clock, outbox, add, ...w, sent: r.sent };
+}
+
+/** Lets the outbox run what is ready now (immediates, microtasks), without moving the clock. */
+async function settle(turns = 20): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+}
+
+test('a delivery whose receiver answered frees its slot while its record waits for the writer', async () => {
+  const o = setup(1);
+  const first = o.add('c1');
+  const second = o.add('c2');
+  o.hold();
+  o.outbox.start();
+  await settle();
+  // No record is committed yet, and the clock never moved: no poll fired.
+  assert.deepEqual(o.sent, [first, second], 'the second delivery did not wait for the first record');
+  assert.equal(o.held(), 2, 'both records wait for the writer');
+  o.release();
+  await settle();
+  assert.equal(o.held(), 0);
+  assert.deepEqual(o.sent, [first, second], 'each sent once');
+  assert.equal(o.store.deliveries.countByState().sent, 2);
+  await o.outbox.stop();
+});
+
+test('a delivery waiting for its record is not taken again, however often the outbox is woken', async () => {
+  const o = setup(4);
+  const only = o.add('c1');
+  o.hold();
+  o.outbox.start();
+  await settle();
+  for (let i = 0; i < 5; i++) o.outbox.notify();
+  await settle();
+  assert.deepEqual(o.sent, [only]);
+  assert.equal(o.outbox.inFlight(), 1, 'still in flight until recorded');
+  o.release();
+  await settle();
+  assert.deepEqual(o.sent, [only]);
+  assert.equal(o.outbox.inFlight(), 0);
+  await o.outbox.stop();
+});
+
+test('the next reply of a conversation waits until the earlier one is recorded as sent', async () => {
+  const o = setup(4);
+  const first = o.add('c1');
+  const second = o.add('c1');
+  o.hold();
+  o.outbox.start();
+  await settle();
+  assert.deepEqual(o.sent, [first], 'in order per conversation');
+  o.release();
+  await settle();
+  assert.deepEqual(o.sent, [first, second]);
+  await o.outbox.stop();
+});
+
+test('a committed delivery goes at once when the outbox is notified, not at the next poll', async () => {
+  const o = setup(4);
+  o.outbox.start();
+  await settle();
+  const id = o.add('c1');
+  o.outbox.notify();
+  await settle();
+  assert.deepEqual(o.sent, [id], 'sent with the clock never moved');
+  await o.outbox.stop();
+});
+
+test('at most `concurrency` requests are in flight at once', async () => {
+  const o = setup(2);
+  const answers: Array<() => void> = [];
+  const seen: string[] = [];
+  const store = o.store;
+  const outbox = createOutbox({
+    store,
+    writer: heldWriter(store).writer,
+    send: (d) => {
+      seen.push(d.idempotencyKey);
+      return new Promise((resolve) => answers.push(() => resolve({ kind: 'response', status: 200, retryAfter: null })));
+    },
+    clock: o.clock,
+    lookupClient: () => ({ id: 'a', enabled: true, settings: DEFAULT_CLIENT_SETTINGS, keys: [createSecretKey(Buffer.from('s'.repeat(32)))] }),
+    concurrency: 2,
+    pollMs: 1000,
+    log: () => {},
+  });
+  for (const c of ['c1', 'c2', 'c3', 'c4']) o.add(c);
+  outbox.start();
+  await settle();
+  assert.equal(seen.length, 2);
+  answers.shift()!();
+  await settle();
+  assert.equal(seen.length, 3, 'an answered request makes room for one more');
+  for (const answer of answers.splice(0)) answer();
+  await settle();
+  for (const answer of answers.splice(0)) answer();
+  await settle();
+  assert.equal(seen.length, 4);
+  assert.equal(new Set(seen).size, 4, 'none sent twice');
+  await outbox.stop();
+});
