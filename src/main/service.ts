@@ -13,11 +13,13 @@ import { createReplayGuard } from './auth/replay-guard.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
+import { createIndexedKnowledge } from './engines/kb-index.ts';
 import type { Engine } from './engines/engine.ts';
 import { createEngineRouter } from './engines/router.ts';
 import { startWorkerEngine } from './engines/worker-engine.ts';
 import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
 import { createMessageService, type MessageWriter } from './conversations/message-service.ts';
+import { startMaintenance } from './conversations/maintenance.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { createHttpServer, CHAT_PATH } from './http/server.ts';
 import { createMetrics, eventLoopDelayGauges } from './http/metrics.ts';
@@ -64,11 +66,6 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-const MINUTE = 60_000;
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
-/** Request log rows deleted per write: small enough that ingest never waits long behind a prune. */
-const PRUNE_BATCH = 1000;
 
 export function databasePath(dataDir: string): string {
   return join(dataDir, 'switchboard.db');
@@ -124,12 +121,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         { databasePath: databasePath(options.dataDir), busyTimeoutMs: config.busyTimeoutMs, kbThreshold: config.kbThreshold },
         { engineOf, load: loadEngine },
       );
+  // The same in-memory match as the engine thread's, so both paths answer alike.
+  const knowledge = createIndexedKnowledge(store.kb);
   const engine: Engine =
     options.engine ??
     engineWorker ??
     createEngineRouter({
-      builtin: createKbEngine(store.kb, { threshold: config.kbThreshold, queryMessages: 3 }),
-      knowledge: store.kb,
+      builtin: createKbEngine(knowledge, { threshold: config.kbThreshold, queryMessages: 3 }),
+      knowledge,
       engineOf,
       load: loadEngine,
     });
@@ -211,41 +210,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }, 1000);
   flushTimer.unref();
 
-  // The request log is cut by age and by size, a batch per write, each its own group commit, so
-  // ingest keeps committing in between. The check itself reads only the ends of two indexes.
-  let pruning: Promise<void> | null = null;
-  let stopping = false;
-  // Idempotency records go the same way once older than their retention (never below the replay
-  // window, so a replayed signature is still refused).
-  const prune = async (): Promise<void> => {
-    const limits = { before: clock.now() - config.requestLogRetentionDays * DAY, maxRows: config.requestLogMaxRows };
-    if (store.requestLog.needsPrune(limits)) {
-      for (;;) {
-        const result = await writer.submit({ kind: 'prune_request_log', limits: { ...limits, batch: PRUNE_BATCH } });
-        if (result?.kind !== 'changed' || result.count === 0 || stopping) break;
-      }
-    }
-    const before = clock.now() - config.idempotencyRetentionHours * HOUR;
-    if (stopping || !store.idempotency.needsPrune(before)) return;
-    for (;;) {
-      const result = await writer.submit({ kind: 'prune_idempotency', before, batch: PRUNE_BATCH });
-      if (result?.kind !== 'changed' || result.count === 0 || stopping) return;
-    }
-  };
-  const maintain = (): void => {
-    pruning ??= prune()
-      .catch((error: unknown) => log(`pruning failed: ${(error as Error).message}`))
-      .finally(() => (pruning = null));
-  };
-  let cancelMaintain = (): void => {};
-  const scheduleMaintain = (): void => {
-    cancelMaintain = clock.after(MINUTE, () => {
-      maintain();
-      scheduleMaintain();
-    });
-  };
-  maintain();
-  scheduleMaintain();
+  const maintenance = startMaintenance({ store, writer, clock, config, log });
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -256,10 +221,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       });
     });
   } catch (error) {
-    stopping = true;
-    cancelMaintain();
     clearInterval(flushTimer);
-    await pruning;
+    await maintenance.stop();
     await engineWorker?.close();
     await reader.close();
     await writer.close();
@@ -317,13 +280,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     retryDelivery,
     stop() {
       stopped ??= (async () => {
-        stopping = true;
-        cancelMaintain();
         clearInterval(flushTimer);
         clearInterval(depthTimer);
+        await maintenance.stop();
         await http.close();
         requestLog.flush(clock.now(), true);
-        await pruning;
         scheduler.stop();
         loopDelay.disable();
         await outbox.stop();

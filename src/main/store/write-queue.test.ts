@@ -15,7 +15,8 @@ function setup(options: WriteQueueOptions = {}) {
 }
 
 test('ops queued in one turn share one transaction, and each resolves with its own result', async () => {
-  const { queue, insert, path } = setup();
+  // A clock that stands still: this is about batching, and a preempted thread must not split the batch by the time budget.
+  const { queue, insert, path } = setup({ now: () => 0 });
   const results = await Promise.all(Array.from({ length: 50 }, (_, i) => queue.run(() => Number(insert.run(i).lastInsertRowid))));
   assert.equal(results.length, 50);
   assert.equal(queue.stats.batches, 1);
