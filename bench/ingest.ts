@@ -1,13 +1,10 @@
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
-import { createHmac, createSecretKey } from 'node:crypto';
-import canonicalize from 'canonicalize';
-import { startTarget, fmt, ROOT } from './lib.ts';
+import { startTarget, fmt, cliOk as cli, runWrk, scrape, signedBodies, type WrkResult } from './lib.ts';
 import { knowledgeBase, customerMessage } from './kb-data.ts';
 
 /**
@@ -25,43 +22,6 @@ const KB_ENTRIES = Number(process.env['BENCH_KB'] ?? 1000);
 const POOL = Number(process.env['BENCH_POOL'] ?? 6000 * SECONDS);
 const EVENT_TYPES = ['auto_dialog', 'website_dialog'] as const;
 type EventType = (typeof EVENT_TYPES)[number];
-
-interface WrkResult { rps: number; requests: number; non2xx: number; socketErrors: number; p50: number; p99: number; wraps: number }
-
-function runWrk(url: string, connections: number, bodiesFile: string): Promise<WrkResult> {
-  // Asynchronous on purpose: the receiver in this process must keep answering while wrk runs.
-  const child = spawn('wrk', [`-t${THREADS}`, `-c${connections}`, `-d${SECONDS}s`, '--timeout', '10s', '-s', join(ROOT, 'bench/wrk/bodies.lua'), url], {
-    env: { ...process.env, BODIES_FILE: bodiesFile, WRK_THREADS: String(THREADS) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', (e) => reject(new Error(`could not run wrk (apt-get install wrk): ${e.message}`)));
-    child.once('exit', () => {
-      const line = /^WRK_JSON (.*)$/m.exec(out)?.[1];
-      if (!line) return reject(new Error(`wrk printed no result:\n${out}`));
-      const r = JSON.parse(line) as { requests: number; duration_us: number; non2xx: number; socket_errors: number; p50_us: number; p99_us: number; wraps: number };
-      resolve({ rps: r.requests / (r.duration_us / 1e6), requests: r.requests, non2xx: r.non2xx, socketErrors: r.socket_errors, p50: r.p50_us / 1000, p99: r.p99_us / 1000, wraps: r.wraps });
-    });
-  });
-}
-
-async function scrape(endpoint: string): Promise<Map<string, number>> {
-  const text = await (await fetch(new URL('/metrics', endpoint))).text();
-  const values = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^(\w+) (\S+)$/.exec(line);
-    if (m) values.set(m[1]!, Number(m[2]));
-  }
-  return values;
-}
-
-function cli(dataDir: string, ...args: string[]): string {
-  const r = spawnSync(process.execPath, ['src/main/cli/index.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`cli ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
 
 export async function runIngest(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-ingest-'));
@@ -86,26 +46,14 @@ export async function runIngest(): Promise<string> {
   writeFileSync(join(dataDir, 'kb.json'), JSON.stringify(kb));
   cli(dataDir, 'kb', 'import', join(dataDir, 'kb.json'));
 
-  const key = createSecretKey(Buffer.from(secret, 'utf8'));
-  let n = 0;
-  const writeBodies = (eventType: EventType, count: number): string => {
-    const now = Math.floor(Date.now() / 1000);
-    const lines: string[] = [];
-    for (let i = 0; i < count; i++, n++) {
-      const info = { event_type: eventType, msg_id: `b-${n}`, from_user_id: `cust-${(n * 7) % SENDERS}`, from_user_type: 2, content: customerMessage(kb, n), create_timestamp: now };
-      const signature = createHmac('sha256', key).update(`${now}.bench.${canonicalize(info)}`).digest('hex');
-      lines.push(JSON.stringify({ client: 'bench', signature, timestamp: now, message_info: info }));
-    }
-    const file = join(dataDir, `bodies-${n}.ndjson`);
-    writeFileSync(file, lines.join('\n') + '\n');
-    return file;
-  };
+  const bodies = signedBodies({ dir: dataDir, clientId: 'bench', secret, senders: SENDERS, content: (n) => customerMessage(kb, n) });
+  const writeBodies = (eventType: EventType, count: number): string => bodies.write(eventType, count);
 
   // The bare server ignores the body, so a smaller pool sent round and round costs it nothing.
   const bare = await startTarget(['bench/bare-server.ts']);
   const bareFile = writeBodies('auto_dialog', 20_000);
   const bareResults = new Map<number, WrkResult>();
-  for (const c of LEVELS) bareResults.set(c, await runWrk(bare.endpoint, c, bareFile));
+  for (const c of LEVELS) bareResults.set(c, await runWrk(bare.endpoint, c, bareFile, { seconds: SECONDS, threads: THREADS }));
   await bare.stop();
 
   // BENCH_CPU_PROF=DIR: one .cpuprofile per thread of the server (main, engine, writer); see bench/cpu-profile-summary.ts.
@@ -118,7 +66,7 @@ export async function runIngest(): Promise<string> {
       const file = writeBodies(eventType, POOL); // signed before the clock starts
       await scrape(sb.endpoint); // resets the event-loop delay window
       const deliveredBefore = delivered;
-      const r = await runWrk(sb.endpoint, c, file);
+      const r = await runWrk(sb.endpoint, c, file, { seconds: SECONDS, threads: THREADS });
       const m = await scrape(sb.endpoint);
       const b = bareResults.get(c)!;
       accepted.set(eventType, (accepted.get(eventType) ?? 0) + r.requests - r.non2xx);

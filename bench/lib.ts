@@ -1,6 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHmac, createSecretKey } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import autocannon from 'autocannon';
 import type { EventEmitter } from 'node:events';
 
@@ -71,4 +75,75 @@ export async function load(url: string, connections: number, seconds: number, ne
 
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** The CLI on a data dir; throws with its stderr when it fails. */
+export function cliOk(dataDir: string, ...args: string[]): string {
+  const r = spawnSync(process.execPath, ['src/main/cli/index.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`cli ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+export interface WrkResult { rps: number; requests: number; non2xx: number; socketErrors: number; p50: number; p99: number; wraps: number }
+
+/** wrk with bench/wrk/bodies.lua: each line of `bodiesFile` POSTed once (see bench/README.md). */
+export function runWrk(url: string, connections: number, bodiesFile: string, o: { seconds: number; threads: number }): Promise<WrkResult> {
+  // Asynchronous on purpose: a receiver in this process must keep answering while wrk runs.
+  const child = spawn('wrk', [`-t${o.threads}`, `-c${connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', join(ROOT, 'bench/wrk/bodies.lua'), url], {
+    env: { ...process.env, BODIES_FILE: bodiesFile, WRK_THREADS: String(o.threads) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', (e) => reject(new Error(`could not run wrk (apt-get install wrk): ${e.message}`)));
+    child.once('exit', () => {
+      const line = /^WRK_JSON (.*)$/m.exec(out)?.[1];
+      if (!line) return reject(new Error(`wrk printed no result:\n${out}`));
+      const r = JSON.parse(line) as { requests: number; duration_us: number; non2xx: number; socket_errors: number; p50_us: number; p99_us: number; wraps: number };
+      resolve({ rps: r.requests / (r.duration_us / 1e6), requests: r.requests, non2xx: r.non2xx, socketErrors: r.socket_errors, p50: r.p50_us / 1000, p99: r.p99_us / 1000, wraps: r.wraps });
+    });
+  });
+}
+
+/** GET /metrics as name → value (unlabelled series only). */
+export async function scrape(endpoint: string): Promise<Map<string, number>> {
+  const text = await (await fetch(new URL('/metrics', endpoint))).text();
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^(\w+) (\S+)$/.exec(line);
+    if (m) values.set(m[1]!, Number(m[2]));
+  }
+  return values;
+}
+
+export interface BodiesOptions {
+  dir: string;
+  clientId: string;
+  secret: string;
+  senders: number;
+  content: (n: number) => string;
+  /** Prefix of msg_id and from_user_id, so two pools never collide in one store. */
+  prefix?: string;
+}
+
+/** Pre-signed unique request bodies for wrk, one JSON body per line, written to files under `dir`. */
+export function signedBodies(o: BodiesOptions) {
+  const key = createSecretKey(Buffer.from(o.secret, 'utf8'));
+  const prefix = o.prefix ?? '';
+  let n = 0;
+  return {
+    write(eventType: string, count: number): string {
+      const now = Math.floor(Date.now() / 1000);
+      const lines: string[] = [];
+      for (let i = 0; i < count; i++, n++) {
+        const info = { event_type: eventType, msg_id: `${prefix}b-${n}`, from_user_id: `${prefix}cust-${(n * 7) % o.senders}`, from_user_type: 2, content: o.content(n), create_timestamp: now };
+        const signature = createHmac('sha256', key).update(`${now}.${o.clientId}.${canonicalize(info)}`).digest('hex');
+        lines.push(JSON.stringify({ client: o.clientId, signature, timestamp: now, message_info: info }));
+      }
+      const file = join(o.dir, `bodies-${prefix}${n}.ndjson`);
+      writeFileSync(file, lines.join('\n') + '\n');
+      return file;
+    },
+  };
 }

@@ -4,9 +4,18 @@ import { runConsole } from './console.ts';
 import { runFlood } from './flood.ts';
 import { runKbScale } from './kb-scale.ts';
 import { runSearchStall } from './search-stall.ts';
+import { runScale } from './scale/run.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
-const benches: Record<string, () => Promise<string>> = { ingest: runIngest, delivery: runDelivery, console: runConsole, flood: runFlood, 'kb-scale': runKbScale, 'search-stall': runSearchStall };
+const benches: Record<string, () => Promise<string>> = {
+  ingest: runIngest,
+  delivery: runDelivery,
+  console: runConsole,
+  flood: runFlood,
+  'kb-scale': runKbScale,
+  'search-stall': runSearchStall,
+  scale: runScale,
+};
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {
   const bench = benches[name];

@@ -71,7 +71,7 @@ function capacity(recent: number[], wanted: number, now: number): { now: number;
 }
 
 /** The message auto_dialog receivers get, per section 7 (signed at each attempt). */
-function deliveryInfo(replyMsgId: string, conversationId: string, pending: PendingReply[], groupId: string | null, customerId: string | null, settings: ClientSettings, content: string, now: number): Record<string, unknown> {
+export function deliveryInfo(replyMsgId: string, conversationId: string, pending: PendingReply[], groupId: string | null, customerId: string | null, settings: ClientSettings, content: string, now: number): Record<string, unknown> {
   const asker = pending.at(-1)!.fromUserId ?? customerId;
   return {
     msg_id: replyMsgId,
