@@ -14,18 +14,33 @@ import { prepareDataDir, SCALE_CLIENT } from '../bench/scale/build.ts';
 import { loadHistory } from '../bench/scale/loader.ts';
 import { MAX_AUTO_REPLIES_PER_MINUTE } from '../src/main/autoreply/decide.ts';
 import { exchanges, type Exchange, type ScaleShape } from '../bench/scale/scenario.ts';
+import { decodeCursor, type ListCursor } from '../src/shared/list-cursor.ts';
+import type { ConversationSummary } from '../src/shared/console-api.ts';
 
 // bench/scale's bulk loader must leave the store a served one would: the same history sent through
 // the real HTTP path (signed requests, real replies delivered to a receiver) and loaded in process
 // give the same console list, transcripts, search results, stats totals and row counts.
-const SHAPE: ScaleShape = { entries: 4000, conversations: 1000, longConversation: 0, spanMs: 20 * 3_600_000 };
+// Small enough for npm test (a conversation's rounds stay under the per-minute reply cap, so no round waits a minute).
+const SHAPE: ScaleShape = { entries: 800, conversations: 300, longConversation: 0, spanMs: 20 * 3_600_000 };
+
+/** Every page of a list, following the keyset cursor. */
+function everyPage(store: ReturnType<typeof createStore>, filter: { search?: string; now: number }): ConversationSummary[] {
+  const out: ConversationSummary[] = [];
+  let cursor: ListCursor | undefined;
+  for (;;) {
+    const page = store.console.conversations({ ...filter, limit: 200, cursor });
+    out.push(...page.items);
+    if (!page.nextCursor) return out;
+    cursor = decodeCursor(page.nextCursor);
+  }
+}
 
 /** What the console shows, without ids and times (those differ by construction). */
 function snapshot(dataDir: string): unknown {
   const store = createStore(openDatabase(join(dataDir, 'switchboard.db')));
   try {
     const now = Date.now();
-    const list = store.console.conversations({ limit: 20_000, now });
+    const list = everyPage(store, { now });
     const byCustomer = new Map(list.map((c) => [c.id, c.customerId]));
     const conversations = list
       .map((c) => ({
@@ -40,7 +55,7 @@ function snapshot(dataDir: string): unknown {
       }))
       .sort((a, b) => (a.customer! < b.customer! ? -1 : 1));
     const search = Object.fromEntries(
-      ['shipping', '申请退款', '退款', 'Thanks', 'qzxqzx'].map((term) => [term, store.console.conversations({ search: term, limit: 20_000, now }).map((c) => byCustomer.get(c.id)).sort()]),
+      ['shipping', '申请退款', '退款', 'Thanks', 'qzxqzx'].map((term) => [term, everyPage(store, { search: term, now }).map((c) => byCustomer.get(c.id)).sort()]),
     );
     const series = store.stats.series(0);
     const stats = Object.fromEntries(Object.entries(series).map(([name, m]) => [name, [...m.values()].reduce((a, b) => a + b, 0)]));
