@@ -69,6 +69,24 @@ describe('the engine worker answers off the main thread', () => {
     assert.equal(d!.body.message_info['to_user_id'], 'cust-1');
   });
 
+  it('an auto reply\'s transcript is read there too, not on the main thread (issue 10)', async () => {
+    const context = h.service.store.messages.context;
+    h.service.store.messages.context = () => {
+      throw new Error('auto-reply context read on the main thread');
+    };
+    try {
+      const before = rx.received.length;
+      await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-ctx', from_user_type: 2, content: 'hello there' });
+      await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-ctx', from_user_type: 2, content: 'how do I reset my password' });
+      h.clock.advance(2000);
+      const [d] = await eventually(() => rx.received.length === before + 1 && rx.received.slice(before), 'the delivery');
+      assert.equal(d!.body.message_info['content'], 'Use the "Forgot password" link on the sign-in page.');
+      assert.equal((d!.body.message_info['reply_to'] as unknown[]).length, 2);
+    } finally {
+      h.service.store.messages.context = context;
+    }
+  });
+
   it('an LLM engine answers there with its opened API key, grounded in the knowledge base', async () => {
     fake.respond = (call) => ({ body: { choices: [{ message: { content: `Model says: ${call.body.messages.at(-1)!.content}` } }] } });
     const r = await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v2', content: 'reset password?' }, { client: 'llmco' });
@@ -79,6 +97,24 @@ describe('the engine worker answers off the main thread', () => {
     const t = await h.service.console.handlers.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
     assert.equal(t.entries.find((e) => e.kind === 'reply')?.engine, 'local');
     assert.ok(!logs.join('\n').includes(KEY), 'the key is never logged');
+  });
+
+  it('an LLM auto reply composed there sees the transcript as in-process: earlier answers and the new question, in order', async () => {
+    fake.respond = (call) => ({ body: { choices: [{ message: { content: `Model says: ${call.body.messages.at(-1)!.content}` } }] } });
+    const ask = async (content: string): Promise<string> => {
+      const before = fake.calls.length;
+      const r = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-llm', from_user_type: 2, content, send_url: rx.url }, { client: 'llmco' });
+      h.clock.advance(2000);
+      await eventually(() => fake.calls.length === before + 1, 'the model asked');
+      return String(r.body['conversation_id']);
+    };
+    const conversationId = await ask('where is my parcel');
+    const first = fake.calls.at(-1)!;
+    await eventually(() => h.admin.messages.context(conversationId, Number.MAX_SAFE_INTEGER, 50).some((e) => e.kind === 'reply'), 'the first reply stored');
+    await ask('it was due yesterday');
+    const lines = fake.calls.at(-1)!.body.messages.slice(1).map((m) => `${m.role}: ${m.content}`);
+    assert.deepEqual(lines, ['user: where is my parcel', 'assistant: Model says: where is my parcel', 'user: it was due yesterday']);
+    assert.deepEqual(first.body.messages.slice(1).map((m) => m.role), ['user']);
   });
 
   it('a hung engine there still hands off on the service clock: the caller\'s time-out wins over the abort', async () => {

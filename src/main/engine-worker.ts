@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { DatabaseSync } from 'node:sqlite';
 import { systemClock } from '../shared/clock.ts';
 import { kbQueries } from './store/kb.ts';
+import { messageContext } from './store/messages.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
 import { createIndexedKnowledge } from './engines/kb-index.ts';
 import { createEngineRouter } from './engines/router.ts';
@@ -19,6 +20,8 @@ const db = new DatabaseSync(databasePath, { readOnly: true, timeout: busyTimeout
 // Matched in memory (same rows and order as the FTS5 queries, a fraction of the time); rebuilt
 // when the knowledge base's version changes, which is read before every match.
 const knowledge = createIndexedKnowledge(kbQueries(db));
+// Auto replies name their transcript lines rather than carry them: read here, off the main thread.
+const readContext = messageContext(db);
 const configured = new Map<string, { config: EngineConfig; updatedAt: number; apiKey: string | null }>();
 // Requests arrive already routed: the router here is keyed by engine name, not by client.
 const router = createEngineRouter({
@@ -59,8 +62,14 @@ function start(msg: AnswerMessage): void {
   const controller = new AbortController();
   running.set(msg.id, controller);
   const budget = msg.remainingMs === null ? undefined : { clock: systemClock, endsAt: systemClock.now() + msg.remainingMs };
-  router
-    .answer({ ...msg.request, clientId: route.name, budget }, controller.signal)
+  Promise.resolve()
+    .then(() => {
+      const { contextOf, ...request } = msg.request;
+      const context = contextOf
+        ? readContext(contextOf.conversationId, contextOf.uptoId, contextOf.lines).map((e) => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at }))
+        : request.context;
+      return router.answer({ ...request, context, clientId: route.name, budget }, controller.signal);
+    })
     .then(
       (answer) => post({ type: 'answer', id: msg.id, answer }),
       (error: unknown) =>

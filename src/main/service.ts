@@ -29,6 +29,7 @@ import type { ServerConfig } from './config/server-config.ts';
 import { createSender, type Resolver } from './delivery/sender.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
+import { createTurnSlicer } from './loop/turn-slicer.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
@@ -51,6 +52,8 @@ export interface ServiceOptions {
   resolve?: Resolver;
   /** Jitter source for retry delays (tests make it deterministic). */
   random?: () => number;
+  /** Time source of the per-turn budget of due replies and delivery starts (tests count turns). */
+  turnClock?: () => number;
 }
 
 export interface RunningService {
@@ -133,6 +136,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       load: loadEngine,
     });
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
+  // One budget per turn for both bursts: due replies and delivery starts share the loop's time.
+  const slicer = createTurnSlicer({ now: options.turnClock, onError: (error) => log(`sliced task failed: ${(error as Error).message}`) });
   const sender = createSender({ resolve: options.resolve, timeoutMs: config.deliveryTimeoutMs, maxSockets: config.deliveryConcurrency });
   const outbox = createOutbox({
     store,
@@ -142,6 +147,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     lookupClient,
     concurrency: config.deliveryConcurrency,
     pollMs: 1000,
+    slicer,
     random: options.random,
     onAttempt: (verdict, conversationId) => {
       metrics.deliveryAttempt(verdict);
@@ -157,6 +163,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     lookupClient,
     engineTimeoutMs: config.engineTimeoutMs,
     contextLines: 50,
+    slicer,
     onDelivery: () => outbox.notify(),
     onChange: (conversationId) => events.emit({ type: 'conversation', conversationId }),
     onAlert: alert,

@@ -53,6 +53,8 @@ export interface HarnessOptions {
   resolve?: Resolver;
   random?: () => number;
   log?: (line: string) => void;
+  /** The time source of the service's per-turn budget (see ServiceOptions.turnClock). */
+  turnClock?: () => number;
 }
 
 async function parse(r: Response): Promise<Res> {
@@ -72,7 +74,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const clock = manualClock(options.clockStart ?? T0);
   const config = serverConfigSchema.parse({ port: 0, ...options.config });
   const start = (): Promise<RunningService> =>
-    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: options.log ?? (() => {}) });
+    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: options.log ?? (() => {}), turnClock: options.turnClock });
   let service = await start();
   const admin = createStore(openDatabase(databasePath(dataDir)));
   const box = keyFileBox(secretKeyPath(dataDir));

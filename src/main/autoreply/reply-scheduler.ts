@@ -8,6 +8,7 @@ import type { ClientSettings } from '../../shared/client-settings.ts';
 import { newId } from '../store/ids.ts';
 import { askEngine } from '../engines/ask.ts';
 import { MAX_AUTO_REPLIES_PER_MINUTE } from './decide.ts';
+import { createTurnSlicer, type TurnSlicer } from '../loop/turn-slicer.ts';
 
 export interface SchedulerDeps {
   store: Store;
@@ -24,6 +25,8 @@ export interface SchedulerDeps {
   /** A handoff newly flagged the conversation needs_human, after the write committed. */
   onAlert?: (conversationId: string, reason: 'handoff') => void;
   log: (line: string) => void;
+  /** Runs the due conversations' answers a few per turn (shared with the outbox); own one when absent. */
+  slicer?: TurnSlicer;
 }
 
 interface Waiting {
@@ -98,6 +101,7 @@ export function deliveryInfo(replyMsgId: string, conversationId: string, pending
 export function createReplyScheduler(deps: SchedulerDeps) {
   const waiting = new Map<string, Waiting>();
   let stopped = false;
+  const slicer = deps.slicer ?? createTurnSlicer();
 
   function arm(conversationId: string, w: Waiting): void {
     const settings = deps.lookupClient(w.clientId)?.settings;
@@ -106,15 +110,24 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     const deadline = Math.max(Math.min(w.last + quiet, w.first + Math.max(cap, 0)), w.notBefore);
     w.cancel?.();
     w.cancel = deps.clock.after(deadline - deps.clock.now(), () => {
-      w.cancel = null;
-      fire(conversationId).catch((error: unknown) => deps.log(`auto reply for ${conversationId} failed: ${(error as Error).message}`));
+      // Many quiet periods end together in a burst: each due conversation queues, and its reads
+      // and engine request run a few per turn. A message arriving while it is queued cancels it
+      // here as it would cancel the timer, so the quiet period restarts exactly as before.
+      w.cancel = slicer.run(() => {
+        w.cancel = null;
+        fire(conversationId).catch((error: unknown) => deps.log(`auto reply for ${conversationId} failed: ${(error as Error).message}`));
+      });
     });
   }
 
   async function answer(clientId: string, settings: ClientSettings, conversationId: string, uptoId: number, isGroup: boolean): Promise<EngineAnswer> {
-    const context = deps.store.messages.context(conversationId, uptoId, deps.contextLines).map((e) => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at }));
+    // The engine thread reads the transcript itself (the messages answered were committed before
+    // their timer was armed); in-process, it is read here as before.
+    const lines = deps.engine.readsContext
+      ? { context: [], contextOf: { conversationId, uptoId, lines: deps.contextLines } }
+      : { context: deps.store.messages.context(conversationId, uptoId, deps.contextLines).map((e) => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at })) };
     try {
-      return await askEngine(deps.engine, { purpose: 'auto_reply', clientId, channel: 'im', isGroup, context, fallbackText: settings.fallbackText ?? '' }, deps.engineTimeoutMs, deps.clock);
+      return await askEngine(deps.engine, { purpose: 'auto_reply', clientId, channel: 'im', isGroup, ...lines, fallbackText: settings.fallbackText ?? '' }, deps.engineTimeoutMs, deps.clock);
     } catch (error) {
       // An engine failure is a handoff, never a silent drop: a human sees needs_human.
       return { content: settings.fallbackText ?? '', handoff: true, confidence: null, sources: [], cause: (error as Error).message };

@@ -9,6 +9,7 @@ import { canonicalJson } from '../auth/canonical-json.ts';
 import { sign, signingString } from '../auth/signature.ts';
 import { classify, nextDelay, parseRetryAfter, type SendResult, type Verdict } from './retry-policy.ts';
 import type { Sender } from './sender.ts';
+import { createTurnSlicer, type TurnSlicer } from '../loop/turn-slicer.ts';
 
 /**
  * Rows re-read from the outbox are checked before they are signed and sent: an auto reply
@@ -46,6 +47,8 @@ export interface OutboxDeps {
   random?: () => number;
   onAttempt?: (verdict: Verdict | 'cancelled', conversationId: string) => void;
   log: (line: string) => void;
+  /** Starts taken deliveries a few per turn (shared with the reply scheduler); own one when absent. */
+  slicer?: TurnSlicer;
 }
 
 /**
@@ -70,6 +73,7 @@ export function createOutbox(deps: OutboxDeps) {
   let scanning = false;
   let again = false;
   let requested = false;
+  const slicer = deps.slicer ?? createTurnSlicer();
 
   /** Many attempts end in one turn of the loop; they share one scan. */
   function requestScan(): void {
@@ -165,14 +169,25 @@ export function createOutbox(deps: OutboxDeps) {
             active--;
             requestScan();
           };
-          attempt(d, release)
-            .catch((error: unknown) => deps.log(`delivery ${d.id} attempt failed: ${(error as Error).message}`))
-            .finally(() => {
+          // Taken now (in flight, holding its slot), started a few per turn: a committed batch's
+          // checks, signatures and request starts would otherwise all run in this one turn.
+          slicer.run(() => {
+            if (stopped) {
+              // Not sent yet: it stays pending in the database and goes after the restart.
               release();
               inFlight.delete(d.id);
               settleIdle();
-              requestScan();
-            });
+              return;
+            }
+            attempt(d, release)
+              .catch((error: unknown) => deps.log(`delivery ${d.id} attempt failed: ${(error as Error).message}`))
+              .finally(() => {
+                release();
+                inFlight.delete(d.id);
+                settleIdle();
+                requestScan();
+              });
+          });
         }
       }
       // A due delivery that was not taken is waiting behind one in flight, whose end rescans.

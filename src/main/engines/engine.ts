@@ -9,6 +9,13 @@ export interface ContextLine {
   at: number;
 }
 
+/** Which transcript lines a request is about: `messages.context(conversationId, uptoId, lines)`. */
+export interface ContextSource {
+  conversationId: string;
+  uptoId: number;
+  lines: number;
+}
+
 export type EnginePurpose = 'auto_reply' | 'suggestion' | 'website';
 
 export interface EngineRequest {
@@ -19,6 +26,11 @@ export interface EngineRequest {
   isGroup: boolean;
   /** Oldest first; the last customer lines are what the answer must address. */
   context: ContextLine[];
+  /**
+   * Set (with `context` left empty) only for an engine that `readsContext`: the transcript lines
+   * it reads itself, up to message `uptoId` (committed before the reply's timer was armed).
+   */
+  contextOf?: ContextSource;
   /** Said when the engine has no confident answer (client setting, else the server default). */
   fallbackText: string;
   /**
@@ -60,4 +72,6 @@ export interface Engine {
   answer(request: EngineRequest, signal: AbortSignal): Promise<EngineAnswer>;
   /** The engine that would answer this request, when this one only routes (for time-out messages). */
   nameFor?(request: EngineRequest): string;
+  /** Reads a request's `contextOf` itself (the engine thread, on its own connection). */
+  readonly readsContext?: boolean;
 }

@@ -100,6 +100,7 @@ export async function startWorkerEngine(entry: URL | string, workerData: unknown
 
   return {
     name: 'router',
+    readsContext: true,
     nameFor: (request) => (request.clientId ? deps.engineOf(request.clientId) : BUILTIN_ENGINE),
     answer(request, signal) {
       return new Promise<EngineAnswer>((resolve, reject) => {

@@ -95,6 +95,47 @@ interface RawReply {
   created_at: number;
 }
 
+/**
+ * The engine context read on its own: the engine thread runs it on its read-only connection, so
+ * auto replies need no read on the main thread.
+ */
+export function messageContext(db: Db) {
+  const recentMessages = db.prepare(
+    `SELECT id, msg_id, role, from_user_id, content, received_at FROM messages
+     WHERE conversation_id = ? AND id <= ? AND role != 'command' ORDER BY id DESC LIMIT ?`,
+  );
+  const recentReplies = db.prepare(
+    `SELECT id, kind, operator, msg_id, after_message_id, content, created_at FROM replies
+     WHERE conversation_id = ? AND after_message_id <= ? AND kind != 'suggestion' AND handoff = 0
+     ORDER BY after_message_id DESC, id DESC LIMIT ?`,
+  );
+  /**
+   * The newest `limit` transcript lines up to message `uptoId`, oldest first: customer and staff
+   * messages, the AI's own answers and operators' replies (as staff). Suggestions and handoffs
+   * are not part of what was said.
+   */
+  return function context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
+    const messages = (recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[]).map(
+      (m): ContextEntry => ({ kind: 'message', id: m.id, msgId: m.msg_id, role: m.role, speaker: m.from_user_id, content: m.content ?? '', at: m.received_at }),
+    );
+    const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map(
+      (r): ContextEntry & { afterMessageId: number } => ({
+        kind: 'reply',
+        id: r.id,
+        msgId: r.msg_id,
+        role: r.kind === 'operator' ? 'staff' : 'ai',
+        speaker: r.operator ? ((JSON.parse(r.operator) as { name?: string }).name ?? null) : null,
+        content: r.content,
+        at: r.created_at,
+        afterMessageId: r.after_message_id,
+      }),
+    );
+    return interleave(messages, replies)
+      .slice(-limit)
+      .map(({ kind, id, msgId, role, speaker, content, at }) => ({ kind, id, msgId, role, speaker, content, at }));
+  };
+}
+
 export function messageQueries(db: Db) {
   const insertMessage = db.prepare(
     `INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, from_user_id, from_user_type, content,
@@ -111,15 +152,6 @@ export function messageQueries(db: Db) {
   const autoMessageByMsgId = db.prepare(
     `SELECT id, conversation_id FROM messages INDEXED BY messages_auto_msg_id
      WHERE client_id = ? AND msg_id = ? AND event_type = 'auto_dialog' ORDER BY id DESC LIMIT 1`,
-  );
-  const recentMessages = db.prepare(
-    `SELECT id, msg_id, role, from_user_id, content, received_at FROM messages
-     WHERE conversation_id = ? AND id <= ? AND role != 'command' ORDER BY id DESC LIMIT ?`,
-  );
-  const recentReplies = db.prepare(
-    `SELECT id, kind, operator, msg_id, after_message_id, content, created_at FROM replies
-     WHERE conversation_id = ? AND after_message_id <= ? AND kind != 'suggestion' AND handoff = 0
-     ORDER BY after_message_id DESC, id DESC LIMIT ?`,
   );
   const ourReply = db.prepare(
     "SELECT 1 AS found FROM replies r JOIN conversations c ON c.id = r.conversation_id WHERE r.msg_id = ? AND c.client_id = ? AND r.kind != 'suggestion'",
@@ -185,31 +217,7 @@ export function messageQueries(db: Db) {
       const r = autoMessageByMsgId.get(clientId, msgId) as { id: number; conversation_id: string } | undefined;
       return r && { id: r.id, conversationId: r.conversation_id };
     },
-    /**
-     * The newest `limit` transcript lines up to message `uptoId`, oldest first: customer and staff
-     * messages, the AI's own answers and operators' replies (as staff). Suggestions and handoffs
-     * are not part of what was said.
-     */
-    context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
-      const messages = (recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[]).map(
-        (m): ContextEntry => ({ kind: 'message', id: m.id, msgId: m.msg_id, role: m.role, speaker: m.from_user_id, content: m.content ?? '', at: m.received_at }),
-      );
-      const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map(
-        (r): ContextEntry & { afterMessageId: number } => ({
-          kind: 'reply',
-          id: r.id,
-          msgId: r.msg_id,
-          role: r.kind === 'operator' ? 'staff' : 'ai',
-          speaker: r.operator ? ((JSON.parse(r.operator) as { name?: string }).name ?? null) : null,
-          content: r.content,
-          at: r.created_at,
-          afterMessageId: r.after_message_id,
-        }),
-      );
-      return interleave(messages, replies)
-        .slice(-limit)
-        .map(({ kind, id, msgId, role, speaker, content, at }) => ({ kind, id, msgId, role, speaker, content, at }));
-    },
+    context: messageContext(db),
     /** The message_info as it arrived, unknown fields included. */
     messageInfo(id: number): Record<string, unknown> | undefined {
       const r = infoById.get(id) as { message_info: string } | undefined;

@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTurnSlicer } from './turn-slicer.ts';
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A budget clock where every reading costs 1 ms: each task "takes" about a millisecond. */
+function tickingClock() {
+  let t = 0;
+  return () => t++;
+}
+
+test('a burst runs a few tasks per turn, in order, and yields between slices', async () => {
+  const slicer = createTurnSlicer({ budgetMs: 2, now: tickingClock() });
+  const ran: Array<[number, number]> = [];
+  let turn = 0;
+  for (let i = 0; i < 10; i++) slicer.run(() => ran.push([i, turn]));
+  assert.equal(ran.length, 0, 'nothing runs in the turn that queued it');
+  while (slicer.pending() > 0) {
+    await nextTurn();
+    turn++;
+  }
+  assert.deepEqual(ran.map(([i]) => i), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'every task, in the order queued');
+  const turns = new Set(ran.map(([, t]) => t));
+  assert.ok(turns.size >= 4, `spread over several turns (${turns.size})`);
+  for (const t of turns) assert.ok(ran.filter(([, u]) => u === t).length <= 2, 'at most the budget per turn');
+});
+
+test('a task costing more than the budget still runs, one per turn', async () => {
+  let t = 0;
+  const slicer = createTurnSlicer({ budgetMs: 2, now: () => (t += 5) });
+  const ran: number[] = [];
+  for (let i = 0; i < 3; i++) slicer.run(() => ran.push(i));
+  await nextTurn();
+  assert.deepEqual(ran, [0]);
+  await nextTurn();
+  await nextTurn();
+  assert.deepEqual(ran, [0, 1, 2]);
+});
+
+test('a cancelled task never runs; a throwing one does not stop the rest', async () => {
+  const errors: unknown[] = [];
+  const slicer = createTurnSlicer({ onError: (e) => errors.push(e) });
+  const ran: string[] = [];
+  slicer.run(() => {
+    throw new Error('boom');
+  });
+  const cancel = slicer.run(() => ran.push('cancelled'));
+  slicer.run(() => ran.push('kept'));
+  cancel();
+  assert.equal(slicer.pending(), 2);
+  while (slicer.pending() > 0) await nextTurn();
+  assert.deepEqual(ran, ['kept']);
+  assert.equal(errors.length, 1);
+});
