@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { MAIN_V8_FLAGS } from '../src/main/runtime-flags.ts';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { writeFileSync } from 'node:fs';
@@ -18,7 +19,9 @@ export interface Target {
 
 /** Starts a server script as its own process (so it gets a core of its own) and waits for its endpoint line. */
 export async function startTarget(args: string[]): Promise<Target> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Switchboard runs with the heap bounds the product starts it with; the bare server as Node's defaults.
+  const flags = args.includes('src/main/headless.ts') ? MAIN_V8_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const endpoint = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.startsWith('endpoint: ')) resolve(line.slice(10));

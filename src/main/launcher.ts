@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { MAIN_V8_FLAGS } from './runtime-flags.ts';
 
 /**
  * `npm start`: the desktop window where Electron can run, otherwise the same service headless
@@ -35,11 +36,11 @@ function build(): void {
 
 const electron = electronBinary();
 build();
-if ('path' in electron) {
-  const child = spawn(electron.path, ['.', ...process.argv.slice(2)], { stdio: 'inherit' });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code) => process.exit(code ?? 0));
-} else {
-  console.log(`switchboard: desktop window unavailable: ${electron.reason}; running headless`);
-  await import('./headless.ts');
-}
+// The service runs in a process of its own either way, started with the heap bounds of runtime-flags.ts.
+const child =
+  'path' in electron
+    ? spawn(electron.path, [`--js-flags=${MAIN_V8_FLAGS.join(' ')}`, '.', ...process.argv.slice(2)], { stdio: 'inherit' })
+    : (console.log(`switchboard: desktop window unavailable: ${electron.reason}; running headless`),
+      spawn(process.execPath, [...MAIN_V8_FLAGS, 'src/main/headless.ts', ...process.argv.slice(2)], { stdio: 'inherit' }));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+child.on('exit', (code) => process.exit(code ?? 0));

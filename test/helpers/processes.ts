@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { MAIN_V8_FLAGS } from '../../src/main/runtime-flags.ts';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 
@@ -19,7 +20,7 @@ export interface ServeProcess {
 
 /** `npm run serve` as a real child process; resolves once it printed its endpoint and console lines. */
 export async function spawnServe(dataDir: string, extra: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir, ...extra], {
+  const child = spawn(process.execPath, [...MAIN_V8_FLAGS, 'src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir, ...extra], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,3 +1,4 @@
+import { WORKER_RESOURCE_LIMITS } from '../runtime-flags.ts';
 import { Worker } from 'node:worker_threads';
 import type { Engine, EngineAnswer, EngineRequest } from './engine.ts';
 import { EngineTimeout } from './ask.ts';
@@ -38,7 +39,7 @@ export interface WorkerEngine extends Engine {
  * lives, and sent once per engine version.
  */
 export async function startWorkerEngine(entry: URL | string, workerData: unknown, deps: WorkerEngineDeps): Promise<WorkerEngine> {
-  const worker = new Worker(entry, { workerData });
+  const worker = new Worker(entry, { workerData, resourceLimits: WORKER_RESOURCE_LIMITS });
   const waiting = new Map<number, { resolve: (a: EngineAnswer) => void; reject: (e: Error) => void }>();
   const sentVersions = new Map<string, number>();
   let nextId = 1;

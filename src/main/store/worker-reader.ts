@@ -1,3 +1,4 @@
+import { WORKER_RESOURCE_LIMITS } from '../runtime-flags.ts';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Db } from './db.ts';
 import { assertNever } from '../../shared/assert-never.ts';
@@ -107,7 +108,7 @@ export async function startReadWorker<Q extends ReadFunctions>(entry: URL | stri
   let restarting: Promise<void> | null = null;
 
   const start = async (): Promise<Running> => {
-    const worker = new Worker(entry, { workerData });
+    const worker = new Worker(entry, { workerData, resourceLimits: WORKER_RESOURCE_LIMITS });
     let lastError: Error | null = null;
     const exited = new Promise<void>((resolve) => {
       worker.on('message', (msg: FromReader) => {

@@ -1,3 +1,4 @@
+import { WORKER_RESOURCE_LIMITS } from '../runtime-flags.ts';
 import { Worker } from 'node:worker_threads';
 
 /** Messages between the main thread and the writer thread. */
@@ -40,7 +41,7 @@ const POST_CHUNK = 8;
  * other core. Commands are posted once per main-loop turn, not one message each.
  */
 export async function startWorkerWriter<C, R>(entry: URL | string, workerData: unknown, onBackgroundError: (message: string) => void): Promise<Writer<C, R>> {
-  const worker = new Worker(entry, { workerData });
+  const worker = new Worker(entry, { workerData, resourceLimits: WORKER_RESOURCE_LIMITS });
   const waiting = new Map<number, { resolve: (v: R) => void; reject: (e: Error) => void }>();
   let outbox: Array<{ id: number; command: C; wait: boolean }> = [];
   let nextId = 1;
