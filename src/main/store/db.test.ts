@@ -1,0 +1,54 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, WRITER_WAL_AUTOCHECKPOINT_PAGES } from './db.ts';
+import { startWorkerWriter } from './worker-writer.ts';
+import type { WriteCommand, WriteResult } from '../conversations/write-commands.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'sb-db-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+const size = (p: string): number => statSync(p).size;
+const PAGE = 4096;
+
+/** Request-log rows of about a database page each. */
+function logRows(count: number): WriteCommand[] {
+  return Array.from({ length: count }, (_, i) => ({
+    kind: 'request_log',
+    entry: { at: 1_700_000_000_000 + i, requestId: `r-${i}`, method: 'POST', path: '/custom-im/chat-messages', clientId: null, eventType: null, msgId: null, conversationId: null, status: 400, code: 'x', latencyMs: 1, replayed: false, problem: 'p'.repeat(PAGE - 300), remote: null },
+  }));
+}
+
+test('the writer thread checkpoints past WRITER_WAL_AUTOCHECKPOINT_PAGES, not at SQLite’s 1000 pages: its commits stay off the database file meanwhile', async () => {
+  const dir = join(root, 'writer');
+  const path = join(dir, 'switchboard.db');
+  openDatabase(path).close();
+  const before = size(path);
+  const writer = await startWorkerWriter<WriteCommand, WriteResult>(new URL('../writer-worker.ts', import.meta.url), { databasePath: path, busyTimeoutMs: 5000 }, () => {});
+  try {
+    // 400 commits of a row and its index pages each: past 1000 WAL pages, where the default would
+    // have checkpointed, and short of the writer's limit.
+    for (const command of logRows(400)) await writer.submit(command);
+    const wal = size(`${path}-wal`);
+    assert.ok(wal > 1000 * PAGE && wal < WRITER_WAL_AUTOCHECKPOINT_PAGES * PAGE, `WAL holds the pages: ${wal} bytes`);
+    assert.ok(size(path) < before + 100 * PAGE, `database file untouched until the larger checkpoint: ${before} -> ${size(path)} bytes`);
+  } finally {
+    await writer.close();
+  }
+  // Closing the last connection still checkpoints everything into the file.
+  assert.ok(size(path) > before + 400 * PAGE);
+});
+
+test('walAutocheckpointPages bounds the WAL a connection commits into', () => {
+  const path = join(root, 'small', 'switchboard.db');
+  const db = openDatabase(path, { walAutocheckpointPages: 64 });
+  assert.equal((db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 64);
+  const before = size(path);
+  const insert = db.prepare("INSERT INTO settings (key, value) VALUES (?, ?)");
+  for (let i = 0; i < 200; i++) insert.run(`k${i}`, 'v'.repeat(PAGE - 200));
+  assert.ok(size(path) > before + 100 * PAGE, 'checkpointed into the file as it went');
+  assert.ok(size(`${path}-wal`) < 100 * PAGE, `the WAL is reused from its start after each checkpoint: ${size(`${path}-wal`)} bytes`);
+  db.close();
+  assert.ok(WRITER_WAL_AUTOCHECKPOINT_PAGES > 1000);
+});
