@@ -1,10 +1,8 @@
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
-import { startTarget, fmt, cliOk as cli, runWrk, scrape, signedBodies, type WrkResult } from './lib.ts';
+import { startTarget, startCountingReceiver, fmt, cliOk as cli, runWrk, scrape, signedBodies, type WrkResult } from './lib.ts';
 import { knowledgeBase, customerMessage } from './kb-data.ts';
 
 /**
@@ -25,16 +23,8 @@ type EventType = (typeof EVENT_TYPES)[number];
 
 export async function runIngest(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-ingest-'));
-  let delivered = 0;
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      delivered++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const sendUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const receiver = await startCountingReceiver();
+  const { sendUrl } = receiver;
 
   // The benchmark measures the pipeline, not the per-client rate limit (100/s by default).
   writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ rateLimit: { perSecond: 1e9, burst: 1e9 } }));
@@ -65,13 +55,13 @@ export async function runIngest(): Promise<string> {
     for (const c of LEVELS) {
       const file = writeBodies(eventType, POOL); // signed before the clock starts
       await scrape(sb.endpoint); // resets the event-loop delay window
-      const deliveredBefore = delivered;
+      const deliveredBefore = receiver.delivered();
       const r = await runWrk(sb.endpoint, c, file, { seconds: SECONDS, threads: THREADS });
       const m = await scrape(sb.endpoint);
       const b = bareResults.get(c)!;
       accepted.set(eventType, (accepted.get(eventType) ?? 0) + r.requests - r.non2xx);
       const loop = `${fmt((m.get('switchboard_event_loop_delay_p99_seconds') ?? NaN) * 1000, 1)} / ${fmt((m.get('switchboard_event_loop_delay_max_seconds') ?? NaN) * 1000, 0)}`;
-      const replies = eventType === 'auto_dialog' ? fmt(delivered - deliveredBefore) : '–';
+      const replies = eventType === 'auto_dialog' ? fmt(receiver.delivered() - deliveredBefore) : '–';
       rows.push(`| ${eventType} | ${c} | ${fmt(b.rps)} | ${fmt(r.rps)} | ${fmt(r.rps / b.rps, 3)} | ${fmt(b.p50, 2)} / ${fmt(b.p99, 2)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${loop} | ${replies} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
     }
   }

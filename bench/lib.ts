@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { MAIN_V8_FLAGS } from '../src/main/runtime-flags.ts';
 import { once } from 'node:events';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -149,4 +151,34 @@ export function signedBodies(o: BodiesOptions) {
       return file;
     },
   };
+}
+
+/** A send_url receiver answering 200 to every delivery and counting them. */
+export async function startCountingReceiver(): Promise<{ sendUrl: string; delivered(): number; close(): void }> {
+  let delivered = 0;
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      delivered++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    sendUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    delivered: () => delivered,
+    close: () => server.close(),
+  };
+}
+
+/** Median wall time of `f` over `runs` calls, after one unmeasured call. */
+export function medianMs(f: () => unknown, runs = 7): number {
+  f();
+  const t: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const s = performance.now();
+    f();
+    t.push(performance.now() - s);
+  }
+  return t.sort((a, b) => a - b)[runs >> 1]!;
 }

@@ -11,6 +11,7 @@ import { consoleQueries } from '../src/main/store/console-queries.ts';
 import { seedList, oldList } from '../src/main/store/console-list.fixture.ts';
 import type { ConversationFilter } from '../src/main/store/console-list.ts';
 import { decodeCursor } from '../src/shared/list-cursor.ts';
+import { medianMs } from './lib.ts';
 
 const n = Number(process.argv[2] ?? 50_000);
 const per = Number(process.argv[3] ?? 5);
@@ -22,16 +23,6 @@ seedList(db, n, per);
 db.exec('ANALYZE');
 console.log(`store: ${n} conversations x ${per} messages, built in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 const queries = consoleQueries(db, () => new Map());
-const median = (f: () => unknown, runs = 5): number => {
-  f();
-  const t: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const s = performance.now();
-    f();
-    t.push(performance.now() - s);
-  }
-  return t.sort((a, b) => a - b)[runs >> 1]!;
-};
 const kb = (v: unknown): string => `${(Buffer.byteLength(JSON.stringify(v)) / 1024).toFixed(0)} KiB`;
 const now = 1000;
 type F = Omit<ConversationFilter, 'limit' | 'now'>;
@@ -59,12 +50,12 @@ const CASES: Array<[string, F, number]> = [
 console.log('| list | before: old call ms | before: size | after: first page (100) ms | after: size | ratio | page 20,000 rows in ms |');
 console.log('|---|---|---|---|---|---|---|');
 for (const [label, f, oldLimit] of CASES) {
-  const before = median(() => JSON.stringify(oldList(db, { ...f, limit: oldLimit, now })));
+  const before = medianMs(() => JSON.stringify(oldList(db, { ...f, limit: oldLimit, now })));
   const oldRows = oldList(db, { ...f, limit: oldLimit, now });
-  const after = median(() => JSON.stringify(queries.conversations({ ...f, limit: 100, now })));
+  const after = medianMs(() => JSON.stringify(queries.conversations({ ...f, limit: 100, now })));
   const first = queries.conversations({ ...f, limit: 100, now });
   const deep = cursorAt(f, 20_000);
-  const deepMs = deep ? median(() => queries.conversations({ ...f, limit: 100, now, cursor: deep })).toFixed(1) : 'n/a (shorter list)';
+  const deepMs = deep ? medianMs(() => queries.conversations({ ...f, limit: 100, now, cursor: deep })).toFixed(1) : 'n/a (shorter list)';
   console.log(`| ${label} | ${before.toFixed(1)} (${oldRows.length} rows) | ${kb(oldRows)} | ${after.toFixed(1)} (${first.items.length} rows) | ${kb(first)} | ${(before / after).toFixed(0)}x | ${deepMs} |`);
 }
 db.close();

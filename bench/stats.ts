@@ -9,6 +9,7 @@ import { createStore, type Store } from '../src/main/store/index.ts';
 import { backfill } from '../src/main/store/migrations/012-stats-rollup.ts';
 import { rawStatsQueries } from '../src/main/store/stats-raw.fixture.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../src/shared/client-settings.ts';
+import { medianMs } from './lib.ts';
 
 const ROWS = Number(process.argv[2] ?? process.env['BENCH_ROWS'] ?? 500_000);
 const MINUTE = 60_000;
@@ -65,16 +66,6 @@ function fill(store: Store, n: number, from: number, to: number): void {
   }
 }
 
-const median = (f: () => unknown, runs = 7): number => {
-  f();
-  const t: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const s = performance.now();
-    f();
-    t.push(performance.now() - s);
-  }
-  return t.sort((a, b) => a - b)[runs >> 1]!;
-};
 
 // Read cost: one store, raw rows and rollup side by side.
 const big = open('big.db');
@@ -87,8 +78,8 @@ const raw = rawStatsQueries(big.connection);
 const reads: string[] = [];
 for (const minutes of [60, 24 * 60]) {
   const since = NOW - (minutes - 1) * MINUTE;
-  const before = median(() => raw(since));
-  const after = median(() => big.stats.series(since));
+  const before = medianMs(() => raw(since));
+  const after = medianMs(() => big.stats.series(since));
   const same = JSON.stringify(Object.values(raw(since)).map((m) => [...m].sort())) === JSON.stringify(Object.values(big.stats.series(since)).map((m) => [...m].sort()));
   reads.push(`| stats, ${minutes === 60 ? '60-minute' : '24-hour'} window | ${before.toFixed(1)} ms | ${after.toFixed(2)} ms | ${(before / after).toFixed(0)}× | ${same ? 'identical' : 'DIFFERENT'} |`);
 }

@@ -1,11 +1,9 @@
 import { readFileSync, rmSync, statSync, existsSync, mkdtempSync, readdirSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { spawnServe, type ServeProcess } from '../../test/helpers/processes.ts';
-import { cliOk, fmt, percentile, runWrk, signedBodies, startTarget, type WrkResult } from '../lib.ts';
+import { cliOk, fmt, percentile, runWrk, signedBodies, startCountingReceiver, startTarget, type WrkResult } from '../lib.ts';
 import { knowledgeBase } from '../kb-data.ts';
 import { scaleStore, copyStore, prepareDataDir, SCALE_CLIENT } from './build.ts';
 import { FULL_SHAPE, scaleText, type ScaleShape } from './scenario.ts';
@@ -240,16 +238,8 @@ export async function runScale(): Promise<string> {
     closeSync(fd);
   }
   const emptyDir = mkdtempSync(join(tmpdir(), 'sb-bench-scale-empty-'));
-  let delivered = 0;
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      delivered++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const sendUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const receiver = await startCountingReceiver();
+  const { sendUrl } = receiver;
   try {
     const dbPath = join(dir, 'switchboard.db');
     const dbMb = fileMb(dbPath);
@@ -281,7 +271,7 @@ export async function runScale(): Promise<string> {
     ];
     return [
       `bench/scale: ${fmt(c['messages']! + c['replies']!)} transcript entries (${fmt(c['messages']!)} messages, ${fmt(c['replies']!)} replies) in ${fmt(c['conversations']!)} conversations from ${fmt(c['senders']!)} senders; ${fmt(c['deliveries']!)} deliveries (${fmt(c['attempts']!)} attempts), ${fmt(c['needsHuman']!)} conversations need a human, ${fmt(c['idempotency']!)} idempotency and ${fmt(c['requestLog']!)} request-log rows; 1,000-entry knowledge base.`,
-      `Store ${built.build ? `built in ${fmt(built.build.ms / 1000, 1)} s` : `from cache (built in ${fmt(built.load.ms / 1000, 1)} s)`}; ${consoleSide?.note ?? 'console not measured (BENCH_SCALE_ONLY=ingest)'}; ${fmt(delivered)} replies delivered during ingest. Load average before: ${loadBefore}; after: ${loadAfter}.`,
+      `Store ${built.build ? `built in ${fmt(built.build.ms / 1000, 1)} s` : `from cache (built in ${fmt(built.load.ms / 1000, 1)} s)`}; ${consoleSide?.note ?? 'console not measured (BENCH_SCALE_ONLY=ingest)'}; ${fmt(receiver.delivered())} replies delivered during ingest. Load average before: ${loadBefore}; after: ${loadAfter}.`,
       '| measure | value | target | |',
       '|---|---:|---:|---|',
       ...rows,
