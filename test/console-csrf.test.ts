@@ -250,6 +250,8 @@ describe('console CSRF and token leaks, attacked from another 127.0.0.1 port in 
     const beforeStop = snapshot(h);
     const operator = context.pages()[0]!;
     await operator.click('[data-conversation]:has-text("alice")');
+    // Shortcuts act on the conversation shown: wait for its header (a loaded machine is slower to open it).
+    await operator.waitForSelector('.conv-head:has-text("alice") [data-testid=auto-reply-state]');
     await operator.keyboard.press('s');
     await operator.waitForSelector('[data-testid=auto-reply-state]:has-text("Stopped")');
     assert.deepEqual(changedTables(beforeStop, snapshot(h)), ['conversations']);
