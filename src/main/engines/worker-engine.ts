@@ -1,4 +1,5 @@
 import { WORKER_RESOURCE_LIMITS } from '../runtime-flags.ts';
+import { untilReady } from '../worker-ready.ts';
 import { Worker } from 'node:worker_threads';
 import type { Engine, EngineAnswer, EngineRequest } from './engine.ts';
 import { EngineTimeout } from './ask.ts';
@@ -74,16 +75,7 @@ export async function startWorkerEngine(entry: URL | string, workerData: unknown
       resolve();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    const onMessage = (msg: FromEngineWorker): void => {
-      if (msg.type !== 'ready') return;
-      worker.off('message', onMessage);
-      worker.off('error', reject);
-      resolve();
-    };
-    worker.on('message', onMessage);
-    worker.once('error', reject);
-  });
+  await untilReady(worker, 'engine worker');
 
   const route = (request: EngineRequest): Route => {
     const name = request.clientId ? deps.engineOf(request.clientId) : BUILTIN_ENGINE;

@@ -1,4 +1,5 @@
 import { WORKER_RESOURCE_LIMITS } from '../runtime-flags.ts';
+import { untilReady } from '../worker-ready.ts';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Db } from './db.ts';
 import { assertNever } from '../../shared/assert-never.ts';
@@ -135,16 +136,8 @@ export async function startReadWorker<Q extends ReadFunctions>(entry: URL | stri
         crashed(`exited with code ${code}${lastError ? ` (${lastError.message})` : ''}`);
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      const onExit = (code: number): void => reject(lastError ?? new ReadError(`read thread exited with code ${code} before it was ready`));
-      const onMessage = (msg: FromReader): void => {
-        if (msg.type !== 'ready') return;
-        worker.off('message', onMessage);
-        worker.off('exit', onExit);
-        resolve();
-      };
-      worker.on('message', onMessage);
-      worker.once('exit', onExit);
+    await untilReady(worker, 'read thread').catch((error: unknown) => {
+      throw lastError ?? new ReadError((error as Error).message);
     });
     return { worker, exited };
   };

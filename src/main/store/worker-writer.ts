@@ -1,4 +1,5 @@
 import { WORKER_RESOURCE_LIMITS } from '../runtime-flags.ts';
+import { untilReady } from '../worker-ready.ts';
 import { Worker } from 'node:worker_threads';
 
 /** Messages between the main thread and the writer thread. */
@@ -98,16 +99,7 @@ export async function startWorkerWriter<C, R>(entry: URL | string, workerData: u
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    const onMessage = (msg: FromWriter<R>): void => {
-      if (msg.type === 'ready') {
-        worker.off('message', onMessage);
-        resolve();
-      }
-    };
-    worker.on('message', onMessage);
-    worker.once('error', reject);
-  });
+  await untilReady(worker, 'database writer');
 
   const flush = (): void => {
     scheduled = false;
