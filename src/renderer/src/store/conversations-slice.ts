@@ -2,6 +2,7 @@ import type { StateCreator } from 'zustand';
 import { LIST_PAGE_MAX, type CONVERSATION_FILTERS, type ConsoleInput, type ConversationPage, type ConversationSummary } from '../../../shared/console-api.ts';
 import type { Channel } from '../../../shared/conversation.ts';
 import { api } from '../api/bridge.ts';
+import { serialQueue } from '../../../shared/serial-queue.ts';
 import type { ConsoleState } from './index.ts';
 
 type Filter = (typeof CONVERSATION_FILTERS)[number];
@@ -65,15 +66,20 @@ export function appendPage(list: ConversationSummary[], page: ConversationSummar
 // Each list load or filter change starts a generation; answers to an older one are dropped, so a
 // slow page for the previous search never lands in the new list.
 let generation = 0;
+// Reloads and next pages run one at a time (see shared/serial-queue.ts); a reload superseded while it waited is skipped.
+const listQueue = serialQueue();
 
 export const conversationsSlice: Slice<ConversationsSlice> = (set, get) => {
-  /** The list from the top, `rows` rows; the rows on screen stay until the answer replaces them (no flicker while typing). */
-  const reload = async (rows: number): Promise<void> => {
+  /** The list from the top, `rows` rows (read when the load starts); the rows on screen stay until the answer replaces them (no flicker while typing). */
+  const reload = (rows: () => number): Promise<void> => {
     const mine = ++generation;
-    const r = await loadPages(query(get().filter), rows);
-    if (mine !== generation) return;
-    if (r.ok) set({ conversations: r.page.items, nextCursor: r.page.nextCursor, loaded: true, loadingMore: false });
-    else set({ error: r.message, loadingMore: false });
+    return listQueue(async () => {
+      if (mine !== generation) return;
+      const r = await loadPages(query(get().filter), rows());
+      if (mine !== generation) return;
+      if (r.ok) set({ conversations: r.page.items, nextCursor: r.page.nextCursor, loaded: true, loadingMore: false });
+      else set({ error: r.message, loadingMore: false });
+    });
   };
   return {
     conversations: [],
@@ -85,18 +91,22 @@ export const conversationsSlice: Slice<ConversationsSlice> = (set, get) => {
     setFilter(patch) {
       // A new filter or search starts at page one; the old list's cursor must not fetch a page of the new one.
       set((s) => ({ filter: { ...s.filter, ...patch }, nextCursor: null }));
-      void reload(LIST_PAGE);
+      void reload(() => LIST_PAGE);
     },
-    loadConversations: () => reload(Math.min(RELOAD_KEEP_MAX, Math.max(LIST_PAGE, get().conversations.length))),
+    loadConversations: () => reload(() => Math.min(RELOAD_KEEP_MAX, Math.max(LIST_PAGE, get().conversations.length))),
     async loadMore() {
-      const { nextCursor, loadingMore, filter } = get();
-      if (nextCursor === null || loadingMore) return;
-      const mine = generation;
+      if (get().nextCursor === null || get().loadingMore) return;
       set({ loadingMore: true });
-      const r = await api.listConversations({ ...query(filter), limit: LIST_PAGE, cursor: nextCursor });
-      if (mine !== generation) return;
-      if (r.ok) set((s) => ({ conversations: appendPage(s.conversations, r.value.items), nextCursor: r.value.nextCursor, loadingMore: false }));
-      else set({ error: r.error.message, loadingMore: false });
+      await listQueue(async () => {
+        // Read when the page starts: a reload queued before it may have replaced the list and its cursor.
+        const { nextCursor, filter } = get();
+        if (nextCursor === null) return set({ loadingMore: false });
+        const mine = generation;
+        const r = await api.listConversations({ ...query(filter), limit: LIST_PAGE, cursor: nextCursor });
+        if (mine !== generation) return;
+        if (r.ok) set((s) => ({ conversations: appendPage(s.conversations, r.value.items), nextCursor: r.value.nextCursor, loadingMore: false }));
+        else set({ error: r.error.message, loadingMore: false });
+      });
     },
     async mergeConversations(ids) {
       // A filtered list may gain or lose rows on any change: reload the rows it had.

@@ -4,6 +4,7 @@ import { assertNever } from '../../../shared/assert-never.ts';
 import { api } from '../api/bridge.ts';
 import type { ConsoleState, View } from './index.ts';
 import { appendPage, LIST_PAGE, loadPages, RELOAD_KEEP_MAX } from './conversations-slice.ts';
+import { serialQueue } from '../../../shared/serial-queue.ts';
 
 /** The request log's filters as typed in the form: datetime-local strings, empty = no bound. */
 export interface RequestFilter {
@@ -73,24 +74,33 @@ export function requestQuery(f: RequestFilter): Partial<ConsoleInput<'listReques
   };
 }
 
+// The queue's reloads and "show more" pages, one at a time (see shared/serial-queue.ts).
+const needsYouQueue = serialQueue();
+let needsYouReloadQueued: Promise<void> | null = null;
+
 export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
   needsYou: [],
   needsYouLoaded: false,
   needsYouCursor: null,
-  async loadNeedsYou() {
-    const r = await loadPages({ view: 'needs_you' }, Math.min(RELOAD_KEEP_MAX, Math.max(LIST_PAGE, get().needsYou.length)));
-    if (r.ok) set({ needsYou: r.page.items, needsYouCursor: r.page.nextCursor, needsYouLoaded: true });
-    else set({ error: r.message });
+  loadNeedsYou() {
+    // Live changes ask for many reloads; one waiting in the queue already covers the rest.
+    if (needsYouReloadQueued) return needsYouReloadQueued;
+    needsYouReloadQueued = needsYouQueue(async () => {
+      needsYouReloadQueued = null;
+      const r = await loadPages({ view: 'needs_you' }, Math.min(RELOAD_KEEP_MAX, Math.max(LIST_PAGE, get().needsYou.length)));
+      if (r.ok) set({ needsYou: r.page.items, needsYouCursor: r.page.nextCursor, needsYouLoaded: true });
+      else set({ error: r.message });
+    });
+    return needsYouReloadQueued;
   },
-  async loadMoreNeedsYou() {
-    const cursor = get().needsYouCursor;
-    if (cursor === null) return;
-    const r = await api.listConversations({ view: 'needs_you', limit: LIST_PAGE, cursor });
-    // A reload meanwhile replaced the queue (and its cursor): this page belongs to the old one.
-    if (get().needsYouCursor !== cursor) return;
-    if (r.ok) set((s) => ({ needsYou: appendPage(s.needsYou, r.value.items), needsYouCursor: r.value.nextCursor }));
-    else set({ error: r.error.message });
-  },
+  loadMoreNeedsYou: () =>
+    needsYouQueue(async () => {
+      const cursor = get().needsYouCursor;
+      if (cursor === null) return;
+      const r = await api.listConversations({ view: 'needs_you', limit: LIST_PAGE, cursor });
+      if (r.ok) set((s) => ({ needsYou: appendPage(s.needsYou, r.value.items), needsYouCursor: r.value.nextCursor }));
+      else set({ error: r.error.message });
+    }),
   deliveries: [],
   deliveriesLoaded: false,
   deliveryFilter: { states: ['retrying', 'dead'] },
