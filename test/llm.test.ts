@@ -63,6 +63,20 @@ describe('LLM engines end to end', () => {
     assert.equal(reply.sources?.[0]?.id, 1);
   });
 
+  it('the model reads group lines and staff lines by the nickname sent with each message, else by the sender id', async () => {
+    const group = { group_id: 'g-nick', to_user_id: 'bot', from_user_type: 1 };
+    // A human has taken over this group: its messages are stored, and no auto reply is composed.
+    const posted = [await h.post({ event_type: 'cmd_dialog', msg_id: mid(), ...group, from_user_id: 'agent-9', content: 'stop_auto_reply' })];
+    posted.push(await h.post({ event_type: 'auto_dialog', msg_id: mid(), ...group, from_user_id: 'u-alice', nickname: 'Alice', content: 'my order is late' }));
+    posted.push(await h.post({ event_type: 'auto_dialog', msg_id: mid(), ...group, from_user_id: 'u-7', content: 'mine too' }));
+    posted.push(await h.post({ event_type: 'auto_dialog', msg_id: mid(), ...group, from_user_id: 'agent-9', from_user_type: 3, nick_name: 'Kim', content: 'checking now' }));
+    assert.deepEqual(posted.map((p) => p.status), [200, 200, 200, 200]);
+    const r = await h.post({ event_type: 'assist_dialog', msg_id: mid(), ...group, from_user_id: 'u-alice', nickname: 'Alice', content: 'any news?' });
+    assert.equal(r.status, 200);
+    const said = fake.calls.at(-1)!.body.messages.slice(1).map((m) => m.content);
+    assert.deepEqual(said.slice(-4), ['Alice: my order is late', 'u-7: mine too', '[staff Kim] checking now', 'Alice: any news?']);
+  });
+
   it('other clients keep the built-in knowledge base', async () => {
     const before = fake.calls.length;
     const r = await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v2', content: 'Do you ship to Norway?' }, { client: 'plain' });

@@ -8,7 +8,7 @@ import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 import { newId } from '../store/ids.ts';
-import { channelOf, peerOf, senderRole } from './identity.ts';
+import { channelOf, nicknameOf, peerOf, senderRole } from './identity.ts';
 import { priorOutcome, type IngestRequest, type Outcome, type WriteCommand, type WriteResult } from './write-commands.ts';
 
 /** One authenticated, validated request, ready to be processed. */
@@ -79,7 +79,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
       : [];
     const question: ContextLine = {
       role: senderRole(a.info, a.client.settings.boundAccount),
-      speaker: a.info.from_user_id || null,
+      speaker: nicknameOf(a.info) ?? (a.info.from_user_id || null),
       content: a.info.content ?? '',
       at: clock.now(),
     };

@@ -2,6 +2,7 @@ import type { Db } from './db.ts';
 import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { EventType } from '../../shared/protocol/message-schema.ts';
 import type { TranscriptLine } from '../../shared/console-api.ts';
+import { nicknameOf } from '../conversations/identity.ts';
 
 export interface NewMessage {
   conversationId: string;
@@ -99,9 +100,18 @@ interface RawReply {
  * The engine context read on its own: the engine thread runs it on its read-only connection, so
  * auto replies need no read on the main thread.
  */
+/** Who said a line, as a model should read it: the nickname sent with the message, else the sender's id. */
+function speakerOf(messageInfo: string, fromUserId: string | null): string | null {
+  try {
+    return nicknameOf(JSON.parse(messageInfo) as Record<string, unknown>) ?? fromUserId;
+  } catch {
+    return fromUserId;
+  }
+}
+
 export function messageContext(db: Db) {
   const recentMessages = db.prepare(
-    `SELECT id, msg_id, role, from_user_id, content, received_at FROM messages
+    `SELECT id, msg_id, role, from_user_id, content, received_at, message_info FROM messages
      WHERE conversation_id = ? AND id <= ? AND role != 'command' ORDER BY id DESC LIMIT ?`,
   );
   const recentReplies = db.prepare(
@@ -115,8 +125,8 @@ export function messageContext(db: Db) {
    * are not part of what was said.
    */
   return function context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
-    const messages = (recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[]).map(
-      (m): ContextEntry => ({ kind: 'message', id: m.id, msgId: m.msg_id, role: m.role, speaker: m.from_user_id, content: m.content ?? '', at: m.received_at }),
+    const messages = (recentMessages.all(conversationId, uptoId, limit) as unknown as (RawMessage & { message_info: string })[]).map(
+      (m): ContextEntry => ({ kind: 'message', id: m.id, msgId: m.msg_id, role: m.role, speaker: speakerOf(m.message_info, m.from_user_id), content: m.content ?? '', at: m.received_at }),
     );
     const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map(
       (r): ContextEntry & { afterMessageId: number } => ({
