@@ -98,6 +98,17 @@ describe('auto replies: when to answer (section 6)', () => {
     assert.deepEqual(info['at_list'], ['u-7']);
   });
 
+  it('a group message that names no sender is answered in the group, without to_user_id (it was a dead delivery)', async () => {
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), group_id: 'room-anon', from_user_type: 1, at_list: ['bot-acme'], content: 'anyone?' });
+    h.clock.advance(2000);
+    const [d] = await eventually(() => rx.received.length === 1 && rx.received, 'the delivery');
+    const info = d!.body.message_info;
+    assert.equal(info['group_id'], 'room-anon');
+    assert.equal('to_user_id' in info, false);
+    assert.equal('at_list' in info, false);
+    assert.equal(h.admin.deliveries.list('dead', 10).length, 0);
+  });
+
   describe('in a group, one reply per customer (section 6)', () => {
     const ask = (from: string, content: string) =>
       h.post({ event_type: 'auto_dialog', msg_id: mid(), group_id: 'room-2', from_user_id: from, from_user_type: 2, at_list: ['bot-acme'], content });

@@ -82,7 +82,9 @@ export function deliveryInfo(replyMsgId: string, conversationId: string, pending
     conversation_id: conversationId,
     ...(groupId ? { group_id: groupId } : {}),
     ...(settings.boundAccount ? { from_user_id: settings.boundAccount } : {}),
-    to_user_id: (groupId ? asker : customerId) ?? asker,
+    // A group message may name no sender (section 2 needs only group_id): the reply then goes to
+    // the group with no to_user_id rather than a null the outbox would refuse (a dead delivery).
+    ...(((groupId ? asker : customerId) ?? asker) ? { to_user_id: (groupId ? asker : customerId) ?? asker } : {}),
     ...(groupId && asker ? { at_list: [asker] } : {}),
     content,
     message_type: 1,
