@@ -17,6 +17,8 @@ test('roles: type 4 AI, type 3 staff, the bound account staff, others customers'
   assert.equal(senderRole(m({ from_user_id: 'bot' }), 'bot'), 'staff');
   assert.equal(senderRole(m({ from_user_type: 1, from_user_id: 'x' }), 'bot'), 'customer');
   assert.equal(senderRole(m({ from_user_type: 2, from_user_id: 'bot' }), undefined), 'customer');
+  // Section 6: "type 1 from the bound account itself" is staff; type 2 is a customer, whoever it is.
+  assert.equal(senderRole(m({ from_user_type: 2, from_user_id: 'bot' }), 'bot'), 'customer');
 });
 
 test('peer: the group when there is one, else the customer seen from either side', () => {
@@ -25,5 +27,7 @@ test('peer: the group when there is one, else the customer seen from either side
   assert.equal(peerOf(m({ from_user_id: 'u1', to_user_id: 'bot' }), 'bot').peer, 'u:u1');
   assert.equal(peerOf(m({ from_user_id: 'agent', from_user_type: 3, to_user_id: 'u1' }), 'bot').peer, 'u:u1');
   assert.equal(peerOf(m({ from_user_id: 'bot', to_user_id: 'u1' }), 'bot').peer, 'u:u1');
+  // Section 4 names the bound account whatever its type.
+  assert.equal(peerOf(m({ from_user_id: 'bot', from_user_type: 2, to_user_id: 'u1' }), 'bot').peer, 'u:u1');
   assert.equal(peerOf(m({ from_user_id: 'agent', from_user_type: 3 }), 'bot').peer, 'u:agent', 'staff without to_user_id');
 });

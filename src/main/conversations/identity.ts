@@ -19,7 +19,9 @@ export function channelOf(eventType: EventType): Channel {
 export function senderRole(info: MessageInfo, boundAccount: string | undefined): Exclude<MessageRole, 'command'> {
   if (info.from_user_type === 4) return 'ai';
   if (info.from_user_type === 3) return 'staff';
-  if (boundAccount !== undefined && info.from_user_id === boundAccount) return 'staff';
+  // Section 6: the bound account is staff when it writes as an ordinary account (type 1, or no type
+  // outside auto_dialog); type 2 says "customer", and the sender's own word wins.
+  if (boundAccount !== undefined && info.from_user_id === boundAccount && info.from_user_type !== 2) return 'staff';
   return 'customer';
 }
 
@@ -33,7 +35,8 @@ export interface Peer {
 export function peerOf(info: MessageInfo, boundAccount: string | undefined): Peer {
   const groupId = info.group_id ? info.group_id : null;
   const role = senderRole(info, boundAccount);
-  const fromStaffSide = role === 'staff' || role === 'ai';
+  // Section 4 names the bound account whatever its type: its messages belong to the customer it wrote to.
+  const fromStaffSide = role === 'staff' || role === 'ai' || (boundAccount !== undefined && info.from_user_id === boundAccount);
   const customerId = fromStaffSide && info.to_user_id ? info.to_user_id : info.from_user_id ? info.from_user_id : null;
   if (groupId !== null) return { peer: `g:${groupId}`, groupId, customerId };
   // The validator guarantees a sender: no group means a non-empty from_user_id.
