@@ -47,4 +47,8 @@ describe('documentation links', () => {
     }
     assert.deepEqual(broken, []);
   });
+
+  it('no page sends the reader to the contract outside the repository', () => {
+    for (const page of PAGES) assert.doesNotMatch(readFileSync(join(ROOT, page), 'utf8'), /shared\/protocol\.md/, page);
+  });
 });
