@@ -25,7 +25,7 @@ const deliveryBase = z.looseObject({
   message_type: z.literal(1),
   create_timestamp: z.number().int(),
 });
-const deliveryInfoSchema = z.union([
+export const deliveryInfoSchema = z.union([
   deliveryBase.extend({ event_type: z.literal('auto_dialog'), from_user_type: z.literal(4) }),
   deliveryBase.extend({
     event_type: z.enum(['auto_dialog', 'website_dialog']),
