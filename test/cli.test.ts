@@ -84,7 +84,7 @@ describe('operator CLI (section 9)', () => {
       ['empty.csv', 'question,answer\na,b\n ,x\n', /line 3: question must not be empty/],
       ['header.csv', 'q,a\nx,y\n', /line 1: header must be "question,answer"/],
       ['syntax.json', '[\n {"question": "a", "answer": "b"},\n {"question": "c" "answer": "d"}\n]', /not valid JSON at line 3/],
-      ['shape.json', '[\n  {"question": "a", "answer": "b"},\n  {"question": "c"}\n]', /entry 2 \(line 3\): answer/],
+      ['shape.json', '[\n  {"question": "a", "answer": "b"},\n  {"question": "c"}\n]', /entry 2 \(line 3\): answer is required/],
       ['notarray.json', '{"question": "a", "answer": "b"}', /must hold an array/],
       ['kb.txt', 'whatever', /unknown file type/],
     ];
@@ -107,6 +107,19 @@ describe('operator CLI (section 9)', () => {
     assert.match(cli(d).stdout, /usage: npm run cli/);
     assert.equal(cli(d, '--help').status, 0);
     assert.match(cli(d, 'launch').stderr, /unknown command "launch"/);
+  });
+
+  it('--help lists every engines add flag, --handoff-marker included, and engines add stores it', async () => {
+    const d = dir();
+    const help = cli(d, '--help').stdout;
+    for (const flag of ['--model', '--base-url', '--api-key-env', '--api-key-stdin', '--system-prompt', '--temperature', '--max-tokens', '--timeout-ms', '--context-tokens', '--grounding', '--retries', '--handoff-marker']) {
+      assert.match(help, new RegExp(`[\\s[]${flag}[\\s\\]]`), `${flag} in --help`);
+    }
+    const added = cli(d, 'engines', 'add', 'local', '--model', 'm', '--handoff-marker', '<<HUMAN>>');
+    assert.equal(added.status, 0, added.stderr);
+    const db = (await import('../src/main/store/index.ts')).createStore(openDatabase(join(d, 'switchboard.db')));
+    assert.equal(db.engines.get('local')?.config.handoffMarker, '<<HUMAN>>');
+    db.close();
   });
 });
 
@@ -145,6 +158,32 @@ describe('per-client settings and deliveries from the CLI (issue 3)', () => {
     }
     assert.match(cli(d, 'clients', 'show', 'acme').stdout, /group-policy\s+mention/);
     assert.match(cli(d, 'clients', 'set', 'ghost', '--group-policy', 'all').stderr, /no client "ghost"/);
+  });
+
+  it('every CLI error names the flag, never a schema key', () => {
+    const d = dir();
+    cli(d, 'clients', 'add', 'acme');
+    const long = (n: number): string => 'a'.repeat(n);
+    const cases: Array<[string[], RegExp]> = [
+      [['engines', 'add', 'x', '--model', 'm', '--base-url', 'nope'], /^error: --base-url must be an absolute URL \(http:\/\/host:port\/path\), got "nope"$/m],
+      [['engines', 'add', 'x'], /^error: --model is required$/m],
+      [['engines', 'add', 'x', '--model', 'm', '--temperature', '5', '--max-tokens', '1.5'], /^error: --temperature must be at most 2, got "5"; --max-tokens must be a whole number, got "1\.5"$/m],
+      [['engines', 'add', 'x', '--model', 'm', '--timeout-ms', '1', '--context-tokens', '1'], /--timeout-ms must be at least 100, got "1"; --context-tokens must be at least 100, got "1"/],
+      [['engines', 'add', 'x', '--model', 'm', '--handoff-marker', 'ab'], /^error: --handoff-marker must be at least 3 characters, got "ab"$/m],
+      [['engines', 'add', 'x', '--model', 'm', '--grounding', '50', '--retries', '9'], /^error: --grounding must be at most 20, got "50"; --retries must be at most 5, got "9"$/m],
+      [['engines', 'add', 'x', '--model', 'm', '--system-prompt', long(20_001)], /^error: --system-prompt must be at most 20000 characters$/m],
+      [['clients', 'set', 'acme', '--bound-account', long(129)], /^error: --bound-account must be at most 128 characters$/m],
+      [['clients', 'set', 'acme', '--bot-ids', `ok,${long(129)}`], /^error: --bot-ids \(item 2\) must be at most 128 characters$/m],
+      [['clients', 'add', 'b', '--fallback-text', long(2001)], /^error: --fallback-text must be at most 2000 characters$/m],
+      [['clients', 'add', 'b', '--engine', long(65)], /^error: --engine must be at most 64 characters/m],
+      [['clients', 'add', 'b', '--send-url', `https://h.example.com/${long(2048)}`], /^error: --send-url must be at most 2048 characters$/m],
+    ];
+    for (const [args, expected] of cases) {
+      const r = cli(d, ...args);
+      assert.equal(r.status, 2, args.join(' ').slice(0, 80));
+      assert.match(r.stderr, expected);
+      assert.doesNotMatch(r.stderr, /baseUrl|maxTokens|timeoutMs|contextTokens|handoffMarker|groundingEntries|systemPrompt|boundAccount|botIds|fallbackText|sendUrl|Too big|Too small|Invalid input/, args[0]);
+    }
   });
 
   it('deliveries list, show and retry', async () => {

@@ -1,8 +1,9 @@
 import type { Store } from '../store/index.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
-import { engineConfigSchema, BUILTIN_ENGINE } from '../../shared/engine-config.ts';
+import { engineConfigSchema, BUILTIN_ENGINE, type EngineConfig } from '../../shared/engine-config.ts';
 import { createOpenAiEngine, DEFAULT_SYSTEM_PROMPT } from '../engines/openai-engine.ts';
 import { UsageError } from './args.ts';
+import { flagIssues } from './flag-errors.ts';
 
 export interface EngineFlags {
   'base-url'?: string;
@@ -79,8 +80,22 @@ async function apiKeyFrom(flags: EngineFlags, io: EnginesIo): Promise<string | u
   return key;
 }
 
-function num(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
+/** Each engine setting's flag: errors name the flag, never the schema key. */
+const FLAG_OF: Record<keyof EngineConfig, string> = {
+  baseUrl: 'base-url',
+  model: 'model',
+  systemPrompt: 'system-prompt',
+  temperature: 'temperature',
+  maxTokens: 'max-tokens',
+  timeoutMs: 'timeout-ms',
+  contextTokens: 'context-tokens',
+  handoffMarker: 'handoff-marker',
+  groundingEntries: 'grounding',
+  retries: 'retries',
+};
+const NUMERIC = new Set<string>(['temperature', 'maxTokens', 'timeoutMs', 'contextTokens', 'groundingEntries', 'retries']);
+
+function num(flag: string, value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${flag} must be a number, got "${value}"`);
   return n;
@@ -93,24 +108,13 @@ export async function enginesCommand(store: Store, box: SecretBox, now: number, 
     case 'add': {
       if (!name || !NAME.test(name) || name === BUILTIN_ENGINE) throw new UsageError(`engine NAME must be lower-case letters, digits, . _ - (and not "${BUILTIN_ENGINE}", the built-in engine)`);
       const existing = store.engines.get(name);
-      const parsed = engineConfigSchema.safeParse({
-        ...existing?.config,
-        ...Object.fromEntries(
-          Object.entries({
-            baseUrl: flags['base-url'],
-            model: flags.model,
-            systemPrompt: flags['system-prompt'],
-            temperature: num('temperature', flags.temperature),
-            maxTokens: num('max-tokens', flags['max-tokens']),
-            timeoutMs: num('timeout-ms', flags['timeout-ms']),
-            contextTokens: num('context-tokens', flags['context-tokens']),
-            handoffMarker: flags['handoff-marker'],
-            groundingEntries: num('grounding', flags.grounding),
-            retries: num('retries', flags.retries),
-          }).filter(([, v]) => v !== undefined),
-        ),
-      });
-      if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.') === 'model' ? '--model' : i.path.join('.')}: ${i.message}`).join('; '));
+      const input: Record<string, unknown> = { ...existing?.config };
+      for (const [key, flag] of Object.entries(FLAG_OF)) {
+        const raw = flags[flag as keyof EngineFlags];
+        if (typeof raw === 'string') input[key] = NUMERIC.has(key) ? num(flag, raw) : raw;
+      }
+      const parsed = engineConfigSchema.safeParse(input);
+      if (!parsed.success) throw new UsageError(flagIssues(parsed.error.issues, FLAG_OF, flags as Record<string, unknown>, input));
       const apiKey = await apiKeyFrom(flags, io);
       store.engines.save(name, parsed.data, apiKey ? box.seal(apiKey) : null, now);
       return `engine ${name} ${existing ? 'updated' : 'added'}: ${parsed.data.model} at ${parsed.data.baseUrl}${apiKey ? ' (API key stored encrypted)' : ''}\nUse it with: npm run cli -- clients set CLIENT --engine ${name}`;

@@ -12,6 +12,8 @@ import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
 import { enginesCommand } from './engines-commands.ts';
 import { consoleCommand } from './console-commands.ts';
+import { processSendIo, sendCommand } from './send-command.ts';
+import { processReceiveIo, receiveCommand } from './receive-command.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   clients add ID [--secret S] [SETTINGS]
@@ -30,7 +32,14 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   kb add --question Q --answer A
   kb import FILE          (JSON array of {question, answer}, or CSV with header question,answer)
   kb list
-  console rotate-token    (a new console token; the old one stops working)`;
+  console rotate-token    (a new console token; the old one stops working)
+integrator tools (no data folder needed; "npm run cli -- send --help" and "receive --help" say more):
+  send --client ID --secret S [--endpoint URL] --event EVENT_TYPE
+       [--from USER] [--from-type 1..4] [--to USER] [--group ID] [--at USER,...]
+       [--content TEXT] [--msg-id ID] [--send-url URL] [--file MESSAGE_INFO.json] [--timestamp SECONDS] [--dry-run]
+       (signs one message, sends it, prints the response; --secret-env NAME or --secret-stdin keep the secret out of ps)
+  receive [--port 9000] [--host 127.0.0.1] [--client ID --secret S] [--status 200]
+       (a send_url receiver: prints each delivery, checks its signature and timestamp, answers --status)`;
 
 function kbCommand(store: Store, now: number, args: string[], flags: { question?: string; answer?: string }): string {
   const [action, file] = args;
@@ -75,7 +84,20 @@ function configuredConsolePort(dataDir: string): number | null {
   }
 }
 
+/** send and receive: integrator tools with their own flags, and no data folder or database. */
+async function integratorTool(command: 'send' | 'receive', argv: string[]): Promise<number> {
+  try {
+    return command === 'send' ? await sendCommand(argv, processSendIo) : await receiveCommand(argv, processReceiveIo);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`error: ${error.message}`);
+    return 2;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  const command = argv[0];
+  if (command === 'send' || command === 'receive') return integratorTool(command, argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -120,7 +142,8 @@ async function main(argv: string[]): Promise<number> {
   const dataDir = values['data-dir'] ?? defaultDataDir();
   let store: Store | undefined;
   try {
-    if (!['clients', 'kb', 'deliveries', 'engines', 'console'].includes(group)) throw new UsageError(`unknown command "${group}"; use clients, console, deliveries, engines or kb`);
+    if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
+    if (!['clients', 'kb', 'deliveries', 'engines', 'console'].includes(group)) throw new UsageError(`unknown command "${group}"; use clients, console, deliveries, engines, kb, send or receive`);
     store = createStore(openDatabase(databasePath(dataDir)));
     const now = Date.now();
     const out =

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssue } from './flag-errors.ts';
 
 export interface QaPair {
   question: string;
@@ -8,9 +9,15 @@ export interface QaPair {
 export class ImportError extends Error {}
 
 const pairSchema = z.strictObject({
-  question: z.string().trim().min(1, 'question must not be empty').max(2000),
-  answer: z.string().trim().min(1, 'answer must not be empty').max(20_000),
+  question: z.string().trim().min(1).max(2000),
+  answer: z.string().trim().min(1).max(20_000),
 });
+
+/** "answer is required", "question must be at most 2000 characters": the file's field names. */
+function problems(error: z.ZodError, item: unknown): string {
+  const fields = item !== null && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+  return error.issues.map((x) => (x.path.length ? `${x.path.join('.')} ${describeIssue(x, fields[String(x.path[0])])}` : x.message)).join('; ');
+}
 
 function lineAt(text: string, offset: number): number {
   let line = 1;
@@ -61,7 +68,7 @@ export function parseJsonPairs(text: string): QaPair[] {
     const parsed = pairSchema.safeParse(item);
     if (!parsed.success) {
       const line = offsets[i] === undefined ? '' : ` (line ${lineAt(text, offsets[i])})`;
-      throw new ImportError(`entry ${i + 1}${line}: ${parsed.error.issues.map((x) => (x.path.length ? `${x.path.join('.')}: ` : '') + x.message).join('; ')}`);
+      throw new ImportError(`entry ${i + 1}${line}: ${problems(parsed.error, item)}`);
     }
     return parsed.data;
   });
@@ -138,8 +145,9 @@ export function parseCsvPairs(text: string): QaPair[] {
   if (q < 0 || a < 0 || names.length !== 2) throw new ImportError(`line ${header.line}: header must be "question,answer", got "${header.fields.join(',')}"`);
   return records.map((r) => {
     if (r.fields.length !== 2) throw new ImportError(`line ${r.line}: expected 2 fields, found ${r.fields.length}`);
-    const parsed = pairSchema.safeParse({ question: r.fields[q], answer: r.fields[a] });
-    if (!parsed.success) throw new ImportError(`line ${r.line}: ${parsed.error.issues.map((x) => x.message).join('; ')}`);
+    const pair = { question: r.fields[q], answer: r.fields[a] };
+    const parsed = pairSchema.safeParse(pair);
+    if (!parsed.success) throw new ImportError(`line ${r.line}: ${problems(parsed.error, pair)}`);
     return parsed.data;
   });
 }

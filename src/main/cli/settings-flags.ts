@@ -2,6 +2,7 @@ import { checkSendUrl } from '../../shared/protocol/send-url.ts';
 import { clientSettingsSchema, GROUP_POLICIES, type ClientSettings } from '../../shared/client-settings.ts';
 import { isHttpsOrigin } from '../../shared/media-policy.ts';
 import { UsageError } from './args.ts';
+import { flagIssues } from './flag-errors.ts';
 
 type Key = keyof ClientSettings;
 
@@ -88,7 +89,10 @@ export function applySettingFlags(base: ClientSettings, flags: Record<string, un
     }
   }
   const parsed = clientSettingsSchema.safeParse(next);
-  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!parsed.success) {
+    const flagOf = Object.fromEntries(Object.entries(SETTING_FLAGS).map(([flag, spec]) => [spec.key, flag]));
+    throw new UsageError(flagIssues(parsed.error.issues, flagOf, flags, next));
+  }
   return parsed.data;
 }
 

@@ -113,6 +113,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
       const info = parsed.data;
       const issues = checkScenarioRules(info, {
         hasDefaultSendUrl: client.settings.sendUrl !== undefined,
+        clientId: client.id,
         allowedOrigins: client.settings.allowedOrigins,
       });
       const first = issues[0];

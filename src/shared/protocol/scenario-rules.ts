@@ -7,6 +7,8 @@ import { assertNever } from '../assert-never.ts';
 export interface ScenarioContext {
   /** The client has a default send_url, so auto_dialog may omit it. */
   hasDefaultSendUrl: boolean;
+  /** Named in messages that tell the integrator how to fix the client's settings. */
+  clientId?: string;
   allowedOrigins?: readonly string[];
 }
 
@@ -59,7 +61,8 @@ export function checkScenarioRules(info: MessageInfo, ctx: ScenarioContext): Rul
         const url = checkSendUrl(info.send_url, ctx.allowedOrigins);
         if (!url.ok) add(url.code, 'send_url', url.message);
       } else if (!ctx.hasDefaultSendUrl) {
-        add('validation_failed', 'send_url', 'is required: this client has no default send_url configured');
+        const id = ctx.clientId ?? 'ID';
+        add('validation_failed', 'send_url', `is required: client ${id} has no default send_url configured; put send_url in this message, or set a default with \`npm run cli -- clients set ${id} --send-url URL\``);
       }
       break;
     }
