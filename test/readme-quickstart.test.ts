@@ -1,0 +1,99 @@
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** The command lines of a tagged README block, comments dropped. */
+function block(tag: string): string[] {
+  const m = new RegExp('```sh ' + tag + '\\n([\\s\\S]*?)```').exec(README);
+  assert.ok(m, `README has a \`\`\`sh ${tag} block`);
+  return m[1]!
+    .split('\n')
+    .map((l) => l.replace(/\s+#\s.*$/, '').trim())
+    .filter((l) => l !== '');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('README quick start, line by line', () => {
+  const background: ChildProcess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-quickstart-'));
+  after(() => {
+    for (const child of background) if (child.pid) try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone already */ }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves, adds a client, imports the sample knowledge base, and send gets the answer; receive gets a verified auto reply', async () => {
+    // Fixed ports in README; free ones here, and the demo folder in a temp dir instead of the clone.
+    const [endpointPort, receiverPort] = [await freePort(), await freePort()];
+    const localize = (line: string): string =>
+      line.replaceAll('8787', String(endpointPort)).replaceAll('9000', String(receiverPort)).replace('"$PWD/demo-data"', JSON.stringify(dataDir));
+    const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+    const outputs: string[] = [];
+    const logs = new Map<ChildProcess, string>();
+
+    const runLine = async (raw: string): Promise<void> => {
+      const line = localize(raw);
+      const exported = /^export (\w+)=(.*)$/.exec(line);
+      if (exported) {
+        const [, name, value] = exported;
+        // The secret the reader copies from `clients add`: take it from that command's output.
+        env[name!] = value!.includes('<the secret it printed>') ? /^secret: (\S+)$/m.exec(outputs.join('\n'))![1]! : spawnSync('sh', ['-c', `printf '%s' ${value}`], { env }).stdout.toString();
+        return;
+      }
+      if (line.endsWith('&')) {
+        let command = line.slice(0, -1).trim();
+        // `npm run serve` builds the console first; the suite has built it already, and rebuilding
+        // out/ under the other test files would pull it from under them. The rest is the same script.
+        const serve = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.serve as string;
+        assert.match(serve, /^electron-vite build [^&]*&& (node .*)$/);
+        // npm runs scripts on the pinned Node (node_modules/.bin first on PATH); so does this.
+        const script = /&& node (.*)$/.exec(serve)![1]!;
+        command = command.replace(/^npm run serve --/, `${JSON.stringify(process.execPath)} ${script} --console-port 0`);
+        const child = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, env, detached: true });
+        background.push(child);
+        logs.set(child, '');
+        const collect = (c: Buffer): void => void logs.set(child, logs.get(child)! + c.toString());
+        child.stdout!.on('data', collect);
+        child.stderr!.on('data', collect);
+        const ready = /serve/.test(raw) ? /^endpoint: /m : /^listening: /m;
+        for (let i = 0; i < 200 && !ready.test(logs.get(child)!); i++) await new Promise((r) => setTimeout(r, 50));
+        assert.match(logs.get(child)!, ready, `${raw}: started`);
+        return;
+      }
+      const run = spawnSync('bash', ['-c', line], { cwd: ROOT, env, encoding: 'utf8' });
+      outputs.push(run.stdout);
+      assert.equal(run.status, 0, `${raw}\n${run.stdout}\n${run.stderr}`);
+    };
+
+    for (const line of block('readme-quickstart')) await runLine(line);
+    const answer = outputs.at(-1)!;
+    assert.match(answer, /HTTP 200 OK/);
+    assert.match(answer, /Open Settings > Security > Reset password/);
+    assert.match(answer, /"handoff": false/);
+
+    for (const line of block('readme-quickstart-replies')) await runLine(line);
+    assert.match(outputs.at(-1)!, /"reason": "scheduled"/);
+    const receiver = background.at(-1)!;
+    // The quiet period (2 s) runs on the real clock here: the service is a separate process.
+    for (let i = 0; i < 200 && !/answered 200/.test(logs.get(receiver)!); i++) await new Promise((r) => setTimeout(r, 50));
+    const printed = logs.get(receiver)!;
+    assert.match(printed, /Open Orders in your account/);
+    assert.match(printed, /signature ok \(client acme\)/);
+    assert.match(printed, /timestamp fresh/);
+    assert.match(printed, /answered 200/);
+  });
+});
