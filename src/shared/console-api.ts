@@ -271,7 +271,26 @@ export interface ConsoleOutputs {
   listDeliveries: DeliveryItem[];
   retryDeliveries: { retried: number };
   listAudit: AuditItem[];
-  sendTestMessage: { status: number; requestId: string | null; latencyMs: number; body: unknown };
+  /** The endpoint's whole answer to a real signed website_dialog (the secret never leaves main). */
+  sendTestMessage: {
+    endpoint: string;
+    status: number;
+    requestId: string | null;
+    latencyMs: number;
+    /** Response headers, without the connection ones (date, keep-alive...). */
+    headers: Record<string, string>;
+    body: unknown;
+    /** The message_info that was signed and sent. */
+    sent: Record<string, unknown>;
+    /** How the reply came about, from the stored reply (the body has no cause); null unless a 200 with a reply. */
+    answer: {
+      handoff: boolean;
+      engine: string | null;
+      cause: string | null;
+      confidence: number | null;
+      sources: Array<{ id: number; score: number; question?: string }>;
+    } | null;
+  };
   tryKb: { content: string; handoff: boolean; confidence: number | null; sources: Array<{ id: number; score: number; question: string }>; cause: string | null };
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Store } from '../store/index.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -60,5 +61,36 @@ export async function sendTestMessage(deps: TestMessageDeps, clientId: string, c
     // Not JSON: shown as the text it is.
   }
   const fromBody = typeof body === 'object' && body !== null ? (body as { request_id?: unknown }).request_id : undefined;
-  return { status: res.status, requestId: res.headers.get('x-request-id') ?? (typeof fromBody === 'string' ? fromBody : null), latencyMs, body };
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (!CONNECTION_HEADERS.has(name)) headers[name] = value;
+  });
+  return {
+    endpoint: deps.endpoint,
+    status: res.status,
+    requestId: res.headers.get('x-request-id') ?? (typeof fromBody === 'string' ? fromBody : null),
+    latencyMs,
+    headers,
+    body,
+    sent: info,
+    answer: res.status === 200 ? answerOf(deps.store, body) : null,
+  };
 }
+
+/** Transport details that say nothing about the answer. */
+const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * How the reply came about (engine, handoff cause, knowledge-base sources), which the response body
+ * does not carry: the console turns it into one line ("handed off: no knowledge-base entry matched").
+ */
+function answerOf(store: Store, body: unknown): ConsoleOutputs['sendTestMessage']['answer'] {
+  const parsed = answeredSchema.safeParse(body);
+  if (!parsed.success) return null;
+  const { conversation_id: conversationId, reply } = parsed.data;
+  const entry = store.console.transcript(conversationId, 20).findLast((e) => e.kind === 'reply' && e.msgId === reply.msg_id);
+  if (!entry) return null;
+  return { handoff: entry.handoff ?? reply.handoff, engine: entry.engine ?? null, cause: entry.cause ?? null, confidence: entry.confidence ?? null, sources: entry.sources ?? [] };
+}
+
+const answeredSchema = z.object({ conversation_id: z.string(), reply: z.object({ msg_id: z.string(), handoff: z.boolean() }) });

@@ -46,7 +46,10 @@ export interface ViewsSlice {
   startClient: string | null;
   setStartClient(id: string | null): void;
   testMessage: TestMessage | null;
-  sendTestMessage(clientId: string): Promise<void>;
+  /** Content: the server's default test text when absent. */
+  sendTestMessage(clientId: string, content?: string): Promise<void>;
+  /** Forgets the last test message (a panel closed: its answer belongs to text no longer shown). */
+  clearTestMessage(): void;
   /** Switches view and loads what the view shows: the one way nav buttons, tiles and links move. */
   goTo(view: View): void;
   openConversation(id: string): void;
@@ -128,11 +131,12 @@ export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
   startClient: null,
   setStartClient: (startClient) => set({ startClient, testMessage: null }),
   testMessage: null,
-  async sendTestMessage(clientId) {
+  async sendTestMessage(clientId, content) {
     set({ testMessage: { clientId, sending: true, result: null, error: null } });
-    const r = await api.sendTestMessage({ clientId });
+    const r = await api.sendTestMessage({ clientId, content: content?.trim() || undefined });
     set({ testMessage: { clientId, sending: false, result: r.ok ? r.value : null, error: r.ok ? null : r.error.message } });
   },
+  clearTestMessage: () => set({ testMessage: null }),
   goTo(view) {
     get().setView(view);
     const s = get();

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import type { ClientView } from '../../../shared/console-api.ts';
 import { SecretDialog } from './SecretDialog.tsx';
-import { TestMessage } from './FirstRun.tsx';
+import { IntegratePanel } from './Integrate.tsx';
 
 const FIELDS = [
   ['sendUrl', 'text'],
@@ -91,6 +91,20 @@ export function Clients() {
   const [id, setId] = useState('');
   const [sendUrl, setSendUrl] = useState('');
   const [open, setOpen] = useState<string | null>(null);
+  const [integrating, setIntegrating] = useState<string | null>(null);
+  // A secret this console just made (add or rotate): its client's Integrate panel opens with it
+  // filled in. Kept in this view's state only, so leaving Clients or closing the panel forgets it.
+  const fresh = useConsole((s) => s.freshSecret);
+  const [justMade, setJustMade] = useState<{ id: string; secret: string } | null>(null);
+  useEffect(() => {
+    if (!fresh) return;
+    setJustMade(fresh);
+    setIntegrating(fresh.id);
+  }, [fresh]);
+  const toggleIntegrate = (clientId: string) => {
+    setJustMade(null);
+    setIntegrating(integrating === clientId ? null : clientId);
+  };
   return (
     <section className="admin" aria-label={t('nav.clients')}>
       <SecretDialog />
@@ -124,9 +138,12 @@ export function Clients() {
                 <button onClick={() => setOpen(open === c.id ? null : c.id)} aria-expanded={open === c.id}>
                   {t('clients.settings')}
                 </button>
+                <button onClick={() => toggleIntegrate(c.id)} aria-expanded={integrating === c.id} className={integrating === c.id ? 'on' : undefined}>
+                  {t('integrate.open')}
+                </button>
               </div>
               {open === c.id && <SettingsForm client={c} />}
-              <TestMessage clientId={c.id} compact />
+              {integrating === c.id && <IntegratePanel client={c} secret={justMade?.id === c.id ? justMade.secret : null} />}
             </li>
           ))}
         </ul>

@@ -2,32 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { CopyField, SecretDialog } from './SecretDialog.tsx';
-
-/** "Send a test message": a real signed website_dialog as the client, and the endpoint's whole answer. */
-export function TestMessage({ clientId, compact = false, buttonRef }: { clientId: string; compact?: boolean; buttonRef?: React.RefObject<HTMLButtonElement | null> }) {
-  const { t } = useTranslation();
-  const test = useConsole((s) => (s.testMessage?.clientId === clientId ? s.testMessage : null));
-  const send = useConsole((s) => s.sendTestMessage);
-  return (
-    <div className={compact ? 'test-message compact' : 'test-message'}>
-      <button ref={buttonRef} className={compact ? 'mini' : 'primary'} disabled={test?.sending} onClick={() => void send(clientId)}>
-        {test?.sending ? t('views.start.sending') : compact ? t('views.clients.test') : t('views.start.send')}
-      </button>
-      <div role="status" aria-live="polite">
-        {test?.error && <p className="error-text">{test.error}</p>}
-        {test?.result && (
-          <div className="response" data-testid="test-response">
-            <strong>{t('views.start.response')}</strong>{' '}
-            <span data-testid="test-status">
-              {t('views.start.status', { status: test.result.status, requestId: test.result.requestId ?? '-', latency: test.result.latencyMs.toFixed(0) })}
-            </span>
-            <pre data-testid="test-body">{JSON.stringify(test.result.body, null, 2)}</pre>
-          </div>
-        )}
-      </div>
-    </div>
-  );
-}
+import { TestMessage } from './TestMessage.tsx';
 
 /** An empty console leads the way: add a client, copy what the integration needs, send a test message. */
 export function FirstRun() {
