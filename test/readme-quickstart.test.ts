@@ -59,9 +59,9 @@ describe('README quick start, line by line', () => {
         // `npm run serve` builds the console first; the suite has built it already, and rebuilding
         // out/ under the other test files would pull it from under them. The rest is the same script.
         const serve = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.serve as string;
-        assert.match(serve, /^electron-vite build [^&]*&& (node .*)$/);
+        assert.match(serve, /^electron-vite build [^&]*&& exec node .*$/);
         // npm runs scripts on the pinned Node (node_modules/.bin first on PATH); so does this.
-        const script = /&& node (.*)$/.exec(serve)![1]!;
+        const script = /&& exec node (.*)$/.exec(serve)![1]!;
         command = command.replace(/^npm run serve --/, `${JSON.stringify(process.execPath)} ${script} --console-port 0`);
         const child = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, env, detached: true });
         background.push(child);
