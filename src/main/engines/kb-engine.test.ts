@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase } from '../store/db.ts';
 import { kbQueries } from '../store/kb.ts';
+import { readFileSync } from 'node:fs';
+import { parsePairs } from '../cli/kb-import.ts';
 import { createKbEngine, DEFAULT_KB_ENGINE_OPTIONS } from './kb-engine.ts';
 import type { ContextLine, EngineRequest } from './engine.ts';
 
@@ -56,6 +58,19 @@ test('a follow-up question is answered in the topic of the conversation', async 
   const followUp = await e.answer(ask('How much does the Pro plan cost?', 'and for business accounts?'), signal);
   assert.equal(followUp.handoff, false);
   assert.match(followUp.content, /\$25/);
+});
+
+test('a new question after an answered one gets its own answer, not the previous one again (shipped sample knowledge base)', async () => {
+  const kb = kbQueries(openDatabase(':memory:'));
+  for (const p of parsePairs('sample-kb.csv', readFileSync(new URL('../../../resources/sample-kb.csv', import.meta.url), 'utf8'))) kb.add(p.question, p.answer, 0);
+  const e = createKbEngine(kb, DEFAULT_KB_ENGINE_OPTIONS);
+  const first = await e.answer(ask('How do I reset my password?'), signal);
+  assert.match(first.content, /Reset password/);
+  const second = await e.answer(ask('How do I reset my password?', 'Do you ship to Canada?'), signal);
+  assert.equal(second.handoff, false);
+  assert.match(second.content, /most countries/);
+  const third = await e.answer(ask('How do I reset my password?', 'Do you ship to Canada?', 'and how long does delivery take?'), signal);
+  assert.match(third.content, /business days/);
 });
 
 test('an unrelated question hands off with the fallback text and the best score', async () => {

@@ -108,8 +108,19 @@ export function rankKnowledge(source: KnowledgeSource, recent: string[], limit: 
     for (const t of terms.bigrams.slice(0, MAX_BIGRAM_SCANS)) for (const c of source.containing(t, 25)) candidates.set(c.id, c);
   }
   const query = weigh(recent);
+  const newest = recent.length > 1 ? weigh(recent.slice(0, 1)) : query;
+  // The newest message's meaningful units (no function words, no single CJK characters).
+  const newestContent = [...newest].filter(([, w]) => w >= 1).map(([unit]) => unit);
+  const coversNewest = (c: KbCandidate): boolean => {
+    const { qUnits, aUnits } = entryUnits(c);
+    return newestContent.length === 0 || newestContent.some((u) => qUnits.has(u) || aUnits.has(u));
+  };
+  // Earlier messages keep a follow-up ("and for business accounts?") on its topic, but only for
+  // entries that share something with the newest message: otherwise an exact match of the previous
+  // question outscores a new, different one, and the customer gets the previous answer again.
+  const scoreOf = (c: KbCandidate): number => (newest === query ? scoreEntry(query, c) : Math.max(scoreEntry(newest, c), coversNewest(c) ? scoreEntry(query, c) : 0));
   return [...candidates.values()]
-    .map((c) => ({ entry: c, score: scoreEntry(query, c) }))
+    .map((c) => ({ entry: c, score: scoreOf(c) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, limit);
 }
