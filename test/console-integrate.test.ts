@@ -90,6 +90,11 @@ describe('Clients → Integrate: endpoint, client id, snippets that run, a live 
     await page.getByTestId(`copy-snippet-${language}`).filter({ hasText: 'Copied' }).waitFor();
     const copied = (await page.evaluate('navigator.clipboard.readText()')) as string;
     assert.equal(copied, await page.getByTestId('snippet').textContent(), 'the copy button copies the snippet shown');
+    // Another tab's button has copied nothing yet: it must not say "Copied" (it did, for 1.5 s).
+    const other = language === 'curl' ? 'Python' : 'curl';
+    await panel().getByRole('tab', { name: other }).click();
+    assert.equal(await page.getByTestId(`copy-snippet-${other.toLowerCase()}`).textContent(), 'Copy');
+    await panel().getByRole('tab', { name: { node: 'Node.js', python: 'Python', curl: 'curl' }[language] }).click();
     return copied;
   }
 
@@ -172,7 +177,7 @@ describe('Clients → Integrate: endpoint, client id, snippets that run, a live 
     assert.match((await page.getByTestId('snippet').textContent()) ?? '', /Do you ship to the moon\?/, 'the snippets send the same text');
     await panel().getByRole('button', { name: 'Send a test message' }).click();
     await page.getByTestId('test-response').waitFor();
-    assert.match((await page.getByTestId('test-summary').textContent()) ?? '', /^Handed off to a human: no knowledge-base entry matched\. Add a knowledge-base entry for this question and it gets answered\. Open the knowledge base$/);
+    assert.match((await page.getByTestId('test-summary').textContent()) ?? '', /^Handed off to a human: no knowledge-base entry matched\. Add a knowledge-base entry for this question and it gets answered\. \(A test message is resolved at once: it leaves nothing in Needs you\.\) Open the knowledge base$/);
     assert.match((await page.getByTestId('test-status').textContent()) ?? '', /^HTTP 200 · request_id req_\S+ · \d+ ms$/);
     assert.equal((JSON.parse((await page.getByTestId('test-body').textContent()) ?? '{}') as { reply: { handoff: boolean } }).reply.handoff, true);
 

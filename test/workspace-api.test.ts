@@ -307,6 +307,18 @@ describe('the agent\'s workspace over the console API', () => {
       return l.length === 1 && l;
     }, 'in the request log');
     assert.equal(logged[0]!.status, 200);
+    // A test the engine hands off leaves no work behind: no alert, nothing in "needs you".
+    scripted.answer(() => ({ content: '', handoff: true, confidence: 0, sources: [] }));
+    const seen = c.events.length;
+    const handedOff = await c.ok('sendTestMessage', { clientId: 'acme', content: 'a question nobody can answer' });
+    assert.equal((handedOff.body as { reply: { handoff: boolean } }).reply.handoff, true);
+    assert.equal(handedOff.answer?.handoff, true);
+    const conversationId = (handedOff.body as { conversation_id: string }).conversation_id;
+    const queue = await c.ok('listConversations', { view: 'needs_you' });
+    assert.equal(queue.items.some((i) => i.id === conversationId), false, 'not in needs you');
+    assert.equal(c.events.slice(seen).some((e) => e.type === 'alert'), false, 'no alert');
+    const audit = await c.ok('listAudit', { conversationId });
+    assert.equal(audit.find((a) => a.action === 'resolve')?.operator.name, 'Console test message');
     const unknown = await c.call('sendTestMessage', { clientId: 'nobody' });
     assert.equal(!unknown.ok && unknown.error.code, 'not_found');
     await c.ok('setClientEnabled', { id: 'quiet', enabled: false });

@@ -1,6 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { ConsoleEvent } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
+import { TEST_VISITOR } from './test-message.ts';
 
 type AlertReason = Extract<ConsoleEvent, { type: 'alert' }>['reason'];
 
@@ -27,6 +28,9 @@ export function alertText(store: Store, conversationId: string, reason: AlertRea
  */
 export function createAlerts(store: Store, events: EventBus) {
   return (conversationId: string, reason: AlertReason): void => {
+    // The console's own test message (Clients → Integrate) is no customer: it must not call anyone.
+    const conv = store.conversations.byId(conversationId);
+    if (conv?.channel === 'web' && conv.customerId === TEST_VISITOR) return;
     events.emit({ type: 'alert', conversationId, reason, text: alertText(store, conversationId, reason) });
   };
 }

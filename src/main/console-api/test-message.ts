@@ -18,6 +18,8 @@ export interface TestMessageDeps {
 
 /** Who the test message comes from: one web conversation per client, easy to recognise. */
 export const TEST_VISITOR = 'switchboard-console-test';
+/** Who resolves a test message that was handed off (the audit names it). */
+export const TEST_RESOLVER = { id: 'switchboard', name: 'Console test message' };
 
 /**
  * First run's "send a test message": a website_dialog signed with the client's newest active

@@ -13,7 +13,7 @@ import { requireOperator } from './operator-guard.ts';
 import { operatorDeliveryInfo, sendTargetOf } from '../delivery/operator-delivery.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 import { newId } from '../store/ids.ts';
-import { sendTestMessage } from './test-message.ts';
+import { sendTestMessage, TEST_RESOLVER } from './test-message.ts';
 
 export interface WorkspaceDeps {
   store: Store;
@@ -166,7 +166,15 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       return deps.reads.audit(input.conversationId, input.limit);
     },
     async sendTestMessage(input) {
-      return sendTestMessage({ store, box: deps.box, clock, endpoint: deps.endpoint() }, input.clientId, input.content);
+      const result = await sendTestMessage({ store, box: deps.box, clock, endpoint: deps.endpoint() }, input.clientId, input.content);
+      // A handed-off test leaves no work in "Needs you": it is resolved at once, in the audit under
+      // TEST_RESOLVER, and the panel has already said it was handed off and why.
+      const conversationId = result.answer?.handoff ? (result.body as { conversation_id?: unknown }).conversation_id : undefined;
+      if (typeof conversationId === 'string') {
+        await deps.writer.submit({ kind: 'resolve', conversationId, operator: TEST_RESOLVER, now: clock.now() });
+        deps.events.emit({ type: 'conversation', conversationId });
+      }
+      return result;
     },
   };
 }

@@ -62,7 +62,7 @@ function SnippetTabs({ snippets }: { snippets: Record<SnippetLanguage, string> }
       <div role="tabpanel" id={`${base}-panel`} aria-labelledby={`${base}-tab-${language}`} className="snippet">
         <div className="row">
           <span className="muted">{t('integrate.run', { file: run.file, command: run.command, needs: run.needs })}</span>
-          <CopyButton text={snippets[language]} what={t('integrate.snippet', { language: LANGUAGE_NAMES[language] })} testId={`copy-snippet-${language}`} />
+          <CopyButton key={language} text={snippets[language]} what={t('integrate.snippet', { language: LANGUAGE_NAMES[language] })} testId={`copy-snippet-${language}`} />
         </div>
         <pre data-testid="snippet" data-language={language} tabIndex={0} aria-label={t('integrate.snippet', { language: LANGUAGE_NAMES[language] })}>
           <code>{snippets[language]}</code>
