@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,6 +207,7 @@ describe('npm run cli -- send (protocol section 10)', () => {
       assert.equal(sent.status, 0, sent.stdout + sent.stderr);
       await receiver.waitFor(/answered 200/);
       assert.match(receiver.output(), /^signature does NOT verify with the secret given for client acme \(signing_string sha256 [0-9a-f]{64}\)/m);
+      assert.match(receiver.output(), /^a real receiver should answer 503 to this delivery, not a 4xx: any 4xx is final/m);
 
       // Signed right, but 10 minutes old: a replay, or a clock that is off.
       const old = Math.floor(Date.now() / 1000) - 600;
@@ -246,7 +247,10 @@ describe('send and receive: bad flags and failures', () => {
       [['receive', '--status', '99'], /^error: --status must be an HTTP status 200\.\.599, got "99"$/],
       [['receive', '--client', 'acme'], /^error: --client needs --secret S/],
       [['receive', '--secret-env', 'S'], /^error: a secret needs --client ID/],
-      [['receive', '--data-dir', '/tmp'], /^error: receive has no option --data-dir/],
+      [['receive', '--data-dir', '/tmp'], /^error: receive has no option --data-dir; see npm run cli -- receive --help$/],
+      [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'website_dialog', '--form', 'v', '--content', 'x'], /^error: send has no option --form \(did you mean --from\?\); see npm run cli -- send --help$/],
+      [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'auto_dialog', '--from', 'v', '--content', 'x', '--sendurl', 'http://h/'], /^error: send has no option --sendurl \(did you mean --send-url\?\)/],
+      [['receive', '--prot', '9000'], /^error: receive has no option --prot \(did you mean --port\?\); see npm run cli -- receive --help$/],
     ];
     // Four at a time: each case is a process start.
     const results: Run[] = [];
@@ -285,5 +289,22 @@ describe('send and receive: bad flags and failures', () => {
     assert.match(help.stdout, /^ {2}receive \[--port 9000\] \[--host 127\.0\.0\.1\] \[--client ID --secret S\] \[--status 200\]$/m);
     assert.match((await run(['send', '--help'])).stdout, /--dry-run +prints the canonical message_info/);
     assert.match((await run(['receive', '--help'])).stdout, /Exit status: 0 when every delivery verified/);
+  });
+
+  it('point at the sections of docs/protocol.md by their numbers there', async () => {
+    const headings = new Map([...readFileSync(join(ROOT, 'docs', 'protocol.md'), 'utf8').matchAll(/^## (\d+)\. (.+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const topics: Array<[string, RegExp]> = [
+      ['send', /^Signing$/],
+      ['receive', /^Deliveries to your send_url$/],
+    ];
+    for (const [command, topic] of topics) {
+      const help = (await run([command, '--help'])).stdout;
+      const refs = [...help.matchAll(/section (\d+)/g)];
+      assert.ok(refs.length > 0, `${command} --help names a section`);
+      for (const [text, n] of refs) {
+        assert.match(help, new RegExp(`docs/protocol\\.md ${text}`), `${command}: "${text}" says which document`);
+        assert.match(headings.get(n!) ?? '(none)', topic, `${command} --help: ${text} of docs/protocol.md`);
+      }
+    }
   });
 });

@@ -35,7 +35,24 @@ describe('operator CLI (section 9)', () => {
     assert.match(cli(d, 'clients', 'add', 'e', '--group-policy', 'sometimes').stderr, /must be one of mention, all, never, got "sometimes"/);
     assert.match(cli(d, 'clients', 'add', 'bad id!').stderr, /must be 1\.\.128 characters/);
     assert.match(cli(d, 'clients', 'frobnicate').stderr, /unknown clients command/);
-    assert.match(cli(d, 'clients', 'add', 'x', '--nope').stderr, /Unknown option '--nope'/);
+    assert.equal(cli(d, 'clients', 'add', 'x', '--nope').stderr, 'error: clients has no option --nope; see npm run cli -- --help (it lists every command and setting)\n');
+  });
+
+  it('a mistyped flag gets the flag it is close to (2 edits or fewer) as a suggestion', () => {
+    const d = dir();
+    const cases: Array<[string[], string]> = [
+      [['engines', 'add', 'x', '--model', 'm', '--retires', '2'], 'engines has no option --retires (did you mean --retries?)'],
+      [['clients', 'set', 'acme', '--bound-acount', 'bot-1'], 'clients has no option --bound-acount (did you mean --bound-account?)'],
+      [['kb', 'add', '--questoin', 'q', '--answer', 'a'], 'kb has no option --questoin (did you mean --question?)'],
+      [['--data-dri', d, 'clients', 'list'], 'clients has no option --data-dri (did you mean --data-dir?)'],
+      [['clients', 'add', 'x', '--zz'], 'clients has no option --zz; see'],
+    ];
+    for (const [args, expected] of cases) {
+      const r = cli(d, ...args);
+      assert.equal(r.status, 2, args.join(' '));
+      assert.ok(r.stderr.startsWith(`error: ${expected}`), `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+    }
   });
 
   it('clients add --secret keeps the given secret; rotate issues a new one and keeps two active', () => {

@@ -58,6 +58,45 @@ describe('docs/openapi.json', () => {
     }
   });
 
+  it('tells the story of docs/protocol.md: a msg_id both use is the same sender\'s, and each reply answers its own customer', () => {
+    const protocol = readFileSync(join(OPENAPI_PATH, '..', 'protocol.md'), 'utf8');
+    const infos: Json[] = [];
+    for (const [, text] of protocol.matchAll(/```json[^\n]*\n([\s\S]*?)```/g)) {
+      const body = JSON.parse(text!) as Json;
+      if (!('request_id' in body)) infos.push((body['message_info'] as Json | undefined) ?? body);
+    }
+    for (const [, text] of protocol.matchAll(/^message_info: +(\{.*\})$/gm)) infos.push(JSON.parse(text!) as Json);
+    const isMessage = (i: Json): boolean => typeof i['msg_id'] === 'string' && (i['event_type'] === 'auto_dialog' || i['event_type'] === 'website_dialog') && !('reply_to' in i);
+    const inDoc = new Map(infos.filter(isMessage).map((i) => [i['msg_id'] as string, i]));
+    const inOpenApi = Object.values(requestExamples).map((e) => e.value['message_info'] as Json).filter(isMessage);
+    const who = (i: Json) => ({ event_type: i['event_type'], group_id: i['group_id'], from_user_id: i['from_user_id'], to_user_id: i['to_user_id'] });
+    let shared = 0;
+    for (const info of inOpenApi) {
+      const same = inDoc.get(info['msg_id'] as string);
+      if (!same) continue;
+      shared++;
+      assert.deepEqual(who(info), who(same), `${String(info['msg_id'])}: the same message in docs/protocol.md and docs/openapi.json`);
+    }
+    assert.ok(shared >= 3, `${shared} msg_ids in both`);
+
+    const messages = new Map([...inDoc, ...inOpenApi.map((i): [string, Json] => [i['msg_id'] as string, i])]);
+    const deliveries = [
+      ...Object.values(doc.webhooks['replyDelivery']!.post.requestBody.content['application/json']!.examples).map((e) => e.value['message_info'] as Json),
+      ...infos.filter((i) => 'reply_to' in i),
+    ];
+    assert.ok(deliveries.length >= 5);
+    for (const delivery of deliveries) {
+      for (const id of delivery['reply_to'] as string[]) {
+        const asked = messages.get(id);
+        const what = `${String(delivery['msg_id'])} answers ${id}`;
+        assert.ok(asked, `${what}: a message of the examples`);
+        assert.ok(asked['from_user_type'] !== 3 && asked['from_user_type'] !== 4, `${what}: a customer's message`);
+        assert.equal(asked['from_user_id'], delivery['to_user_id'], `${what}: from the customer it is addressed to`);
+        assert.equal(asked['group_id'], delivery['group_id'], `${what}: in the same chat`);
+      }
+    }
+  });
+
   it('the source refuses with no code that PROBLEM_CODES (and so the document) lacks', () => {
     const files = ['src/main/http', 'src/shared/protocol'].flatMap((dir) =>
       readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join(dir, f)),

@@ -150,6 +150,44 @@ describe('section 2: message_info schema and scenario rules', () => {
     assert.equal((await h.post(base({ content: undefined, files_info: [{ content: `data:application/pdf;base64,${exact}`, file_type: 'file' }] }))).status, 200);
   });
 
+  it('a scenario rule\'s detail reads as one sentence: the path, then what is wrong with it', async () => {
+    const file = (content: string, file_type: string | number = 'file') => ({ content, file_type });
+    const cases: Array<[Record<string, unknown>, string | undefined, string, string]> = [
+      [base({ from_user_id: '' }), undefined, 'missing_sender', 'message_info.from_user_id is required when group_id is empty or absent: one of them must identify the sender'],
+      [base({ files_info: [file('aGVsbG8=')] }), undefined, 'mixed_payload', 'message_info.files_info must not come with content in auto_dialog: send text alone or files alone, as separate messages'],
+      [
+        base({ content: undefined, files_info: [file('aGVsbG8=', 'image'), file('aGVsbG8=', 7)] }),
+        undefined,
+        'mixed_payload',
+        'message_info.files_info must all have one file_type in auto_dialog, got image, 7: send each type as a message of its own',
+      ],
+      [{ event_type: 'cmd_dialog', msg_id: mid(), from_user_id: 'c', content: 'pause_auto_reply' }, undefined, 'unknown_command', 'message_info.content holds the unknown command "pause_auto_reply"; supported: stop_auto_reply'],
+      [base({ content: '' }), undefined, 'validation_failed', 'message_info.content is required when files_info is empty or absent: send text or files'],
+      [base({ send_url: 'http://169.254.169.254/x' }), undefined, 'send_url_not_allowed', 'message_info.send_url must not point at a link-local or cloud metadata address'],
+      [
+        base({ send_url: 'https://evil.example.net/x' }),
+        'strict',
+        'send_url_not_allowed',
+        "message_info.send_url must have one of the client's allowed origins (https://hooks.example.com), not https://evil.example.net",
+      ],
+      [base({ content: undefined, files_info: [file('data:text/plain')] }), undefined, 'validation_failed', 'message_info.files_info[0].content is a data: URL without a comma before its data'],
+      [base({ content: undefined, files_info: [file('data:;base64,!!')] }), undefined, 'validation_failed', 'message_info.files_info[0].content is a data: URL marked base64 whose data is not base64'],
+      [
+        base({ content: undefined, files_info: [file(Buffer.alloc(5 * 1024 * 1024 + 3).toString('base64'))] }),
+        undefined,
+        'file_too_large',
+        `message_info.files_info[0].content is ${5 * 1024 * 1024 + 3} bytes once decoded; the limit is ${5 * 1024 * 1024}`,
+      ],
+    ];
+    for (const [info, client, code, detail] of cases) {
+      const r = await h.post(info, client ? { client } : {});
+      assert.equal(r.body.code, code, detail);
+      assert.equal(r.body['detail'], detail);
+      const [error] = r.body.errors!;
+      assert.equal(`${error!.path} ${error!.message}`, detail, 'errors[] holds the same words, path and predicate apart');
+    }
+  });
+
   it('message_type 2 needs a quote with msg_id and message_type; other quote fields are kept', async () => {
     assert.deepEqual(paths(await h.post(base({ message_type: 2 }))), ['message_info.quote']);
     const ok = await h.post(base({ message_type: 2, quote: { msg_id: 'q1', message_type: 1, content: 'quoted', sender: 'x' } }));

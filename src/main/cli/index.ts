@@ -7,7 +7,7 @@ import { keyFileBox } from '../auth/secret-box.ts';
 import { databasePath, secretKeyPath } from '../service.ts';
 import { clientsCommand } from './clients-commands.ts';
 import { parsePairs, ImportError } from './kb-import.ts';
-import { UsageError } from './args.ts';
+import { flagError, UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
 import { enginesCommand } from './engines-commands.ts';
@@ -95,42 +95,43 @@ async function integratorTool(command: 'send' | 'receive', argv: string[]): Prom
   }
 }
 
+const COMMANDS = ['clients', 'console', 'deliveries', 'engines', 'kb'];
+
+const OPTIONS = {
+  'data-dir': { type: 'string' },
+  secret: { type: 'string' },
+  ...Object.fromEntries(Object.keys(SETTING_FLAGS).map((f) => [f, { type: 'string' as const }])),
+  'retire-previous': { type: 'boolean' },
+  state: { type: 'string' },
+  limit: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  'api-key': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  'api-key-stdin': { type: 'boolean' },
+  'system-prompt': { type: 'string' },
+  temperature: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  'context-tokens': { type: 'string' },
+  'handoff-marker': { type: 'string' },
+  grounding: { type: 'string' },
+  retries: { type: 'string' },
+  question: { type: 'string' },
+  answer: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 async function main(argv: string[]): Promise<number> {
   const command = argv[0];
   if (command === 'send' || command === 'receive') return integratorTool(command, argv.slice(1));
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        'data-dir': { type: 'string' },
-        secret: { type: 'string' },
-        ...Object.fromEntries(Object.keys(SETTING_FLAGS).map((f) => [f, { type: 'string' as const }])),
-        'retire-previous': { type: 'boolean' },
-        state: { type: 'string' },
-        limit: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        'api-key': { type: 'string' },
-        'api-key-env': { type: 'string' },
-        'api-key-stdin': { type: 'boolean' },
-        'system-prompt': { type: 'string' },
-        temperature: { type: 'string' },
-        'max-tokens': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'context-tokens': { type: 'string' },
-        'handoff-marker': { type: 'string' },
-        grounding: { type: 'string' },
-        retries: { type: 'string' },
-        question: { type: 'string' },
-        answer: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
-    console.error(`error: ${(error as Error).message}\n(npm run cli -- --help lists every command and setting)`);
+    // One option set serves every command: the suggestion comes from all of it.
+    const group = argv.find((a) => COMMANDS.includes(a)) ?? 'npm run cli';
+    console.error(`error: ${flagError(error, group, Object.keys(OPTIONS), 'npm run cli -- --help (it lists every command and setting)').message}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -143,7 +144,7 @@ async function main(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
-    if (!['clients', 'kb', 'deliveries', 'engines', 'console'].includes(group)) throw new UsageError(`unknown command "${group}"; use clients, console, deliveries, engines, kb, send or receive`);
+    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use clients, console, deliveries, engines, kb, send or receive`);
     store = createStore(openDatabase(databasePath(dataDir)));
     const now = Date.now();
     const out =

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalJson } from '../auth/canonical-json.ts';
 import { hmacKey, sign, signingString } from '../auth/signature.ts';
-import { FRESHNESS_SECONDS, inspectDelivery } from './receive-command.ts';
+import { FRESHNESS_SECONDS, inspectDelivery, REFUSE_WITH_503 } from './receive-command.ts';
 
 const SECRET = 'acme-secret-0123456789abcdefghijklmnop';
 const NOW = 1763715600;
@@ -30,8 +30,21 @@ test('a wrong secret, another client, a stale or future timestamp, or no deliver
   assert.match(stale.lines.join('\n'), /^timestamp NOT fresh: 301 s/m);
   assert.equal(inspectDelivery(delivery(NOW + 301), verifier, NOW).ok, false, 'from the future too');
   assert.equal(inspectDelivery(delivery(NOW + 300), verifier, NOW).ok, true, 'the window is inclusive, as the server\'s');
-  assert.deepEqual(inspectDelivery('not json', verifier, NOW), { ok: false, lines: ['not json', 'NOT a delivery: the body is not JSON'] });
-  assert.match(inspectDelivery('{"client":"acme"}', verifier, NOW).lines.at(-1)!, /expected \{client, timestamp, signature, message_info\}/);
+  assert.deepEqual(inspectDelivery('not json', verifier, NOW), { ok: false, lines: ['not json', 'NOT a delivery: the body is not JSON', REFUSE_WITH_503] });
+  assert.match(inspectDelivery('{"client":"acme"}', verifier, NOW).lines.at(-2)!, /expected \{client, timestamp, signature, message_info\}/);
+});
+
+test('a delivery that fails verification says what a real receiver answers: 503, since any 4xx is final', () => {
+  const verifier = { client: 'acme', secret: SECRET };
+  for (const failed of [delivery(NOW, 'other-secret'), delivery(NOW - 301), delivery(NOW, SECRET, 'beta'), '{}']) {
+    const { ok, lines } = inspectDelivery(failed, verifier, NOW);
+    assert.equal(ok, false);
+    assert.equal(lines.at(-1), REFUSE_WITH_503, 'said once, last');
+    assert.equal(lines.filter((l) => l === REFUSE_WITH_503).length, 1);
+    assert.doesNotMatch(lines.join('\n'), /must refuse/);
+  }
+  assert.match(REFUSE_WITH_503, /should answer 503 .*not a 4xx: any 4xx is final, so the reply would be lost.*docs\/protocol\.md section 8/);
+  assert.ok(!inspectDelivery(delivery(NOW), verifier, NOW).lines.includes(REFUSE_WITH_503), 'not for a good one');
 });
 
 test('without --client/--secret only freshness is checked, and it says so', () => {

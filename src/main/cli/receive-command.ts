@@ -8,7 +8,7 @@ import { parseCommandFlags, parsePort, UsageError } from './args.ts';
 import { processSecretIo, secretFrom, type SecretIo } from './secret-input.ts';
 
 export const RECEIVE_USAGE = `usage: npm run cli -- receive [--port 9000] [--host 127.0.0.1] [--client ID (--secret S | --secret-env NAME | --secret-stdin)] [--status 200]
-  A send_url receiver: prints each delivery (protocol section 7), says whether its signature verifies
+  A send_url receiver: prints each delivery (docs/protocol.md section 8), says whether its signature verifies
   with the client's secret and whether its timestamp is fresh, and answers --status.
   Its first line is "listening: URL" (--port 0 picks a free port): use that URL as the send_url.
   Runs until Ctrl-C or SIGTERM. Exit status: 0 when every delivery verified (signature, when
@@ -25,7 +25,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** The server's own window for request timestamps (section 3): a delivery is held to the same. */
+/** The server's own window for request timestamps (docs/protocol.md section 3): a delivery is held to the same. */
 export const FRESHNESS_SECONDS = serverConfigSchema.parse({}).timestampToleranceSeconds;
 const BODY_LIMIT = 10 * 1024 * 1024;
 const SHOWN_HEADERS = ['content-type', 'idempotency-key', 'user-agent'];
@@ -40,6 +40,10 @@ export interface Inspection {
   lines: string[];
 }
 
+/** What a real receiver does with a delivery it cannot verify (docs/protocol.md section 8). */
+export const REFUSE_WITH_503 =
+  'a real receiver should answer 503 to this delivery, not a 4xx: any 4xx is final, so the reply would be lost; with 503 it comes back on the retry schedule (docs/protocol.md section 8)';
+
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** One delivery body checked as an integrator's receiver should: shape, signature, timestamp. */
@@ -48,11 +52,11 @@ export function inspectDelivery(text: string, verifier: Verifier | undefined, no
   try {
     body = JSON.parse(text);
   } catch {
-    return { ok: false, lines: [text, 'NOT a delivery: the body is not JSON'] };
+    return { ok: false, lines: [text, 'NOT a delivery: the body is not JSON', REFUSE_WITH_503] };
   }
   const lines = [JSON.stringify(body, null, 2)];
   if (!isObject(body) || typeof body['client'] !== 'string' || !Number.isInteger(body['timestamp']) || typeof body['signature'] !== 'string' || !isObject(body['message_info'])) {
-    return { ok: false, lines: [...lines, 'NOT a delivery: expected {client, timestamp, signature, message_info}'] };
+    return { ok: false, lines: [...lines, 'NOT a delivery: expected {client, timestamp, signature, message_info}', REFUSE_WITH_503] };
   }
   const { client, signature, message_info: info } = body;
   const timestamp = body['timestamp'] as number;
@@ -67,7 +71,7 @@ export function inspectDelivery(text: string, verifier: Verifier | undefined, no
     try {
       canonical = canonicalJson(info);
     } catch (error) {
-      return { ok: false, lines: [...lines, `NOT a delivery: message_info cannot be canonicalized (RFC 8785): ${(error as Error).message}`] };
+      return { ok: false, lines: [...lines, `NOT a delivery: message_info cannot be canonicalized (RFC 8785): ${(error as Error).message}`, REFUSE_WITH_503] };
     }
     const signed = signingString(timestamp, client, canonical);
     if (verify([hmacKey(verifier.secret)], signed, signature)) {
@@ -76,7 +80,7 @@ export function inspectDelivery(text: string, verifier: Verifier | undefined, no
       ok = false;
       const hash = createHash('sha256').update(signed, 'utf8').digest('hex');
       lines.push(
-        `signature does NOT verify with the secret given for client ${client} (signing_string sha256 ${hash}): a wrong, rotated or retired secret, or a body changed on the way; a receiver must refuse it`,
+        `signature does NOT verify with the secret given for client ${client} (signing_string sha256 ${hash}): a wrong, rotated or retired secret, or a body changed on the way`,
       );
     }
   }
@@ -87,6 +91,7 @@ export function inspectDelivery(text: string, verifier: Verifier | undefined, no
     ok = false;
     lines.push(`timestamp NOT fresh: ${skew} s from this machine's clock, outside ±${FRESHNESS_SECONDS} s (a clock is wrong, or this is a replay)`);
   }
+  if (!ok) lines.push(REFUSE_WITH_503);
   return { ok, lines };
 }
 

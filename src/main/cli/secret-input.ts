@@ -31,7 +31,7 @@ export const processSecretIo: SecretIo = {
 };
 
 /**
- * The client secret from exactly one of --secret S (protocol section 10), --secret-env NAME or
+ * The client secret from exactly one of --secret S (docs/protocol.md section 10), --secret-env NAME or
  * --secret-stdin; undefined when none is given. A secret in argv shows in `ps` and shell history,
  * so --secret says so once on stderr. Errors name the flag and never echo a secret.
  */

@@ -62,3 +62,23 @@ test('--secret-stdin reads the secret from a pipe, dropping only the final line 
   const expected = createHmac('sha256', ' s3cret ').update('1763715600.acme.{"content":"x","event_type":"website_dialog","from_user_id":"v","msg_id":"m-1"}').digest('hex');
   assert.match(out.join('\n'), new RegExp(`^signature: +${expected}$`, 'm'));
 });
+
+test('--dry-run of an auto_dialog without --send-url notes on stderr that the server needs a default send_url for it', async () => {
+  const dryRun = async (extra: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: SendIo = { env: { S: 's3cret' }, readStdin: async () => '', warn: () => {}, out: (l) => out.push(l), err: (l) => err.push(l), nowMs: () => 1763715600_000 };
+    const code = await sendCommand(['--client', 'bare', '--secret-env', 'S', '--from', 'cust-9', '--content', 'hi', '--endpoint', 'http://127.0.0.1:1', '--dry-run', ...extra], io);
+    return { code, out: out.join('\n'), err };
+  };
+  const bare = await dryRun(['--event', 'auto_dialog']);
+  assert.equal(bare.code, 0, 'a note, not an error');
+  assert.equal(bare.err.length, 1);
+  assert.equal(
+    bare.err[0],
+    'note: this auto_dialog has no send_url: the server refuses it (400 validation_failed) unless client bare has a default send_url (npm run cli -- clients set bare --send-url URL); or add --send-url URL',
+  );
+  assert.match(bare.out, /^dry run: nothing was sent$/m);
+  assert.deepEqual((await dryRun(['--event', 'auto_dialog', '--send-url', 'https://hooks.example.com/in'])).err, []);
+  assert.deepEqual((await dryRun(['--event', 'website_dialog'])).err, [], 'only auto_dialog carries a send_url');
+});

@@ -10,7 +10,7 @@ import { processSecretIo, secretFrom, type SecretIo } from './secret-input.ts';
 export const SEND_USAGE = `usage: npm run cli -- send --client ID (--secret S | --secret-env NAME | --secret-stdin) --event EVENT_TYPE
          [--endpoint URL] [--from USER] [--from-type 1..4] [--to USER] [--group ID] [--at USER,...]
          [--content TEXT] [--msg-id ID] [--send-url URL] [--file MESSAGE_INFO.json] [--timestamp SECONDS] [--dry-run]
-  Signs one message (protocol section 3), POSTs it and prints the response: status, headers, body.
+  Signs one message (docs/protocol.md section 3), POSTs it and prints the response: status, headers, body.
   --event      auto_dialog | assist_dialog | website_dialog | cmd_dialog
   --endpoint   default: the address in <data-dir>/config.json, else http://127.0.0.1:8787/custom-im/chat-messages
   --file       a message_info JSON object (or a whole request body), sent as it is; flags override its fields
@@ -211,6 +211,12 @@ export async function sendCommand(argv: string[], io: SendIo): Promise<number> {
   const req = signRequest(flags.client, secret, info, timestamp);
 
   if (flags['dry-run']) {
+    if (info['event_type'] === 'auto_dialog' && info['send_url'] === undefined) {
+      // Not an error: the client may have a default send_url, which only the server knows.
+      io.err(
+        `note: this auto_dialog has no send_url: the server refuses it (400 validation_failed) unless client ${flags.client} has a default send_url (npm run cli -- clients set ${flags.client} --send-url URL); or add --send-url URL`,
+      );
+    }
     io.out(
       [
         label('endpoint', endpoint),

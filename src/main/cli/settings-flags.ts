@@ -36,7 +36,9 @@ export const SETTING_FLAGS: Record<string, FlagSpec> = {
     parse: (v) => {
       if (v === '') return undefined;
       const check = checkSendUrl(v, undefined);
-      if (!check.ok) throw new Error(`an absolute http(s) URL that is not link-local or metadata (${check.message})`);
+      const what = 'an absolute http(s) URL that is not link-local or metadata';
+      // The forbidden-address reason would only repeat `what`; the others (credentials) add to it.
+      if (!check.ok) throw new Error(check.code === 'send_url_not_allowed' ? what : `${what} (${check.message})`);
       return v;
     },
   },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { LIMITS, messageInfoSchema } from '../../shared/protocol/message-schema.ts';
-import { checkScenarioRules } from '../../shared/protocol/scenario-rules.ts';
+import { checkScenarioRules, issuesDetail } from '../../shared/protocol/scenario-rules.ts';
 import type { ClientRegistry } from '../auth/client-registry.ts';
 import type { ReplayGuard } from '../auth/replay-guard.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
@@ -117,11 +117,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
         allowedOrigins: client.settings.allowedOrigins,
       });
       const first = issues[0];
-      if (first) {
-        throw new HttpProblem(first.code, issues.length === 1 ? `${first.path} ${first.message}` : `${issues.length} problems; see errors`, {
-          errors: issues.map(({ path, message }) => ({ path, message })),
-        });
-      }
+      if (first) throw new HttpProblem(first.code, issuesDetail(issues), { errors: issues.map(({ path, message }) => ({ path, message })) });
 
       let outcome: Outcome;
       try {

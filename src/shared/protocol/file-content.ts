@@ -17,7 +17,7 @@ function base64DecodedLength(s: string): number {
 
 function sizeCheck(kind: FileContentKind, bytes: number): FileContentCheck {
   if (bytes > LIMITS.fileDecodedMaxBytes) {
-    return { ok: false, tooLarge: true, message: `decoded file is ${bytes} bytes; the limit is ${LIMITS.fileDecodedMaxBytes}` };
+    return { ok: false, tooLarge: true, message: `is ${bytes} bytes once decoded; the limit is ${LIMITS.fileDecodedMaxBytes}` };
   }
   return { ok: true, kind, decodedBytes: bytes };
 }
@@ -29,11 +29,11 @@ function sizeCheck(kind: FileContentKind, bytes: number): FileContentCheck {
 export function checkFileContent(content: string): FileContentCheck {
   if (content.startsWith('data:')) {
     const comma = content.indexOf(',');
-    if (comma < 0) return { ok: false, tooLarge: false, message: 'data: URL has no comma before its data' };
+    if (comma < 0) return { ok: false, tooLarge: false, message: 'is a data: URL without a comma before its data' };
     const meta = content.slice(5, comma);
     const data = content.slice(comma + 1);
     if (meta.endsWith(';base64')) {
-      if (!BASE64.test(data)) return { ok: false, tooLarge: false, message: 'data: URL is marked base64 but its data is not base64' };
+      if (!BASE64.test(data)) return { ok: false, tooLarge: false, message: 'is a data: URL marked base64 whose data is not base64' };
       return sizeCheck('data_url', base64DecodedLength(data));
     }
     return sizeCheck('data_url', percentEncodedBytes(data));

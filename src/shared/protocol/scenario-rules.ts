@@ -18,13 +18,25 @@ export interface RuleIssue extends FieldError {
 
 const P = 'message_info';
 
+/**
+ * The problem's `detail`: one issue reads as a sentence, its path the subject and its message the
+ * predicate (`message_info.quote is required when message_type is 2`), like the schema's field
+ * messages; several point at `errors`.
+ */
+export function issuesDetail(issues: readonly RuleIssue[]): string {
+  const first = issues[0];
+  if (!first) throw new Error('no issues to describe');
+  return issues.length === 1 ? `${first.path} ${first.message}` : `${issues.length} problems; see errors`;
+}
+
 function nonEmpty(s: string | undefined): s is string {
   return s !== undefined && s !== '';
 }
 
 /**
  * Section 2's scenario rules, run after the schema passed. Every issue is collected so the
- * integrator fixes them all in one round; the response code is the first issue's.
+ * integrator fixes them all in one round; the response code is the first issue's. Each message is
+ * the predicate of its path ("is ...", "must ..."), so `issuesDetail` reads as a sentence.
  */
 export function checkScenarioRules(info: MessageInfo, ctx: ScenarioContext): RuleIssue[] {
   const issues: RuleIssue[] = [];
@@ -39,7 +51,7 @@ export function checkScenarioRules(info: MessageInfo, ctx: ScenarioContext): Rul
   if (!isAuto && info.at_list !== undefined) add('field_not_allowed', 'at_list', 'is allowed only with auto_dialog');
 
   if (!nonEmpty(info.from_user_id) && !nonEmpty(info.group_id)) {
-    add('missing_sender', 'from_user_id', 'from_user_id and group_id are both empty: one of them must identify the sender');
+    add('missing_sender', 'from_user_id', 'is required when group_id is empty or absent: one of them must identify the sender');
   }
 
   files.forEach((file, i) => {
@@ -53,9 +65,10 @@ export function checkScenarioRules(info: MessageInfo, ctx: ScenarioContext): Rul
     case 'auto_dialog': {
       if (info.from_user_type === undefined) add('validation_failed', 'from_user_type', 'is required for auto_dialog');
       if (hasContent && files.length > 0) {
-        add('mixed_payload', 'files_info', 'auto_dialog carries text alone or files alone, not both');
-      } else if (files.length > 1 && new Set(files.map((f) => String(f.file_type))).size > 1) {
-        add('mixed_payload', 'files_info', 'all files of one auto_dialog message must share one file_type');
+        add('mixed_payload', 'files_info', 'must not come with content in auto_dialog: send text alone or files alone, as separate messages');
+      } else if (files.length > 1) {
+        const types = [...new Set(files.map((f) => String(f.file_type)))];
+        if (types.length > 1) add('mixed_payload', 'files_info', `must all have one file_type in auto_dialog, got ${types.join(', ')}: send each type as a message of its own`);
       }
       if (info.send_url !== undefined) {
         const url = checkSendUrl(info.send_url, ctx.allowedOrigins);
@@ -73,7 +86,7 @@ export function checkScenarioRules(info: MessageInfo, ctx: ScenarioContext): Rul
       const command = info.content?.trim() ?? '';
       if (command === '') add('validation_failed', 'content', 'is required for cmd_dialog: it holds the command');
       else if (!(COMMANDS as readonly string[]).includes(command)) {
-        add('unknown_command', 'content', `unknown command "${command.slice(0, 64)}"; supported: ${COMMANDS.join(', ')}`);
+        add('unknown_command', 'content', `holds the unknown command "${command.slice(0, 64)}"; supported: ${COMMANDS.join(', ')}`);
       }
       break;
     }
@@ -84,7 +97,7 @@ export function checkScenarioRules(info: MessageInfo, ctx: ScenarioContext): Rul
   }
 
   if (!hasContent && files.length === 0 && info.event_type !== 'cmd_dialog') {
-    add('validation_failed', 'content', 'content or files_info is required');
+    add('validation_failed', 'content', 'is required when files_info is empty or absent: send text or files');
   }
   return issues;
 }

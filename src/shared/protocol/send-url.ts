@@ -2,7 +2,7 @@
  * Text-level checks of a send_url. The delivery worker checks the resolved address again at
  * connect time, because a harmless-looking name can resolve to a forbidden address.
  *
- * Only link-local and cloud metadata addresses are forbidden (protocol section 7): loopback and
+ * Only link-local and cloud metadata addresses are forbidden (docs/protocol.md section 8): loopback and
  * private ranges stay allowed, since local receivers and tests live there.
  */
 
@@ -124,13 +124,13 @@ export function checkSendUrl(raw: string, allowedOrigins: readonly string[] | un
     return { ok: false, code: 'validation_failed', message: 'must not contain credentials' };
   }
   if (isForbiddenAddress(url.hostname)) {
-    return { ok: false, code: 'send_url_not_allowed', message: 'link-local and cloud metadata addresses are never allowed' };
+    return { ok: false, code: 'send_url_not_allowed', message: 'must not point at a link-local or cloud metadata address' };
   }
   if (allowedOrigins && allowedOrigins.length > 0 && !allowedOrigins.includes(url.origin)) {
     return {
       ok: false,
       code: 'send_url_not_allowed',
-      message: `origin ${url.origin} is not in this client's allowlist (${allowedOrigins.join(', ')})`,
+      message: `must have one of the client's allowed origins (${allowedOrigins.join(', ')}), not ${url.origin}`,
     };
   }
   return { ok: true, url };

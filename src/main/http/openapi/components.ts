@@ -113,7 +113,7 @@ export function problemResponses(): Record<string, Json> {
 export function headerComponents(): Record<string, Json> {
   return {
     'X-Request-Id': {
-      description: 'The request\'s id, also `request_id` in the body: yours if you sent a safe `X-Request-Id`, else a fresh one.',
+      description: 'The request\'s id, also `request_id` in the body: yours if you sent a safe `X-Request-Id`, else a fresh one (an unsafe one is silently replaced).',
       schema: { type: 'string' },
     },
     'Idempotent-Replayed': {

@@ -64,7 +64,9 @@ function chatOperation(): Json {
         name: 'X-Request-Id',
         in: 'header',
         required: false,
-        description: 'Your id for this request, echoed in the `X-Request-Id` header and `request_id`; otherwise the server makes one.',
+        description:
+          'Your id for this request, echoed in the `X-Request-Id` header and `request_id`; otherwise the server makes one. A value that does ' +
+          'not match the pattern is not refused: it is silently replaced by a fresh id (prefix `req_`).',
         schema: { type: 'string', pattern: '^[A-Za-z0-9._:@\\-]{1,128}$' },
       },
     ],

@@ -5,7 +5,8 @@ import { DEFAULT_FALLBACK_TEXT } from '../../config/server-config.ts';
 import type { EventType } from '../../../shared/protocol/message-schema.ts';
 
 /**
- * The document's examples: one story of client `acme`, every request signed for real with a
+ * The document's examples: one story of client `acme`, the same as docs/protocol.md's (a msg_id
+ * both use is the same person's message; test/openapi.test.ts checks it), every request signed for real with a
  * published example secret at a fixed time, so an integrator can check its signing code against
  * them and test/openapi.test.ts can send them, as they are, to a server whose clock shows that time.
  */
@@ -93,20 +94,31 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample & { eventType: Even
     summary: 'auto_dialog: the same customer sends a picture',
     description: 'Files alone (no text), all of one file_type. Pending messages of a conversation are answered together.',
     info: {
-      event_type: 'auto_dialog', msg_id: 'm-1003', from_user_id: 'cust-42', from_user_type: 2,
+      event_type: 'auto_dialog', msg_id: 'm-1004', from_user_id: 'cust-42', from_user_type: 2,
       files_info: [{ content: 'https://files.example.com/uploads/receipt-8841.png', file_type: 'image', file_name: 'receipt.png' }], send_url: EXAMPLE.sendUrl,
     },
-    response: { request_id: reqId('auto_dialog_files'), event_type: 'auto_dialog', conversation_id: conv.cust42, msg_id: 'm-1003', auto_reply: 'active', reply: { scheduled: true, reason: 'scheduled' } },
+    response: { request_id: reqId('auto_dialog_files'), event_type: 'auto_dialog', conversation_id: conv.cust42, msg_id: 'm-1004', auto_reply: 'active', reply: { scheduled: true, reason: 'scheduled' } },
+  },
+  auto_dialog_customer: {
+    eventType: 'auto_dialog',
+    summary: 'auto_dialog: another customer writes',
+    info: {
+      event_type: 'auto_dialog', msg_id: 'm-1006', from_user_id: 'cust-77', from_user_type: 2,
+      content: 'My order 5521 arrived broken. Can I get a refund?', send_url: EXAMPLE.sendUrl,
+    },
+    response: { request_id: reqId('auto_dialog_customer'), event_type: 'auto_dialog', conversation_id: conv.cust77, msg_id: 'm-1006', auto_reply: 'active', reply: { scheduled: true, reason: 'scheduled' } },
   },
   auto_dialog_staff: {
     eventType: 'auto_dialog',
     summary: 'auto_dialog: a human agent answers a customer in the IM',
-    description: 'Staff (from_user_type 3) never triggers a reply, and pauses auto-reply in the customer\'s conversation (default 10 minutes).',
+    description:
+      'Staff (from_user_type 3) never triggers a reply, and pauses auto-reply in the customer\'s conversation (default 10 minutes): ' +
+      'the reply waiting for m-1006 is not sent.',
     info: {
-      event_type: 'auto_dialog', msg_id: 'm-1004', from_user_id: 'agent-ana', from_user_type: 3, to_user_id: 'cust-77',
+      event_type: 'auto_dialog', msg_id: 'm-1007', from_user_id: 'agent-ana', from_user_type: 3, to_user_id: 'cust-77',
       content: 'Hi, I am looking into your order now.', send_url: EXAMPLE.sendUrl,
     },
-    response: { request_id: reqId('auto_dialog_staff'), event_type: 'auto_dialog', conversation_id: conv.cust77, msg_id: 'm-1004', auto_reply: 'paused', reply: { scheduled: false, reason: 'sender_not_customer' } },
+    response: { request_id: reqId('auto_dialog_staff'), event_type: 'auto_dialog', conversation_id: conv.cust77, msg_id: 'm-1007', auto_reply: 'paused', reply: { scheduled: false, reason: 'sender_not_customer' } },
   },
   assist_dialog: {
     eventType: 'assist_dialog',
@@ -150,13 +162,13 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample & { eventType: Even
   },
 };
 
-/** What send_url receives (section 7), signed at the attempt's time. */
+/** What send_url receives (docs/protocol.md section 8), signed at the attempt's time. */
 export const DELIVERY_EXAMPLES: Record<string, { summary: string; description?: string; timestamp: number; info: Info }> = {
   auto_reply: {
     summary: 'An auto reply answering both pending messages of cust-42',
     timestamp: T + 10,
     info: {
-      msg_id: exampleId('r_', 'auto reply'), reply_to: ['m-1001', 'm-1003'], conversation_id: conv.cust42, from_user_id: EXAMPLE.boundAccount,
+      msg_id: exampleId('r_', 'auto reply'), reply_to: ['m-1001', 'm-1004'], conversation_id: conv.cust42, from_user_id: EXAMPLE.boundAccount,
       to_user_id: 'cust-42', content: EXAMPLE.kb[0].answer, message_type: 1, event_type: 'auto_dialog', from_user_type: 4, create_timestamp: T + 10,
     },
   },
@@ -173,7 +185,7 @@ export const DELIVERY_EXAMPLES: Record<string, { summary: string; description?: 
     summary: 'An operator\'s reply from the console, in an im conversation',
     timestamp: T + 290,
     info: {
-      msg_id: exampleId('r_', 'operator reply'), reply_to: ['m-1004'], conversation_id: conv.cust77, from_user_id: EXAMPLE.boundAccount,
+      msg_id: exampleId('r_', 'operator reply'), reply_to: ['m-1006'], conversation_id: conv.cust77, from_user_id: EXAMPLE.boundAccount,
       to_user_id: 'cust-77', content: 'I have refunded the order; you will see it within 3 days.', message_type: 1, event_type: 'auto_dialog',
       from_user_type: 3, operator: { id: 'ana', name: 'Ana Silva' }, create_timestamp: T + 290,
     },

@@ -1,5 +1,5 @@
 import { messageInfoSchema } from '../../../shared/protocol/message-schema.ts';
-import { checkScenarioRules } from '../../../shared/protocol/scenario-rules.ts';
+import { checkScenarioRules, issuesDetail } from '../../../shared/protocol/scenario-rules.ts';
 import type { ProblemCode } from '../../../shared/problem-codes.ts';
 import { clientErrorProblem } from '../client-error.ts';
 import { fieldErrors, parseEnvelope } from '../envelope.ts';
@@ -54,8 +54,7 @@ function messageInfoProblem(info: Info): HttpProblem {
   const issues = checkScenarioRules(parsed.data, { hasDefaultSendUrl: false, allowedOrigins: [] });
   const first = issues[0];
   if (!first) throw new Error(`example message_info is valid: ${JSON.stringify(info)}`);
-  const detail = issues.length === 1 ? `${first.path} ${first.message}` : `${issues.length} problems; see errors`;
-  return new HttpProblem(first.code, detail, { errors: issues.map(({ path, message }) => ({ path, message })) });
+  return new HttpProblem(first.code, issuesDetail(issues), { errors: issues.map(({ path, message }) => ({ path, message })) });
 }
 
 function parserProblem(code: string, reason: string): HttpProblem {
@@ -64,7 +63,7 @@ function parserProblem(code: string, reason: string): HttpProblem {
   return problem;
 }
 
-const auto = (extra: Info): Info => ({ event_type: 'auto_dialog', msg_id: 'm-1005', from_user_id: 'cust-42', from_user_type: 2, content: 'Hello', send_url: EXAMPLE.sendUrl, ...extra });
+const auto = (extra: Info): Info => ({ event_type: 'auto_dialog', msg_id: 'm-1008', from_user_id: 'cust-42', from_user_type: 2, content: 'Hello', send_url: EXAMPLE.sendUrl, ...extra });
 const signedTrigger = (info: Info, o?: Parameters<typeof signedBody>[1]): Trigger => ({ body: () => JSON.stringify(signedBody(info, o)) });
 function scenario(info: Info): { problem: HttpProblem; trigger: Trigger } {
   return { problem: messageInfoProblem(info), trigger: signedTrigger(info) };

@@ -35,7 +35,8 @@ const DOCS = {
   quote: 'The quoted message, required when message_type is 2. Other fields are kept as given.',
   at_list:
     `Mentioned ids (auto_dialog only), at most ${LIMITS.atListMax}. In a group the bot answers when the client's bound account ` +
-    'or a bot id is mentioned (group policy `mention`, the default).',
+    'or a bot id is mentioned (group policy `mention`, the default). Those ids are set by the operator (`npm run cli -- clients set ID ' +
+    '--bound-account ACCOUNT` or `--bot-ids ID,...`): a client that has neither is never mentioned, and every group message gets `not_mentioned`.',
   send_url:
     `Where the replies to this message are delivered (auto_dialog only): an absolute http/https URL, at most ${LIMITS.sendUrlMax} characters. ` +
     "Optional when the client has a default send_url. Link-local and cloud metadata addresses, and origins outside the client's " +
@@ -104,8 +105,10 @@ export const messageInfoVariants = {
       title: 'assist_dialog message_info',
       description:
         'Asks for a suggested answer for a human agent, returned at once (never delivered). msg_id is required: equal to the msg_id of an ' +
-        'earlier auto_dialog message of this client, the suggestion uses that message\'s conversation up to that message; otherwise the ' +
-        'im conversation with the same peer, else a new one.',
+        'earlier auto_dialog message of this client, the suggestion answers that stored message, with its conversation up to it (this ' +
+        'request\'s content and from_user_id are then not used, and nothing is appended); otherwise this message is appended to the im ' +
+        'conversation with the same peer, else to a new one, and answered. The same msg_id again returns the first suggestion ' +
+        '(409 `msg_id_conflict` if the message_info differs); a new msg_id is a new message.',
       allOf: [CROSS_FIELD_RULES.sender, CROSS_FIELD_RULES.payload, CROSS_FIELD_RULES.quote],
     }),
   website_dialog: base.extend({ event_type: z.literal('website_dialog'), ...notAllowed }).meta({
@@ -133,7 +136,8 @@ export const messageInfoUnion = z
   .meta({
     description:
       'The message. Fields not listed are kept with the stored message and otherwise ignored (they are signed, so harmless). ' +
-      'Types are strict: a number where a string is required is an error, not coerced.',
+      'Types are strict: a number where a string is required is an error, not coerced. Numbers are IEEE doubles: an integer beyond ' +
+      '2^53 is signed and stored rounded (RFC 8785), so send large ids as strings.',
   });
 
 /** The four signed top-level fields (src/main/http/envelope.ts checks them by hand; this is that check as a schema). */

@@ -12,8 +12,8 @@ import { deliveryInfoSchema } from '../../delivery/outbox.ts';
 
 const requestId = z.string().meta({
   description:
-    'This request\'s id: your `X-Request-Id` if you sent one of at most 128 characters of `A-Z a-z 0-9 . _ : @ -`, else a fresh one ' +
-    '(prefix `req_`). Also in the `X-Request-Id` header and in the console\'s request log.',
+    'This request\'s id: your `X-Request-Id` if you sent one of 1 to 128 characters of `A-Z a-z 0-9 . _ : @ -`, else a fresh one ' +
+    '(prefix `req_`; any other value of the header is silently replaced, not refused). Also in the `X-Request-Id` header and in the console\'s request log.',
 });
 const common = {
   request_id: requestId,
@@ -43,7 +43,9 @@ export const successSchemas = {
       event_type: z.literal('assist_dialog'),
       context: z
         .strictObject({
-          reused: z.boolean(),
+          reused: z.boolean().meta({
+            description: 'True when the suggestion used a conversation that already existed (`matched_by` is `msg_id` or `peer`), false when this message opened a new one (`matched_by` null).',
+          }),
           matched_by: z.enum(['msg_id', 'peer']).nullable(),
           messages: z.int().nonnegative(),
         })
@@ -65,7 +67,11 @@ export const successSchemas = {
       command: z.enum(COMMANDS),
       auto_reply: z.literal('stopped'),
       previous: z.enum(['none', ...AUTO_REPLY_STATES]).meta({ description: 'The state before the command; `none` when the conversation did not exist yet.' }),
-      cancelled_replies: z.int().nonnegative().meta({ description: 'Undelivered auto replies this command cancelled.' }),
+      cancelled_replies: z.int().nonnegative().meta({
+        description:
+          'How many automatic replies, made but not yet delivered, this command cancelled. Customer messages still in their quiet period ' +
+          '(no reply made yet) are dropped too, but not counted here; an operator\'s replies from the console are not cancelled.',
+      }),
     })
     .meta({ title: 'cmd_dialog response', description: 'Only the console resumes a stopped conversation.' }),
 } satisfies Record<EventType, z.ZodType>;
