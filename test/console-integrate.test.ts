@@ -1,42 +1,16 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, Page } from '@playwright/test';
-import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, SHOTS, startServe, stopServe, useTheme } from './helpers/console-session.ts';
+import type { ServeProcess } from './helpers/processes.ts';
+import { chooseLanguage, CHROMIUM, consoleCall, SHOTS, stopServe, useTheme } from './helpers/console-session.ts';
+import { integratePanel, RUNNERS, seriousViolations, startIntegrateSession } from './helpers/integrate-panel.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
-const AXE = createRequire(import.meta.url).resolve('axe-core');
-const run = promisify(execFile);
-const has = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
-
-/** How each copied snippet is run, and why it cannot be where the tool is missing. */
-const RUNNERS = {
-  node: { file: 'send.mjs', command: process.execPath, skip: false as const },
-  python: { file: 'send.py', command: 'python3', skip: has('python3') ? (false as const) : 'python3 is not installed' },
-  curl: { file: 'send.sh', command: 'bash', skip: has('curl') && has('openssl') ? (false as const) : 'curl or openssl is not installed' },
-};
-type Language = keyof typeof RUNNERS;
 
 const nav = (page: Page, view: string) => page.click(`nav [data-view="${view}"]`);
-
-/** axe-core in the page (see console-a11y.test.ts): serious and critical violations, one line each. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(readFileSync(AXE, 'utf8'));
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)) as Array<{
-    id: string;
-    impact: string | null;
-    nodes: Array<{ target: string[]; failureSummary?: string }>;
-  }>;
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((n) => `${v.impact} ${v.id} at ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ')}`));
-}
 
 describe('Clients → Integrate: endpoint, client id, snippets that run, a live test message (issue 11)', { skip }, () => {
   let server: ServeProcess;
@@ -45,33 +19,15 @@ describe('Clients → Integrate: endpoint, client id, snippets that run, a live 
   let cliSecret: string;
   let rotated: string;
   const work = mkdtempSync(join(tmpdir(), 'sb-snippets-'));
+  const { panel, openIntegrate, kind, copySnippet, runSnippet } = integratePanel(() => page, work);
 
   before(async () => {
-    buildConsole();
-    mkdirSync(SHOTS, { recursive: true });
-    const dir = mkdtempSync(join(tmpdir(), 'sb-integrate-'));
-    cliSecret = secretFrom(cli(dir, 'clients', 'add', 'acme').stdout);
-    assert.equal(cli(dir, 'kb', 'add', '--question', 'How do I reset my password?', '--answer', 'Settings > Security > Reset password.').status, 0);
-    ({ server } = await startServe(dir));
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-    // The copy buttons write to the clipboard; the test reads it back, as a paste would.
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.console).origin });
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(server.console);
-    await page.waitForSelector('nav [data-view="clients"]');
+    ({ server, browser, page, cliSecret } = await startIntegrateSession());
   });
   after(async () => {
     await browser?.close();
     await stopServe(server);
   });
-
-  const panel = () => page.getByTestId('integrate');
-  const openIntegrate = async (client: string) => {
-    await page.locator(`[data-client="${client}"]`).getByRole('button', { name: 'Integrate' }).click();
-    await panel().waitFor();
-  };
 
   /** The whole panel (the view scrolls inside the page, so the window grows for the picture). */
   async function shootPanel(name: string): Promise<void> {
@@ -80,34 +36,6 @@ describe('Clients → Integrate: endpoint, client id, snippets that run, a live 
     await panel().screenshot({ path: join(SHOTS, `integrate-${name}.png`) });
     await page.screenshot({ path: `/tmp/integrate-${name}.png` });
     await page.setViewportSize(size);
-  }
-
-  /** Picks the language tab, presses its Copy button, and returns what the clipboard then holds. */
-  async function copySnippet(language: Language): Promise<string> {
-    await panel().getByRole('tab', { name: { node: 'Node.js', python: 'Python', curl: 'curl' }[language] }).click();
-    await page.waitForSelector(`[data-testid=snippet][data-language=${language}]`);
-    await page.getByTestId(`copy-snippet-${language}`).click();
-    await page.getByTestId(`copy-snippet-${language}`).filter({ hasText: 'Copied' }).waitFor();
-    const copied = (await page.evaluate('navigator.clipboard.readText()')) as string;
-    assert.equal(copied, await page.getByTestId('snippet').textContent(), 'the copy button copies the snippet shown');
-    // Another tab's button has copied nothing yet: it must not say "Copied" (it did, for 1.5 s).
-    const other = language === 'curl' ? 'Python' : 'curl';
-    await panel().getByRole('tab', { name: other }).click();
-    assert.equal(await page.getByTestId(`copy-snippet-${other.toLowerCase()}`).textContent(), 'Copy');
-    await panel().getByRole('tab', { name: { node: 'Node.js', python: 'Python', curl: 'curl' }[language] }).click();
-    return copied;
-  }
-
-  /** Runs a snippet as an integrator would: saved to a file in an empty folder, with the tool it names. */
-  async function runSnippet(language: Language, code: string, env: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
-    const runner = RUNNERS[language];
-    const file = join(work, runner.file);
-    writeFileSync(file, code);
-    const { SWITCHBOARD_SECRET: _none, ...base } = process.env;
-    const out = await run(runner.command, [file], { cwd: work, env: { ...base, ...env }, encoding: 'utf8', timeout: 60_000 });
-    const status = Number(/^HTTP(?:\/1\.1)? (\d{3})/m.exec(out.stdout)?.[1]);
-    const body = JSON.parse(out.stdout.slice(out.stdout.indexOf('{'))) as Record<string, unknown>;
-    return { status, body };
   }
 
   it('an existing client: the real endpoint and the client id; the secret is not shown, and the panel says why', async () => {
@@ -167,6 +95,10 @@ describe('Clients → Integrate: endpoint, client id, snippets that run, a live 
       const { status } = await runSnippet(language, code, {});
       assert.equal(status, 200, `${language} with the secret filled in`);
     }
+    // The receiver too: it verifies the deliveries, signed with the newest secret.
+    await kind(/^Receiver for the replies/).check();
+    for (const language of ['python', 'node'] as const) assert.ok((await copySnippet(language)).includes(`SECRETS = [${JSON.stringify(rotated)}]`), `${language} receiver: the new secret`);
+    await kind(/^Website chat/).check();
   });
 
   it('"Send a test message" shows the whole response: status, headers, body, and what it means', async () => {

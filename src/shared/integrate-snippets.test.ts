@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { curlSnippet, nodeSnippet, pythonSnippet, SECRET_ENV, SNIPPET_LANGUAGES, snippetFor, type SnippetInput } from './integrate-snippets.ts';
+import { curlSnippet, nodeSnippet, pythonSnippet, SECRET_ENV, SEND_URL_PLACEHOLDER, senderRun, SNIPPET_LANGUAGES, snippetFor, type SnippetInput } from './integrate-snippets.ts';
 
 const ENDPOINT = 'http://127.0.0.1:8787/custom-im/chat-messages';
 const SECRET = 'dGVzdC1zZWNyZXQtZG8tbm90LXVzZS1pbi1wcm9kdWN0aW9u';
@@ -18,7 +18,7 @@ function bashWord(word: string, vars: Record<string, string>): string {
       i = end + 1;
     } else if (c === '"') {
       const end = word.indexOf('"', i + 1);
-      out += word.slice(i + 1, end).replace(/\$([A-Z]+|\$)/g, (_, name: string) => vars[name]!);
+      out += word.slice(i + 1, end).replace(/\$([A-Z_]+|\$)/g, (_, name: string) => vars[name]!);
       i = end + 1;
     } else if (c === '\\') {
       out += word[i + 1];
@@ -41,8 +41,11 @@ const canonical = (v: unknown): string =>
 const assignment = (snippet: string, name: string): string => {
   const line = snippet.split('\n').find((l) => l.startsWith(`${name}=`));
   assert.ok(line, `${name}= in\n${snippet}`);
-  return line.slice(name.length + 1);
+  // A trailing comment is bash's, not the value's.
+  return line.slice(name.length + 1).replace(/ {2}# .*$/, '');
 };
+
+const RECEIVER = 'http://127.0.0.1:9000/';
 
 describe('integrate snippets', () => {
   it('fill in the endpoint and the client id, and the secret only when given', () => {
@@ -91,5 +94,55 @@ describe('integrate snippets', () => {
     assert.match(pythonSnippet({ endpoint: ENDPOINT, clientId: 'acme', secret: null }), /os\.environ\.get\("SWITCHBOARD_SECRET"\) or sys\.exit\("set SWITCHBOARD_SECRET/);
     assert.match(nodeSnippet({ endpoint: ENDPOINT, clientId: 'acme', secret: null }), /process\.env\.SWITCHBOARD_SECRET;\nif \(!SECRET\)/);
     assert.match(curlSnippet({ endpoint: ENDPOINT, clientId: 'acme', secret: null }), /SECRET="\$\{SWITCHBOARD_SECRET:\?set SWITCHBOARD_SECRET/);
+  });
+
+  it('auto_dialog: a 1:1 customer message (from_user_type 2) whose send_url is the client\'s default', () => {
+    const input: SnippetInput = { endpoint: ENDPOINT, clientId: 'acme', secret: null, event: 'auto_dialog', sendUrl: RECEIVER, content: 'How do I reset my password?' };
+    assert.match(pythonSnippet(input), /^SEND_URL = "http:\/\/127\.0\.0\.1:9000\/"  # the client's default send_url/m);
+    assert.match(pythonSnippet(input), /"event_type": "auto_dialog",\n.*\n.*\n    "from_user_type": 2,.*\n    "content": "How do I reset my password\?",\n    "send_url": SEND_URL,\n\}/);
+    assert.match(nodeSnippet(input), /^const SEND_URL = "http:\/\/127\.0\.0\.1:9000\/";/m);
+    assert.match(nodeSnippet(input), /event_type: 'auto_dialog',\n.*\n.*\n  from_user_type: 2,.*\n  content: "How do I reset my password\?",\n  send_url: SEND_URL,\n\};/);
+    for (const language of SNIPPET_LANGUAGES) {
+      const code = snippetFor(language, input);
+      assert.ok(!code.includes('CHANGE-ME'), `${language}: no placeholder when the client has a default`);
+      assert.match(code.split('\n')[1]!, /reply itself is POSTed to SEND_URL/, `${language}: says where the answer goes`);
+      assert.ok(code.includes(senderRun(language, 'auto_dialog').command), `${language}: how to run it`);
+    }
+    const curl = curlSnippet(input);
+    assert.equal(bashWord(assignment(curl, 'SEND_URL'), {}), RECEIVER);
+    const info = bashWord(assignment(curl, 'INFO'), { TS: '1763715600', $: '42', SEND_URL: RECEIVER });
+    assert.equal(info, canonical(JSON.parse(info)), 'keys sorted, no whitespace');
+    assert.deepEqual(JSON.parse(info), {
+      content: 'How do I reset my password?', event_type: 'auto_dialog', from_user_id: 'integration-test', from_user_type: 2, msg_id: 'curl-1763715600-42', send_url: RECEIVER,
+    });
+  });
+
+  it('auto_dialog without a default send_url: a marked placeholder, and each snippet refuses to run until it is changed', () => {
+    const input: SnippetInput = { endpoint: ENDPOINT, clientId: 'acme', secret: null, event: 'auto_dialog', sendUrl: null };
+    assert.match(SEND_URL_PLACEHOLDER, /CHANGE-ME\.invalid/);
+    const stop = /put your receiver's URL in SEND_URL first/;
+    const python = pythonSnippet(input);
+    assert.match(python, /^SEND_URL = "https:\/\/CHANGE-ME\.invalid\/switchboard-replies"  # CHANGE ME: your receiver's URL \(the client has no default send_url\)$/m);
+    assert.match(python, /^if "CHANGE-ME" in SEND_URL:\n    sys\.exit\(.*\)$/m);
+    assert.match(python, stop);
+    const node = nodeSnippet(input);
+    assert.match(node, /^if \(SEND_URL\.includes\("CHANGE-ME"\)\) \{\n  console\.error\(.*\);\n  process\.exit\(1\);\n\}$/m);
+    assert.match(node, stop);
+    const curl = curlSnippet(input);
+    assert.equal(bashWord(assignment(curl, 'SEND_URL'), {}), SEND_URL_PLACEHOLDER);
+    assert.match(curl, /^case "\$SEND_URL" in \*CHANGE-ME\*\) echo .* >&2; exit 1;; esac$/m);
+    // The guard comes before anything is signed or sent.
+    for (const [code, guard, sign] of [[python, 'if "CHANGE-ME"', 'signature ='], [node, 'if (SEND_URL', 'const signature'], [curl, 'case "$SEND_URL"', 'SIG=']] as const) {
+      assert.ok(code.includes(guard) && code.indexOf(guard) < code.indexOf(sign), guard);
+    }
+  });
+
+  it('website_dialog stays as it was: no send_url, no from_user_type, saved as send.*', () => {
+    for (const language of SNIPPET_LANGUAGES) {
+      const code = snippetFor(language, { endpoint: ENDPOINT, clientId: 'acme', secret: null, sendUrl: RECEIVER });
+      assert.ok(!/send_url|SEND_URL|from_user_type/.test(code), language);
+      assert.equal(senderRun(language).file, `send.${{ python: 'py', node: 'mjs', curl: 'sh' }[language]}`);
+      assert.equal(senderRun(language, 'auto_dialog').file, `send_im.${{ python: 'py', node: 'mjs', curl: 'sh' }[language]}`);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api } from '../api/bridge.ts';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
@@ -9,6 +9,8 @@ import { IntegratePanel } from './Integrate.tsx';
 const FIELDS = [
   ['sendUrl', 'text'],
   ['boundAccount', 'text'],
+  // Comma-separated in the form, an array in the settings.
+  ['botIds', 'list'],
   ['groupPolicy', 'select'],
   ['pauseMinutes', 'number'],
   ['staleMinutes', 'number'],
@@ -16,14 +18,22 @@ const FIELDS = [
   ['quietMaxSeconds', 'number'],
   ['fallbackText', 'text'],
   ['engine', 'engine'],
-  // Comma-separated in the form, an array in the settings.
   ['mediaOrigins', 'list'],
 ] as const;
 
+const PLACEHOLDERS: Partial<Record<(typeof FIELDS)[number][0], string>> = { botIds: 'bot-acme, …', mediaOrigins: 'https://cdn.example.com, …' };
+
 const asDraft = (value: unknown): string => (value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value));
 
-function SettingsForm({ client }: { client: ClientView }) {
+/** `focusSignal` above 0: a request (the Integrate panel's "Change") to bring the form to the keyboard. */
+function SettingsForm({ client, focusSignal }: { client: ClientView; focusSignal: number }) {
   const { t } = useTranslation();
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (focusSignal === 0) return;
+    form.current?.scrollIntoView({ block: 'nearest' });
+    form.current?.querySelector<HTMLElement>('input, select')?.focus();
+  }, [focusSignal]);
   const [engines, setEngines] = useState<Array<{ name: string; model: string | null }>>([{ name: 'kb', model: null }]);
   useEffect(() => {
     void api.listEngines({}).then((r) => r.ok && setEngines(r.value));
@@ -35,7 +45,9 @@ function SettingsForm({ client }: { client: ClientView }) {
   const [saved, setSaved] = useState(false);
   return (
     <form
+      ref={form}
       className="settings"
+      aria-label={t('integrate.settings.formLabel', { id: client.id })}
       onSubmit={(e) => {
         e.preventDefault();
         const patch: Record<string, unknown> = {};
@@ -71,7 +83,7 @@ function SettingsForm({ client }: { client: ClientView }) {
               type={type === 'list' ? 'text' : type}
               step="any"
               value={draft[k]}
-              placeholder={type === 'list' ? 'https://cdn.example.com, …' : undefined}
+              placeholder={PLACEHOLDERS[k]}
               onChange={(e) => (setSaved(false), setDraft({ ...draft, [k]: e.target.value }))}
             />
           )}
@@ -92,6 +104,15 @@ export function Clients() {
   const [sendUrl, setSendUrl] = useState('');
   const [open, setOpen] = useState<string | null>(null);
   const [integrating, setIntegrating] = useState<string | null>(null);
+  const [settingsFocus, setSettingsFocus] = useState(0);
+  const toggleSettings = (clientId: string) => {
+    setSettingsFocus(0);
+    setOpen(open === clientId ? null : clientId);
+  };
+  const editSettings = (clientId: string) => {
+    setOpen(clientId);
+    setSettingsFocus((n) => n + 1);
+  };
   // A secret this console just made (add or rotate): its client's Integrate panel opens with it
   // filled in. Kept in this view's state only, so leaving Clients or closing the panel forgets it.
   const fresh = useConsole((s) => s.freshSecret);
@@ -135,15 +156,17 @@ export function Clients() {
                 <small>{t('clients.secrets', { hints: c.secrets.map((s) => `…${s.hint}`).join(', ') })}</small>
                 <button onClick={() => void rotate(c.id)}>{t('clients.rotate')}</button>
                 <button onClick={() => void setEnabled(c.id, !c.enabled)}>{c.enabled ? t('clients.disable') : t('clients.enable')}</button>
-                <button onClick={() => setOpen(open === c.id ? null : c.id)} aria-expanded={open === c.id}>
+                <button onClick={() => toggleSettings(c.id)} aria-expanded={open === c.id}>
                   {t('clients.settings')}
                 </button>
                 <button onClick={() => toggleIntegrate(c.id)} aria-expanded={integrating === c.id} className={integrating === c.id ? 'on' : undefined}>
                   {t('integrate.open')}
                 </button>
               </div>
-              {open === c.id && <SettingsForm client={c} />}
-              {integrating === c.id && <IntegratePanel client={c} secret={justMade?.id === c.id ? justMade.secret : null} />}
+              {open === c.id && <SettingsForm client={c} focusSignal={settingsFocus} />}
+              {integrating === c.id && (
+                <IntegratePanel client={c} secret={justMade?.id === c.id ? justMade.secret : null} onEditSettings={() => editSettings(c.id)} />
+              )}
             </li>
           ))}
         </ul>
