@@ -26,11 +26,12 @@ import { FULL_SHAPE } from './scenario.ts';
 const BATCHES = Number(process.env['BENCH_WRITER_BATCHES'] ?? 300);
 const PER = Number(process.env['BENCH_WRITER_BATCH'] ?? 8);
 const ROUNDS = Number(process.env['BENCH_WRITER_ROUNDS'] ?? 2);
-interface Setting { pages: number; cacheKiB: number | null }
+interface Setting { pages: number; cacheKiB: number | null; mmapMiB?: number }
 const SETTINGS: Setting[] = [
   { pages: 1000, cacheKiB: null },
   { pages: WRITER_WAL_AUTOCHECKPOINT_PAGES, cacheKiB: null },
   { pages: WRITER_WAL_AUTOCHECKPOINT_PAGES, cacheKiB: Number(process.env['BENCH_WRITER_CACHE_KIB'] ?? 32768) },
+  { pages: WRITER_WAL_AUTOCHECKPOINT_PAGES, cacheKiB: null, mmapMiB: 2048 },
   { pages: 0, cacheKiB: null },
 ];
 
@@ -46,7 +47,8 @@ function syncDir(dir: string): void {
 interface Run { statementsMs: number; commitMs: number; walPages: number | null }
 
 let serial = 0;
-function run(db: Db, { pages: checkpointPages, cacheKiB }: Setting, senders: number): Run {
+function run(db: Db, { pages: checkpointPages, cacheKiB, mmapMiB }: Setting, senders: number): Run {
+  db.exec(`PRAGMA mmap_size = ${(mmapMiB ?? 0) * 1024 * 1024}`);
   const store = createStore(db);
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.exec(`PRAGMA wal_autocheckpoint = ${checkpointPages}`);
@@ -100,11 +102,11 @@ export async function runWriter(): Promise<string> {
     dbs.empty.close();
     dbs.full.close();
     const mean = (xs: number[]): number => xs.reduce((a, x) => a + x, 0) / xs.length;
-    const rows = SETTINGS.flatMap(({ pages, cacheKiB }, i) =>
+    const rows = SETTINGS.flatMap(({ pages, cacheKiB, mmapMiB }, i) =>
       (['empty', 'full'] as const).map((which) => {
         const r = results.get(`${which} ${i}`)!;
         const wal = r[0]!.walPages === null ? '' : fmt(mean(r.map((x) => x.walPages!)), 1);
-        const label = pages === 0 ? 'none (floor)' : `${fmt(pages)} pages${pages === WRITER_WAL_AUTOCHECKPOINT_PAGES ? ' (the writer)' : pages === 1000 ? ' (SQLite default)' : ''}${cacheKiB === null ? '' : `, page cache ${fmt(cacheKiB / 1024)} MiB`}`;
+        const label = pages === 0 ? 'none (floor)' : `${fmt(pages)} pages${pages === WRITER_WAL_AUTOCHECKPOINT_PAGES ? ' (the writer)' : pages === 1000 ? ' (SQLite default)' : ''}${cacheKiB === null ? '' : `, page cache ${fmt(cacheKiB / 1024)} MiB`}${mmapMiB ? `, mmap ${fmt(mmapMiB)} MiB` : ''}`;
         return `| ${which} | ${label} | ${fmt(mean(r.map((x) => x.statementsMs)), 3)} | ${fmt(mean(r.map((x) => x.commitMs)), 2)} | ${fmt(mean(r.map((x) => x.statementsMs + x.commitMs / PER)), 3)} | ${wal} |`;
       }),
     );
