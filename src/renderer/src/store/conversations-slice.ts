@@ -8,7 +8,7 @@ import type { ConsoleState } from './index.ts';
 type Filter = (typeof CONVERSATION_FILTERS)[number];
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
-/** Transcript messages per "load earlier" step. */
+/** Transcript messages per page: the newest page on open, and each "load earlier" step. */
 export const TRANSCRIPT_PAGE = 50;
 /** Rows per request: the first page, and each page the list asks for as the operator scrolls near its end. */
 export const LIST_PAGE = 100;
@@ -136,7 +136,7 @@ export const conversationsSlice: Slice<ConversationsSlice> = (set, get) => {
       set({ conversations: [...moved, ...rest] });
     },
     select(id) {
-      set({ selectedId: id, transcript: null, suggestion: null, messageLimit: TRANSCRIPT_PAGE });
+      set({ selectedId: id, transcript: null, suggestion: null });
       void get().loadTranscript();
     },
     move(delta) {

@@ -1,5 +1,5 @@
 import { create, type StateCreator } from 'zustand';
-import type { ConsoleOutputs, RequestLogItem } from '../../../shared/console-api.ts';
+import type { RequestLogItem } from '../../../shared/console-api.ts';
 import { api } from '../api/bridge.ts';
 import { clientsSlice, kbSlice, statsSlice, type ClientsSlice, type KbSlice, type StatsSlice } from './admin-slices.ts';
 import { requestQuery, viewsSlice, type ViewsSlice } from './views-slice.ts';
@@ -7,7 +7,8 @@ import { workspaceSlice, type WorkspaceSlice } from './workspace-slice.ts';
 import { cannedSlice, type CannedSlice } from './canned-slice.ts';
 import { connectionSlice, type ConnectionSlice } from './connection-slice.ts';
 import { alertsSlice, type AlertsSlice } from './alerts-slice.ts';
-import { conversationsSlice, TRANSCRIPT_PAGE as PAGE, type ConversationsSlice } from './conversations-slice.ts';
+import { conversationsSlice, type ConversationsSlice } from './conversations-slice.ts';
+import { transcriptSlice, type TranscriptSlice } from './transcript-slice.ts';
 
 export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start';
 export type Theme = 'light' | 'dark';
@@ -24,14 +25,6 @@ interface UiSlice {
 }
 
 export type { Suggestion } from './workspace-slice.ts';
-
-interface TranscriptSlice {
-  transcript: ConsoleOutputs['getTranscript'] | null;
-  /** How many of the latest messages are loaded; "load earlier" raises it a page at a time. */
-  messageLimit: number;
-  loadEarlier(): Promise<void>;
-  loadTranscript(): Promise<void>;
-}
 
 interface RequestsSlice {
   requests: RequestLogItem[];
@@ -60,24 +53,6 @@ const uiSlice: Slice<UiSlice> = (set) => ({
   async loadStatus() {
     const r = await api.status({});
     if (r.ok) set({ endpoint: r.value.endpoint });
-    else set({ error: r.error.message });
-  },
-});
-
-/** Writes on the open conversation (reply, stop, resolve...) live in workspace-slice.ts. */
-const transcriptSlice: Slice<TranscriptSlice> = (set, get) => ({
-  transcript: null,
-  messageLimit: PAGE,
-  async loadEarlier() {
-    set((s) => ({ messageLimit: s.messageLimit + PAGE }));
-    await get().loadTranscript();
-  },
-  async loadTranscript() {
-    const id = get().selectedId;
-    if (!id) return;
-    const r = await api.getTranscript({ conversationId: id, limit: get().messageLimit });
-    if (get().selectedId !== id) return;
-    if (r.ok) set({ transcript: r.value });
     else set({ error: r.error.message });
   },
 });
