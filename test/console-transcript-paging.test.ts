@@ -60,8 +60,21 @@ describe('a long transcript loads a page at a time (issue 12)', { skip }, () => 
     await page.waitForSelector('text=line number 129');
     assert.equal(await lines().count(), 50);
     assert.equal(await page.locator('text=line number 79').count(), 0);
+    // Scrolled up to the first line shown: after "Load earlier" that line stays where it was on screen.
+    const offsetOf80 = () =>
+      page.evaluate(`(() => {
+        const scroller = document.querySelector('.transcript-scroll');
+        const line = [...document.querySelectorAll('[data-testid=transcript] .entries > li')].find((li) => li.textContent.includes('line number 80'));
+        return line.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+      })()`) as Promise<number>;
+    await page.evaluate(`document.querySelector('.transcript-scroll').scrollTop = 0`);
+    await page.waitForTimeout(100);
+    const before80 = await offsetOf80();
     await page.getByRole('button', { name: 'Load earlier messages' }).click();
     await page.waitForSelector('text=line number 30');
+    await page.waitForTimeout(100);
+    const after80 = await offsetOf80();
+    assert.ok(Math.abs(after80 - before80) < 60, `line 80 stayed in place: ${before80} px from the top before, ${after80} px after`);
     assert.equal(await lines().count(), 100);
     await page.getByRole('button', { name: 'Load earlier messages' }).click();
     await page.waitForSelector('text=line number 0');

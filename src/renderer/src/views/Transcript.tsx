@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { canWrite } from '../store/connection-slice.ts';
@@ -90,6 +90,8 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const shownId = useRef<string | null>(null);
+  // Where the operator was when they asked for earlier lines: the page lands above, the view stays put.
+  const anchor = useRef<{ height: number; top: number; first: string } | null>(null);
   const entries = useMemo(() => inTimeOrder(transcript?.entries ?? []), [transcript]);
   const id = transcript?.conversation.id ?? null;
   const canSend = transcript !== null && transcript.sendTarget?.ok !== false && operator !== null;
@@ -101,6 +103,17 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
     },
     [id, insertDraft, composeRef],
   );
+
+  // Earlier lines went in above: move down by their height, so the line that was on top stays there.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    const was = anchor.current;
+    const first = entries[0] ? `${entries[0].kind}-${entries[0].id}` : '';
+    // Only once the earlier page is in (a live line at the bottom may come first).
+    if (!el || !was || first === was.first) return;
+    anchor.current = null;
+    el.scrollTop = was.top + (el.scrollHeight - was.height);
+  }, [entries]);
 
   // Follow new lines while the operator is at the bottom; a newly opened conversation starts there.
   // In the next frame, before it paints: reading the height here would force the layout early.
@@ -151,7 +164,15 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
         }}
       >
         {transcript.hasEarlier && (
-          <button className="earlier" onClick={() => void loadEarlier()}>
+          <button
+            className="earlier"
+            onClick={() => {
+              const el = scroller.current;
+              const top = entries[0];
+              if (el && top) anchor.current = { height: el.scrollHeight, top: el.scrollTop, first: `${top.kind}-${top.id}` };
+              void loadEarlier();
+            }}
+          >
             {t('transcript.earlier')}
           </button>
         )}
