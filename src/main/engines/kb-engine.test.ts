@@ -71,6 +71,9 @@ test('a new question after an answered one gets its own answer, not the previous
   assert.match(second.content, /most countries/);
   const third = await e.answer(ask('How do I reset my password?', 'Do you ship to Canada?', 'and how long does delivery take?'), signal);
   assert.match(third.content, /business days/);
+  // Earlier questions about delivery, and a "3" that only the delivery entry's answer has.
+  const fourth = await e.answer(ask('Message 1: how long does delivery take', 'Message 2: how long does delivery take', 'Question number 3: where is my order?'), signal);
+  assert.match(fourth.content, /tracking link/);
 });
 
 test('an unrelated question hands off with the fallback text and the best score', async () => {

@@ -112,12 +112,14 @@ export function rankKnowledge(source: KnowledgeSource, recent: string[], limit: 
   // The newest message's meaningful units (no function words, no single CJK characters).
   const newestContent = [...newest].filter(([, w]) => w >= 1).map(([unit]) => unit);
   const coversNewest = (c: KbCandidate): boolean => {
-    const { qUnits, aUnits } = entryUnits(c);
-    return newestContent.length === 0 || newestContent.some((u) => qUnits.has(u) || aUnits.has(u));
+    const { qUnits } = entryUnits(c);
+    return newestContent.length === 0 || newestContent.some((u) => qUnits.has(u));
   };
   // Earlier messages keep a follow-up ("and for business accounts?") on its topic, but only for
-  // entries that share something with the newest message: otherwise an exact match of the previous
-  // question outscores a new, different one, and the customer gets the previous answer again.
+  // entries whose question shares something with the newest message: otherwise an exact match of
+  // the previous question outscores a new, different one, and the customer gets the previous answer
+  // again. The question, not the answer: "3" in "where is order 3?" is no reason to lift "delivery
+  // takes 3 to 5 days" above "Where is my order?".
   const scoreOf = (c: KbCandidate): number => (newest === query ? scoreEntry(query, c) : Math.max(scoreEntry(newest, c), coversNewest(c) ? scoreEntry(query, c) : 0));
   return [...candidates.values()]
     .map((c) => ({ entry: c, score: scoreOf(c) }))
