@@ -81,9 +81,41 @@ describe('console API over HTTP (the browser bridge)', () => {
     const during = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'dave', from_user_type: 2, content: 'second' });
     assert.equal((during.body['reply'] as { reason: string }).reason, 'auto_reply_stopped');
     const resume = await call<{ previous: string }>('resumeAutoReply', { conversationId });
-    assert.deepEqual(resume.result, { ok: true, value: { previous: 'stopped' } });
+    assert.deepEqual(resume.result, { ok: true, value: { previous: 'stopped', restoredReplies: 0 } });
     const after = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'dave', from_user_type: 2, content: 'third' });
     assert.equal((after.body['reply'] as { reason: string }).reason, 'scheduled');
+  });
+
+  it('Undo of a stop brings back the reply it cancelled while the reply was retrying; a plain resume does not', async () => {
+    rx.respond = () => ({ status: 503 });
+    const delivered = rx.received.length;
+    const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'erin', from_user_type: 2, content: 'where is my parcel?' });
+    const conversationId = String(m.body['conversation_id']);
+    h.clock.advance(2000);
+    await eventually(() => rx.received.length > delivered, 'the first attempt, refused with 503');
+    const retrying = () => h.admin.deliveries.list(undefined, 50).find((d) => d.conversationId === conversationId)!;
+    await eventually(() => retrying().state === 'pending' && retrying().attempts === 1, 'retrying');
+    const stop = await call<{ cancelledReplies: number }>('stopAutoReply', { conversationId });
+    assert.equal(stop.result.ok && stop.result.value.cancelledReplies, 1);
+    assert.equal(retrying().state, 'cancelled');
+    rx.respond = () => ({ status: 200 });
+    const undo = await call<{ restoredReplies: number }>('resumeAutoReply', { conversationId, undoStop: true });
+    assert.equal(undo.result.ok && undo.result.value.restoredReplies, 1);
+    await eventually(() => retrying().state === 'sent', 'the restored reply delivered');
+    assert.equal(rx.received.at(-1)!.body.message_info['conversation_id'], conversationId);
+    // A stop undone too late, or a plain resume, leaves the cancelled reply cancelled.
+    rx.respond = () => ({ status: 503 });
+    const n = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'erin', from_user_type: 2, content: 'hello again?' });
+    h.clock.advance(2000);
+    const latest = () => h.admin.deliveries.list(undefined, 50).filter((d) => d.conversationId === conversationId).sort((a, b) => b.id - a.id)[0]!;
+    await eventually(() => latest().attempts === 1 && latest().state === 'pending', 'the second reply retrying');
+    await call('stopAutoReply', { conversationId });
+    h.clock.advance(20_000);
+    const late = await call<{ restoredReplies: number }>('resumeAutoReply', { conversationId, undoStop: true });
+    assert.equal(late.result.ok && late.result.value.restoredReplies, 0);
+    assert.equal(latest().state, 'cancelled');
+    rx.respond = () => ({ status: 200 });
+    void n;
   });
 
   it('the request log shows rejected requests with their code and problem details', async () => {

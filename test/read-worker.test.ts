@@ -56,7 +56,7 @@ describe('console reads on the read thread', () => {
       const sent = await c.sendReply({ conversationId: id, content: `on it ${i}` });
       const t = await c.getTranscript({ conversationId: id, limit: 50 });
       assert.equal(t.entries.find((e) => e.msgId === sent.msgId)?.content, `on it ${i}`, `reply ${i} in the transcript`);
-      await c.resumeAutoReply({ conversationId: id });
+      await c.resumeAutoReply({ conversationId: id, undoStop: false });
       assert.equal((await c.getConversations({ ids: [id] }))[0]?.autoReply, 'active', `resume ${i} read back`);
     }
   });

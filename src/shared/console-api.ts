@@ -68,7 +68,11 @@ export const consoleInputs = {
   /** Just these conversations, for merging live updates into a loaded list. */
   getConversations: z.object({ ids: z.array(z.string().min(1).max(64)).max(1000) }),
   stopAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
-  resumeAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
+  resumeAutoReply: z.object({
+    conversationId: z.string().min(1).max(64),
+    /** Undo of a stop just made: its cancelled replies go back to the outbox (within UNDO_STOP_MS of the stop). */
+    undoStop: z.boolean().default(false),
+  }),
   listRequests: z.object({
     onlyFailed: z.boolean().default(false),
     requestId: z.string().max(128).optional(),
@@ -244,7 +248,7 @@ export interface ConsoleOutputs {
   getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean; mediaOrigins: string[]; sendTarget: SendTarget };
   getConversations: ConversationSummary[];
   stopAutoReply: { previous: AutoReplyState; cancelledReplies: number };
-  resumeAutoReply: { previous: AutoReplyState };
+  resumeAutoReply: { previous: AutoReplyState; restoredReplies: number };
   listRequests: RequestLogItem[];
   retryDelivery: { retried: boolean };
   assist: { msgId: string; suggestion: { msgId: string; content: string; handoff: boolean }; context: { reused: boolean; matchedBy: string | null; messages: number } };

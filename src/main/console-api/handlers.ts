@@ -23,6 +23,8 @@ export interface HandlerDeps {
   endpoint: () => string;
   lookupClient: (clientId: string) => ActiveClient | undefined;
   retryDelivery: (id: number) => Promise<boolean>;
+  /** Wakes the outbox for deliveries made due again (an undone stop). */
+  notifyOutbox: () => void;
   /** Outbox depth samples, oldest first (kept in memory by the service). */
   outboxDepth: () => Array<[number, number]>;
   /** A suggestion for the conversation's latest customer message (console-assist.ts). */
@@ -33,9 +35,9 @@ export interface HandlerDeps {
 export function createConsoleHandlers(deps: HandlerDeps) {
   const { store, reads, clock } = deps;
 
-  async function setState(kind: 'console_stop' | 'console_resume', conversationId: string) {
+  async function setState(kind: 'console_stop' | 'console_resume', conversationId: string, undoStop = false) {
     const operator = requireOperator(store);
-    const result = await deps.writer.submit({ kind, conversationId, operator, now: clock.now() });
+    const result = await deps.writer.submit(kind === 'console_resume' ? { kind, conversationId, operator, now: clock.now(), undoStop } : { kind, conversationId, operator, now: clock.now() });
     if (result?.kind !== 'auto_reply_state') throw new ConsoleError('not_found', `no conversation ${conversationId}`);
     deps.events.emit({ type: 'conversation', conversationId });
     return result;
@@ -81,8 +83,10 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       return { previous: r.previous === 'none' ? 'active' : r.previous, cancelledReplies: r.cancelledReplies };
     },
     async resumeAutoReply(input) {
-      const r = await setState('console_resume', input.conversationId);
-      return { previous: r.previous === 'none' ? 'active' : r.previous };
+      const r = await setState('console_resume', input.conversationId, input.undoStop);
+      const restoredReplies = r.restoredReplies ?? 0;
+      if (restoredReplies > 0) deps.notifyOutbox();
+      return { previous: r.previous === 'none' ? 'active' : r.previous, restoredReplies };
     },
     async listRequests(input) {
       return (await reads.requestLog(input)).map(

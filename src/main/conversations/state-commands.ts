@@ -3,13 +3,15 @@ import { effectiveAutoReply, type AutoReplyState } from '../../shared/conversati
 import { newId } from '../store/ids.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 
-export type StateResult = { kind: 'auto_reply_state'; previous: AutoReplyState | 'none'; cancelledReplies: number };
+export type StateResult = { kind: 'auto_reply_state'; previous: AutoReplyState | 'none'; cancelledReplies: number; restoredReplies?: number };
 
 /** What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent. */
+const STOPPED_BY = 'auto-reply stopped by ';
+
 export function stopConversation(store: Store, conversationId: string, now: number, by: string): number {
   store.conversations.setAutoReply(conversationId, 'stopped', null);
   store.messages.cancelPendingReplies(conversationId, `auto-reply stopped by ${by} before the reply was made`);
-  return store.deliveries.cancelForConversation(conversationId, `auto-reply stopped by ${by}`, now);
+  return store.deliveries.cancelForConversation(conversationId, `${STOPPED_BY}${by}`, now);
 }
 
 export function consoleStop(store: Store, conversationId: string, operator: Operator, now: number): StateResult | null {
@@ -36,13 +38,19 @@ export function consoleStop(store: Store, conversationId: string, operator: Oper
   return { kind: 'auto_reply_state', previous, cancelledReplies };
 }
 
-export function consoleResume(store: Store, conversationId: string, operator: Operator, now: number): StateResult | null {
+/** How long after a console stop its Undo still brings back the replies the stop cancelled (the toast shows 5 s). */
+export const UNDO_STOP_MS = 15_000;
+
+export function consoleResume(store: Store, conversationId: string, operator: Operator, now: number, undoStop = false): StateResult | null {
   const conv = store.conversations.byId(conversationId);
   if (!conv) return null;
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
   store.conversations.setAutoReply(conv.id, 'active', null);
   store.conversations.clearNeedsHuman(conv.id);
-  store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous }) });
-  return { kind: 'auto_reply_state', previous, cancelledReplies: 0 };
+  // Undo puts back exactly what that stop cancelled: the deliveries it marked, at its own time.
+  const stop = undoStop ? store.audit.list(conv.id, 20).find((a) => a.action === 'stop') : undefined;
+  const restoredReplies = stop && now - stop.at <= UNDO_STOP_MS ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
+  store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...(undoStop ? { undo: true, restored_replies: restoredReplies } : {}) }) });
+  return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies };
 }
 

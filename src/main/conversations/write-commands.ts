@@ -54,7 +54,7 @@ export type WriteCommand =
   | DeliveryCommand
   | WorkspaceCommand
   | { kind: 'console_stop'; conversationId: string; operator: Operator; now: number }
-  | { kind: 'console_resume'; conversationId: string; operator: Operator; now: number };
+  | { kind: 'console_resume'; conversationId: string; operator: Operator; now: number; undoStop?: boolean };
 
 /** What a write command returns: an ingest outcome, an auto reply's fate, or a count of changes. */
 export type WriteResult =
@@ -280,7 +280,7 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'console_stop':
       return consoleStop(store, command.conversationId, command.operator, command.now);
     case 'console_resume':
-      return consoleResume(store, command.conversationId, command.operator, command.now);
+      return consoleResume(store, command.conversationId, command.operator, command.now, command.undoStop ?? false);
     case 'operator_reply':
     case 'console_suggestion':
     case 'resolve':

@@ -132,6 +132,10 @@ export function deliveryQueries(db: Db) {
   const cancelConversation = db.prepare(
     "UPDATE deliveries SET state = 'cancelled', last_error = ?, updated_at = ? WHERE conversation_id = ? AND state = 'pending' AND kind = 'auto'",
   );
+  // Undo of a stop: the auto replies that stop cancelled (its reason, its time) are due again now.
+  const restoreCancelled = db.prepare(
+    "UPDATE deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE conversation_id = ? AND state = 'cancelled' AND kind = 'auto' AND last_error = ? AND updated_at = ?",
+  );
   const retry = db.prepare(
     "UPDATE deliveries SET state = 'pending', round_attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'dead'",
   );
@@ -191,6 +195,9 @@ export function deliveryQueries(db: Db) {
     },
     cancelForConversation(conversationId: string, reason: string, now: number): number {
       return Number(cancelConversation.run(reason, now, conversationId).changes);
+    },
+    restoreCancelled(conversationId: string, reason: string, cancelledAt: number, now: number): number {
+      return Number(restoreCancelled.run(now, now, conversationId, reason, cancelledAt).changes);
     },
     /** A dead delivery goes back to pending with a fresh retry schedule. */
     retry(id: number, now: number): boolean {

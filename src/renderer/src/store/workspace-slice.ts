@@ -43,7 +43,8 @@ export interface WorkspaceSlice {
   dismissSuggestion(): void;
 
   stopAutoReply(conversationId: string): Promise<void>;
-  resumeAutoReply(conversationId: string): Promise<void>;
+  /** `undoStop`: the Undo of a stop just made, which also restores the replies that stop cancelled. */
+  resumeAutoReply(conversationId: string, undoStop?: boolean): Promise<void>;
   resolve(conversationId: string): Promise<void>;
   retryDelivery(deliveryId: number): Promise<void>;
   /** A stop just made, undoable until `until`. */
@@ -169,8 +170,8 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       }
       await refresh();
     },
-    async resumeAutoReply(conversationId) {
-      await write(() => api.resumeAutoReply({ conversationId }), () => get().resumeAutoReply(conversationId));
+    async resumeAutoReply(conversationId, undoStop = false) {
+      await write(() => api.resumeAutoReply({ conversationId, undoStop }), () => get().resumeAutoReply(conversationId, undoStop));
       await refresh();
     },
     async resolve(conversationId) {
@@ -187,7 +188,8 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       const undo = get().undo;
       if (!undo) return;
       get().dismissUndo();
-      await get().resumeAutoReply(undo.conversationId);
+      // Also brings back the replies the stop cancelled: one stray "s" must not lose a customer's answer.
+      await get().resumeAutoReply(undo.conversationId, true);
     },
     dismissUndo() {
       if (undoTimer) clearTimeout(undoTimer);
