@@ -182,4 +182,25 @@ describe('Clients → Integrate for IM: reply settings, the auto_dialog snippet,
     await useTheme(page, 'light');
     assert.deepEqual(failures, []);
   });
+  it('"not mentioned" on a client with no bound account and no bot ids says that no mention can wake the bot', async () => {
+    const { secret } = await consoleCall<{ secret: string }>(server, 'addClient', { id: 'bare-group', settings: {} });
+    const info = { event_type: 'auto_dialog', msg_id: 'g-hint-1', group_id: 'room-hint', from_user_id: 'u-hint', from_user_type: 2, at_list: ['bot-acme'], content: '@bot-acme are you there?', send_url: 'http://127.0.0.1:9/hook' };
+    const res = await fetch(server.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signBody('bare-group', secret, info, Math.floor(Date.now() / 1000))) });
+    const body = (await res.json()) as { conversation_id: string; reply: { reason: string } };
+    assert.equal(body.reply.reason, 'not_mentioned');
+    await page.reload(); // the console learns of the new client at its start
+    await page.click('nav [data-view="conversations"]');
+    await page.click(`[data-conversation="${body.conversation_id}"]`);
+    const hint = page.getByTestId('no-bot-ids');
+    await hint.waitFor();
+    assert.match((await hint.textContent()) ?? '', /no bound account and no bot ids, so no mention can wake the bot/);
+    // acme has a bound account by now: its own "not mentioned" lines carry no such hint.
+    const other = { ...info, msg_id: 'g-hint-2', group_id: 'room-hint-2', at_list: ['someone-else'], content: 'hello all' };
+    const res2 = await fetch(server.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signBody('acme', cliSecret, other, Math.floor(Date.now() / 1000))) });
+    const body2 = (await res2.json()) as { conversation_id: string; reply: { reason: string } };
+    assert.equal(body2.reply.reason, 'not_mentioned');
+    await page.click(`[data-conversation="${body2.conversation_id}"]`);
+    await page.waitForSelector('text=hello all');
+    assert.equal(await page.getByTestId('no-bot-ids').count(), 0);
+  });
 });

@@ -75,6 +75,7 @@ export const en = {
   },
   transcript: {
     pick: 'Pick a conversation on the left (j/k to move).',
+    noBotIds: 'this client has no bound account and no bot ids, so no mention can wake the bot: set them in Clients → Reply settings',
     stop: 'Stop auto-reply (s)',
     resume: 'Resume auto-reply (r)',
     role: { customer: 'Customer', staff: 'Staff', ai: 'AI', command: 'Command' },

@@ -77,6 +77,7 @@ export const zhCN: Messages = {
   },
   transcript: {
     pick: '请在左侧选择一个会话（j/k 切换）。',
+    noBotIds: '该客户端没有绑定账号也没有机器人 ID，任何 @ 都唤不醒机器人：请在“客户端 → 回复设置”中设置',
     stop: '停止自动回复 (s)',
     resume: '恢复自动回复 (r)',
     role: { customer: '客户', staff: '客服', ai: 'AI', command: '指令' },

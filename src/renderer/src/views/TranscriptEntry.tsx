@@ -47,8 +47,21 @@ function WhyLine({ d, t }: { d: Decision; t: TFunction }) {
       {t(`transcript.reason.${d.reason}`)}
       {d.outcome && ` · ${t(`transcript.outcome.${d.outcome}`, { defaultValue: d.outcome })}`}
       {d.note && <small> ({translateNote(d.note)})</small>}
+      {d.reason === 'not_mentioned' && <NoBotIdsHint t={t} />}
     </div>
   );
+}
+
+/** "Not mentioned" on a client that has no bound account and no bot ids: no mention could wake it. */
+function NoBotIdsHint({ t }: { t: TFunction }) {
+  const unreachable = useConsole((s) => {
+    const clientId = s.transcript?.conversation.clientId;
+    const settings = s.clients.find((c) => c.id === clientId)?.settings;
+    if (!settings) return false;
+    const botIds = settings['botIds'];
+    return (settings['groupPolicy'] ?? 'mention') === 'mention' && !settings['boundAccount'] && !(Array.isArray(botIds) && botIds.length > 0);
+  });
+  return unreachable ? <small data-testid="no-bot-ids"> ({t('transcript.noBotIds')})</small> : null;
 }
 
 function Delivery({ d, t }: { d: NonNullable<TranscriptEntry['delivery']>; t: TFunction }) {
