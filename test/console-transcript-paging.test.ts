@@ -57,7 +57,7 @@ describe('a long transcript loads a page at a time (issue 12)', { skip }, () => 
 
   it('opens on the newest 50; "Load earlier" fetches only the 50 before them, until the first line', async () => {
     await page.click('[data-conversation="long"]');
-    await page.waitForSelector('text=line number 129');
+    await page.waitForSelector('[data-testid=transcript] >> text=line number 129');
     assert.equal(await lines().count(), 50);
     assert.equal(await page.locator('text=line number 79').count(), 0);
     // Scrolled up to the first line shown: after "Load earlier" that line stays where it was on screen.
@@ -71,13 +71,13 @@ describe('a long transcript loads a page at a time (issue 12)', { skip }, () => 
     await page.waitForTimeout(100);
     const before80 = await offsetOf80();
     await page.getByRole('button', { name: 'Load earlier messages' }).click();
-    await page.waitForSelector('text=line number 30');
+    await page.waitForSelector('[data-testid=transcript] >> text=line number 30');
     await page.waitForTimeout(100);
     const after80 = await offsetOf80();
     assert.ok(Math.abs(after80 - before80) < 60, `line 80 stayed in place: ${before80} px from the top before, ${after80} px after`);
     assert.equal(await lines().count(), 100);
     await page.getByRole('button', { name: 'Load earlier messages' }).click();
-    await page.waitForSelector('text=line number 0');
+    await page.waitForSelector('[data-testid=transcript] >> text=line number 0');
     assert.equal(await lines().count(), LINES);
     assert.equal(await page.getByRole('button', { name: 'Load earlier messages' }).count(), 0, 'no button at the first line');
     const texts = await lines().allTextContents();
@@ -94,11 +94,11 @@ describe('a long transcript loads a page at a time (issue 12)', { skip }, () => 
     const body = signBody('acme', secret, { event_type: 'website_dialog', msg_id: 'live-1', from_user_id: 'chatty', content: 'a brand new line' }, Math.floor(Date.now() / 1000));
     const res = await fetch(server.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(res.status, 200);
-    await page.waitForSelector('text=a brand new line');
+    await page.waitForSelector('[data-testid=transcript] >> text=a brand new line');
     // The new line and the bot's answer to it, after all 130 earlier lines.
     assert.equal(await lines().count(), LINES + 2);
     assert.ok(asked.slice(before).every((a) => a.beforeId === undefined && a.limit === 50), 'the reload read one page');
-    await page.waitForSelector('text=line number 0');
+    await page.waitForSelector('[data-testid=transcript] >> text=line number 0');
     const transcript = await consoleCall<{ entries: unknown[] }>(server, 'getTranscript', { conversationId: 'long', limit: 50 });
     assert.equal(transcript.entries.length, 50 + 2 - 1, 'the newest page: 49 old lines, the new line and its answer');
   });

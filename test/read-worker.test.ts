@@ -151,8 +151,10 @@ describe('a slow console search does not stall ingest', () => {
           // The console searching without pause, as several open consoles polling would.
           const searcher = (async () => {
             while (searching) {
-              await h.service.console.handlers.listConversations({ search: 'order', view: 'all', limit: 50 });
+              // Counted as they start: on two busy cores one search on the low-priority read thread
+              // may outlast the 150 requests, and the one in flight still overlapped them.
               searches++;
+              await h.service.console.handlers.listConversations({ search: 'order', view: 'all', limit: 50 });
               await new Promise((r) => setImmediate(r));
             }
           })();
@@ -178,7 +180,7 @@ describe('a slow console search does not stall ingest', () => {
       const what = `search ${searchMs.toFixed(0)} ms; in-process: median ${off.median.toFixed(0)} ms over ${off.latencies.length} requests, ${off.searches} searches; read thread: median ${on.median.toFixed(0)} ms over ${on.latencies.length} requests, ${on.searches} searches`;
       t.diagnostic(what);
       assert.ok(off.median >= searchMs / 2, `in-process, ingest waits for the search: ${what}`);
-      assert.ok(on.searches >= 2, `the searches ran during the requests: ${what}`);
+      assert.ok(on.searches >= 2, `the searches ran during the requests (one done, the next started): ${what}`);
       assert.ok(on.median * 4 < off.median, `the read thread leaves ingest alone: ${what}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
