@@ -227,6 +227,11 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
     await page.keyboard.press('Escape');
     assert.deepEqual(stops, [], 's does nothing on a web conversation');
+    // No knowledge-base entry fits "hi there": the stored suggestion says so instead of showing the fallback text.
+    await page.click('button:has-text("Suggest a reply")');
+    const stored = page.locator('[data-testid=transcript] .entry.suggestion .content').last();
+    await stored.waitFor();
+    assert.equal(await stored.textContent(), 'No confident suggestion for this one.');
   });
 
   it('alerts: a handoff notifies (once allowed), chimes (when on), is announced, and Resolve records who', async () => {
@@ -298,6 +303,8 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Stopped")');
     const toast = page.locator('[data-testid=undo-toast]');
     assert.match((await toast.textContent()) ?? '', /Auto-reply stopped for Alice Chen/);
+    // The transcript says what happened in words, not as the raw command.
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Auto-reply stopped from the console');
     await shoot(page, 'workspace-undo');
     await toast.getByRole('button', { name: 'Undo' }).click();
     await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Active")');

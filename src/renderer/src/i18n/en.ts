@@ -102,6 +102,8 @@ export const en = {
     copy: 'Copy',
     copied: 'Copied',
     noSuggestion: 'No confident suggestion for this one.',
+    stopByConsole: 'Auto-reply stopped from the console',
+    stopByIm: 'Auto-reply stopped by the integration (stop_auto_reply)',
     contextUsed_one: 'from {{count}} line of context',
     contextUsed_other: 'from {{count}} lines of context',
     media: { load: 'Load', loadFrom: 'Load from {{origin}} (the server sees your address)', plainHttp: 'not loaded: plain http' },

@@ -104,6 +104,8 @@ export const zhCN: Messages = {
     copy: '复制',
     copied: '已复制',
     noSuggestion: '这条没有把握的建议。',
+    stopByConsole: '已在控制台停止自动回复',
+    stopByIm: '集成方已停止自动回复（stop_auto_reply）',
     contextUsed_one: '参考了 {{count}} 条上下文',
     contextUsed_other: '参考了 {{count}} 条上下文',
     media: { load: '加载', loadFrom: '从 {{origin}} 加载（对方服务器会看到你的地址）', plainHttp: '未加载：明文 http' },

@@ -144,7 +144,9 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
         <div className="meta">
           {t('transcript.role.command')} · <When at={e.at} lang={lang} />
         </div>
-        <div className="content">{e.content}</div>
+        <div className="content">
+          {e.content === 'stop_auto_reply' ? t(e.messageInfo?.['source'] === 'console' ? 'transcript.stopByConsole' : 'transcript.stopByIm') : e.content}
+        </div>
       </li>
     );
   }
@@ -162,7 +164,8 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
         </div>
         {e.kind === 'suggestion' && e.instruction && <div className="instruction">{t('work.suggest.instruction', { text: e.instruction })}</div>}
         {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}
-        <div className="content">{e.content}</div>
+        {/* A suggestion the engine could not make carries the fallback text: not something to send. */}
+        <div className="content">{e.kind === 'suggestion' && e.handoff ? <em>{t('transcript.noSuggestion')}</em> : e.content}</div>
         <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />
         {e.decision && <WhyLine d={e.decision} t={t} />}
         <Sources e={e} t={t} />
