@@ -24,6 +24,11 @@ export function replySettingsOf(client: ClientView): ReplySettings {
   };
 }
 
+/** Under policy `mention` with no bound account and no bot ids, no group message can wake the bot. */
+export function groupsUnreachable(s: ReplySettings): boolean {
+  return s.groupPolicy === 'mention' && !s.boundAccount && s.botIds.length === 0;
+}
+
 /**
  * What decides whether and where IM messages are answered: the default send_url, who the bot is
  * in groups, and what happens on a handoff. A bare client answers no group message at all (no
@@ -46,7 +51,7 @@ export function ReplySettingsSummary({ client, onEdit }: { client: ClientView; o
     ],
     ['fallbackText', s.fallbackText ? <span className="clip" title={s.fallbackText}>“{s.fallbackText}”</span> : none(t('integrate.settings.noFallback'))],
   ];
-  const deaf = s.groupPolicy === 'mention' && !s.boundAccount && s.botIds.length === 0;
+  const deaf = groupsUnreachable(s);
   return (
     <section className="reply-settings" aria-labelledby={titleId} data-testid="reply-settings">
       <div className="row">

@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
+import { groupsUnreachable, replySettingsOf } from './ReplySettingsSummary.tsx';
 import { useConsole } from '../store/index.ts';
 import type { TranscriptEntry } from '../../../shared/console-api.ts';
 import { translateNote } from '../i18n/server-notes.ts';
@@ -55,11 +56,8 @@ function WhyLine({ d, t }: { d: Decision; t: TFunction }) {
 /** "Not mentioned" on a client that has no bound account and no bot ids: no mention could wake it. */
 function NoBotIdsHint({ t }: { t: TFunction }) {
   const unreachable = useConsole((s) => {
-    const clientId = s.transcript?.conversation.clientId;
-    const settings = s.clients.find((c) => c.id === clientId)?.settings;
-    if (!settings) return false;
-    const botIds = settings['botIds'];
-    return (settings['groupPolicy'] ?? 'mention') === 'mention' && !settings['boundAccount'] && !(Array.isArray(botIds) && botIds.length > 0);
+    const client = s.clients.find((c) => c.id === s.transcript?.conversation.clientId);
+    return client !== undefined && groupsUnreachable(replySettingsOf(client));
   });
   return unreachable ? <small data-testid="no-bot-ids"> ({t('transcript.noBotIds')})</small> : null;
 }
