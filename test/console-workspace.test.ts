@@ -214,7 +214,7 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await send('nourl', { event_type: 'website_dialog', msg_id: 'ws-web', from_user_id: 'visitor-1', content: 'hi there' });
     await open('visitor-1');
     const why = await page.textContent('[data-testid=no-send]');
-    assert.match(why ?? '', /^Replies cannot be sent from here: .+/);
+    assert.match(why ?? '', /^You cannot reply to this visitor from here\. .+Set a default send_url for nourl/);
     assert.equal(await reply().count(), 0, 'no reply box');
     const stop = page.getByRole('button', { name: 'Stop auto-reply' });
     assert.equal(await stop.isDisabled(), true);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AUTO_REPLY_STATES, CHANNELS, type AutoReplyState, type Channel, type MessageRole, type ReplyReason } from './conversation.ts';
 import {
   CONVERSATION_VIEWS,
+  DELIVERY_PROBLEM_STATES,
   DELIVERY_VIEW_STATES,
   operatorSchema,
   type AuditItem,
@@ -108,7 +109,7 @@ export const consoleInputs = {
   /** Deliveries that need attention, across conversations. */
   listDeliveries: z.object({
     clientId: z.string().max(128).optional(),
-    states: z.array(z.enum(DELIVERY_VIEW_STATES)).min(1).default(['retrying', 'dead']),
+    states: z.array(z.enum(DELIVERY_VIEW_STATES)).min(1).default([...DELIVERY_PROBLEM_STATES]),
     limit: z.number().int().min(1).max(5000).default(500),
   }),
   /** These dead deliveries, or (without ids) every dead one, of one client or all. */
@@ -151,6 +152,8 @@ export interface ConversationSummary {
   messageCount: number;
   lastMessageAt: number;
   lastText: string | null;
+  /** When the last line is a command (a stop, a resume): what it was, where from and who, to preview it in words. */
+  lastCommand?: CommandLine | null;
   /** The customer's nickname from their latest message, when the integrator sends one. */
   customerName: string | null;
   /** Customer messages the operator has not seen. */
@@ -160,6 +163,13 @@ export interface ConversationSummary {
   resolvedAt: number | null;
   /** Operator name of the last resolve. */
   resolvedBy: string | null;
+}
+
+/** A stop or resume line: from the console (with the operator who did it, when known) or from the integration (cmd_dialog). */
+export interface CommandLine {
+  command: string;
+  source: 'console' | 'integration';
+  operator: string | null;
 }
 
 /** One line of a conversation: what engines read as context and the console shows. */
@@ -175,7 +185,14 @@ export interface TranscriptLine {
 
 export interface TranscriptEntry extends TranscriptLine {
   /** Customer messages: why the service did or did not answer. */
-  decision?: { scheduled: boolean; reason: ReplyReason; outcome: string | null; note: string | null } | null;
+  decision?: {
+    scheduled: boolean;
+    reason: ReplyReason;
+    outcome: string | null;
+    note: string | null;
+    /** The delivery of the reply that answered it: "answered" reaches the customer only once it is sent. */
+    delivery?: { state: string; attempts: number; lastError: string | null } | null;
+  } | null;
   /** Replies: engine outcome and delivery state. */
   handoff?: boolean;
   confidence?: number | null;

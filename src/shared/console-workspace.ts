@@ -12,8 +12,11 @@ export const operatorSchema = z.object({
 });
 export type Operator = z.infer<typeof operatorSchema>;
 
-/** Where an operator reply to a conversation would go, or why there is nowhere to send it. */
-export type SendTarget = { ok: true; url: string } | { ok: false; reason: string };
+/**
+ * Where an operator reply to a conversation would go, or why there is nowhere to send it: `code`
+ * for the console to explain in the operator's language, `reason` in the service's words.
+ */
+export type SendTarget = { ok: true; url: string } | { ok: false; code: 'no_client' | 'no_send_url'; reason: string };
 
 export interface CannedReply {
   id: number;
@@ -22,10 +25,13 @@ export interface CannedReply {
   updatedAt: number;
 }
 
-export const DELIVERY_VIEW_STATES = ['retrying', 'dead'] as const;
+/** Cancelled ones need no action (a stop or a takeover kept them back): listed only when asked for. */
+export const DELIVERY_VIEW_STATES = ['retrying', 'dead', 'cancelled'] as const;
 export type DeliveryViewState = (typeof DELIVERY_VIEW_STATES)[number];
+/** What the Deliveries view shows until the operator picks: the ones that need attention. */
+export const DELIVERY_PROBLEM_STATES: readonly DeliveryViewState[] = ['retrying', 'dead'];
 
-/** A delivery that needs attention: still retrying after a failure, or dead. */
+/** A delivery that needs attention (still retrying after a failure, or dead), or one cancelled before it was sent. */
 export interface DeliveryItem {
   id: number;
   conversationId: string;
@@ -36,8 +42,10 @@ export interface DeliveryItem {
   state: DeliveryViewState;
   attempts: number;
   nextAttemptAt: number | null;
+  /** A cancelled delivery's says why it was cancelled (a stop, a takeover). */
   lastError: string | null;
   lastStatus: number | null;
+  /** The send_url it goes to. */
   url: string;
   createdAt: number;
 }

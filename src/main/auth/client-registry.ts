@@ -67,6 +67,9 @@ export function createClientRegistry(store: Store, box: SecretBox, warn: (messag
     /** Call after this process changed clients itself (data_version only sees other connections). */
     invalidate(): void {
       version = -1;
+      // The next lookup rebuilds, however recently the cache was checked: a send_url set in the
+      // console shows in the transcript it reloads at once, not a second later.
+      checkedAt = -Infinity;
     },
   };
 }

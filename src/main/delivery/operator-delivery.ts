@@ -8,15 +8,15 @@ import type { Operator, SendTarget } from '../../shared/console-workspace.ts';
  * default only. Without one the console says why, and how to set one.
  */
 export function sendTargetOf(conv: Pick<ConversationRow, 'channel' | 'clientId'>, settings: ClientSettings | undefined, latestAutoSendUrl: string | null): SendTarget {
-  if (!settings) return { ok: false, reason: `client ${conv.clientId} no longer exists, so there is nowhere to send a reply` };
+  if (!settings) return { ok: false, code: 'no_client', reason: `client ${conv.clientId} no longer exists, so there is nowhere to send a reply` };
   const fix = `Set a default send_url with \`npm run cli -- clients set ${conv.clientId} --send-url URL\` or in the Clients view.`;
   if (conv.channel === 'im') {
     const url = latestAutoSendUrl ?? settings.sendUrl;
     if (url) return { ok: true, url };
-    return { ok: false, reason: `No send_url: the latest auto_dialog message of this conversation carried none and client ${conv.clientId} has no default send_url. ${fix}` };
+    return { ok: false, code: 'no_send_url', reason: `No send_url: the latest auto_dialog message of this conversation carried none and client ${conv.clientId} has no default send_url. ${fix}` };
   }
   if (settings.sendUrl) return { ok: true, url: settings.sendUrl };
-  return { ok: false, reason: `No send_url: a web conversation is answered at its client's default send_url, and client ${conv.clientId} has none. ${fix}` };
+  return { ok: false, code: 'no_send_url', reason: `No send_url: a web conversation is answered at its client's default send_url, and client ${conv.clientId} has none. ${fix}` };
 }
 
 export interface OperatorDeliveryInput {

@@ -4,11 +4,15 @@ import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
 import { encodeCursor, type ListCursor } from '../../shared/list-cursor.ts';
 import { toConversationRow, type RawConversation } from './conversations.ts';
 
-type RawConv = RawConversation & { last_text: string | null; match_id?: number };
+type RawConv = RawConversation & { last_line: string | null; match_id?: number };
 
 export const toSummary = (r: RawConv): ConversationSummary => {
   const { createdAt: _createdAt, ...row } = toConversationRow(r);
-  return { ...row, lastText: r.last_text };
+  if (r.last_line === null) return { ...row, lastText: null, lastCommand: null };
+  const [role, content, source, operator] = JSON.parse(r.last_line) as [string, string | null, string | null, string | null];
+  // A command line (a stop, a resume) previews as the transcript says it, not as its raw command.
+  const lastCommand = role === 'command' && content !== null ? { command: content, source: source === 'console' ? ('console' as const) : ('integration' as const), operator } : null;
+  return { ...row, lastText: content, lastCommand };
 };
 
 /** Plain data in, plain data out: the read worker runs this off the main thread. */
@@ -27,7 +31,14 @@ export interface ConversationFilter {
 /** How many of the newest messages a search shorter than the trigram index's 3 characters reads. */
 export const SHORT_SEARCH_WINDOW = 50_000;
 
-export const LAST_TEXT = `(SELECT content FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_text`;
+/**
+ * The conversation's last line as [role, content, source, operator name]: one correlated lookup
+ * (SQLite has no two-column scalar subquery); only a command line reads its message_info.
+ */
+export const LAST_TEXT = `(SELECT CASE WHEN m.role = 'command'
+     THEN json_array(m.role, m.content, json_extract(m.message_info, '$.source'), json_extract(m.message_info, '$.operator.name'))
+     ELSE json_array(m.role, m.content) END
+   FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_line`;
 
 /**
  * The messages containing `search` (case folded as SQLite's lower() folds it: ASCII only), as a

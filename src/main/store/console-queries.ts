@@ -6,16 +6,22 @@ import { conversationPage, LAST_TEXT, toSummary, type ConversationFilter } from 
 import { interleave } from './messages.ts';
 import { nicknameOf } from '../conversations/identity.ts';
 
-type RawConv = RawConversation & { last_text: string | null };
+type RawConv = RawConversation & { last_line: string | null };
 
 export { messageSearch, SHORT_SEARCH_WINDOW, type ConversationFilter } from './console-list.ts';
 
 /** Read models for the console: lists and transcripts shaped for display. */
 export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => Map<number, string>) {
   const byId = db.prepare(`SELECT c.*, ${LAST_TEXT} FROM conversations c WHERE c.id = ?`);
+  // A message's answer is only as good as its delivery: the why-line needs the state of the
+  // delivery of the reply that answered it (one made, then cancelled by a stop, never arrived).
   const messages = db.prepare(
-    `SELECT id, msg_id, role, from_user_id, content, received_at, reply_scheduled, reply_reason, reply_outcome, reply_note, message_info
-     FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+    `SELECT m.id, m.msg_id, m.role, m.from_user_id, m.content, m.received_at, m.reply_scheduled, m.reply_reason, m.reply_outcome, m.reply_note, m.message_info,
+            d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error
+     FROM (SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?) m
+     LEFT JOIN replies r ON m.reply_msg_id IS NOT NULL AND r.msg_id = m.reply_msg_id
+     LEFT JOIN deliveries d ON d.id = (SELECT max(id) FROM deliveries WHERE reply_id = r.id)
+     ORDER BY m.id DESC`,
   );
   const earlier = db.prepare('SELECT 1 AS found FROM messages WHERE conversation_id = ? AND id < ? LIMIT 1');
   const replies = db.prepare(
@@ -52,6 +58,9 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         reply_outcome: string | null;
         reply_note: string | null;
         message_info: string;
+        delivery_state: string | null;
+        delivery_attempts: number | null;
+        delivery_error: string | null;
       }>).reverse();
       const firstId = rows[0]?.id ?? 0;
       const messageEntries: TranscriptEntry[] = rows.map((m) => {
@@ -65,7 +74,15 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
           speakerName: nicknameOf(messageInfo),
           content: m.content ?? '',
           at: m.received_at,
-          decision: m.reply_reason ? { scheduled: m.reply_scheduled === 1, reason: m.reply_reason, outcome: m.reply_outcome, note: m.reply_note } : null,
+          decision: m.reply_reason
+            ? {
+                scheduled: m.reply_scheduled === 1,
+                reason: m.reply_reason,
+                outcome: m.reply_outcome,
+                note: m.reply_note,
+                delivery: m.delivery_state === null ? null : { state: m.delivery_state, attempts: m.delivery_attempts!, lastError: m.delivery_error },
+              }
+            : null,
           messageInfo,
         };
       });

@@ -52,3 +52,21 @@ test('the due query that leaves out held deliveries uses the same indexes', () =
   assert.ok(plan.some((p) => p.includes('deliveries_pending')), plan.join('\n'));
   assert.ok(!plan.some((p) => /TEMP B-TREE|^SCAN d\b/.test(p)), plan.join('\n'));
 });
+
+test('the problems list shows cancelled deliveries on request, newest first, with why they were cancelled and their send_url', () => {
+  const { store, add } = seeded();
+  const a = add('c1', 10);
+  const b = add('c2', 20);
+  add('c2', 30); // still pending, never tried: not a problem, not cancelled
+  store.deliveries.cancelForConversation('c1', 'auto-reply stopped by the console', 40);
+  store.deliveries.cancel(b, 'auto-reply paused when the delivery was due', 50);
+  assert.deepEqual(store.deliveries.problems(['retrying', 'dead'], null, 10), [], 'not unless asked for');
+  const rows = store.deliveries.problems(['cancelled'], null, 10);
+  assert.deepEqual(rows.map((r) => [r.id, r.problem, r.lastError, r.sendUrl]), [
+    [b, 'cancelled', 'auto-reply paused when the delivery was due', 'http://127.0.0.1:9/'],
+    [a, 'cancelled', 'auto-reply stopped by the console', 'http://127.0.0.1:9/'],
+  ]);
+  assert.deepEqual(store.deliveries.problems(['cancelled'], 'nobody', 10), []);
+  const plan = (store.connection.prepare(`EXPLAIN QUERY PLAN SELECT d.* FROM deliveries d INDEXED BY deliveries_cancelled WHERE d.state = 'cancelled' ORDER BY d.updated_at DESC, d.id DESC LIMIT 5`).all() as Array<{ detail: string }>).map((r) => r.detail);
+  assert.ok(plan.some((p) => p.includes('deliveries_cancelled')), plan.join('\n'));
+});

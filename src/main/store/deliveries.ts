@@ -26,8 +26,11 @@ export interface DeliveryRow {
   updatedAt: number;
 }
 
+/** What the console's Deliveries view lists: retrying, dead, and (on request) cancelled ones. */
+export type ProblemState = 'retrying' | 'dead' | 'cancelled';
+
 export interface ProblemRow extends DeliveryRow {
-  problem: 'retrying' | 'dead';
+  problem: ProblemState;
 }
 
 export interface AttemptRow {
@@ -154,6 +157,11 @@ export function deliveryQueries(db: Db) {
     `SELECT d.* FROM deliveries d INDEXED BY deliveries_dead
      WHERE d.state = 'dead' AND (?1 IS NULL OR d.client_id = ?1) ORDER BY d.updated_at DESC, d.id DESC LIMIT ?2`,
   );
+  const cancelled = db.prepare(
+    `SELECT d.* FROM deliveries d INDEXED BY deliveries_cancelled
+     WHERE d.state = 'cancelled' AND (?1 IS NULL OR d.client_id = ?1) ORDER BY d.updated_at DESC, d.id DESC LIMIT ?2`,
+  );
+  const problemQuery = { retrying, dead, cancelled } as const;
   const deadIds = db.prepare("SELECT id FROM deliveries WHERE state = 'dead' AND (?1 IS NULL OR client_id = ?1) ORDER BY id LIMIT ?2");
   const counts = db.prepare('SELECT state, count(*) AS n FROM deliveries GROUP BY state');
 
@@ -211,11 +219,14 @@ export function deliveryQueries(db: Db) {
     autoDueNow(conversationId: string, now: number): number {
       return Number(autoDueNow.run(now, conversationId, now).changes);
     },
-    /** Retrying (pending after a failed attempt) and dead deliveries, newest problem first; lastStatus/lastError are the last attempt's. */
-    problems(states: ReadonlyArray<'retrying' | 'dead'>, clientId: string | null, limit: number): ProblemRow[] {
+    /**
+     * Retrying (pending after a failed attempt), dead and cancelled deliveries, newest change first;
+     * lastStatus/lastError are the last attempt's, except that a cancelled one's lastError says why it was cancelled.
+     */
+    problems(states: readonly ProblemState[], clientId: string | null, limit: number): ProblemRow[] {
       const rows: ProblemRow[] = [];
       for (const state of new Set(states)) {
-        for (const r of (state === 'dead' ? dead : retrying).all(clientId, limit) as unknown as Raw[]) rows.push({ ...toRow(r), problem: state });
+        for (const r of problemQuery[state].all(clientId, limit) as unknown as Raw[]) rows.push({ ...toRow(r), problem: state });
       }
       return rows.sort((a, b) => b.updatedAt - a.updatedAt || b.id - a.id).slice(0, limit);
     },

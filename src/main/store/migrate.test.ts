@@ -275,3 +275,23 @@ test('migration 12 rolls up the dashboard counts per minute: existing rows backf
     '1:requests': 36, '1:rejected': 2, '1:replies': 1, '1:delivery_failures': 1,
   });
 });
+
+test('migration 13 indexes cancelled deliveries by when they were cancelled, for the console\'s Deliveries view', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 12);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  const reply = db.prepare("INSERT INTO replies (id, conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, created_at) VALUES (?, 'c', 'auto', ?, '[]', 1, 'x', 0, 'kb', 0)");
+  for (const id of [1, 2, 3]) reply.run(id, `r${id}`);
+  const add = db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, 'c', 'a', 'u', '{}', ?, 0, 0, ?)");
+  add.run(1, 'r1', 'cancelled', 5);
+  add.run(2, 'r2', 'sent', 9);
+  add.run(3, 'r3', 'cancelled', 7);
+  assert.equal(migrate(db, MIGRATIONS, 13), 13);
+  // Named, as the store names it: without statistics the planner would take deliveries_state and sort.
+  const sql = "SELECT reply_msg_id FROM deliveries INDEXED BY deliveries_cancelled WHERE state = 'cancelled' ORDER BY updated_at DESC LIMIT 10";
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' ');
+  assert.match(plan, /deliveries_cancelled/);
+  assert.doesNotMatch(plan, /TEMP B-TREE/);
+  assert.deepEqual((db.prepare(sql).all() as Array<{ reply_msg_id: string }>).map((r) => r.reply_msg_id), ['r3', 'r1']);
+});

@@ -15,6 +15,7 @@ import { AlertControls } from './views/AlertControls.tsx';
 import { OperatorBadge, OperatorDialog } from './views/Operator.tsx';
 import { ShortcutSheet } from './views/ShortcutSheet.tsx';
 import { UndoToast } from './views/UndoToast.tsx';
+import { MoonIcon } from './views/Icons.tsx';
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
 function throttle(fn: () => void, ms: number): () => void {
@@ -164,7 +165,7 @@ export function App() {
   return (
     <div className="app">
       <header className="top">
-        <h1>{t('app.title')}</h1>
+        <h1 title={endpoint ? `${t('app.endpoint')}: ${endpoint}` : undefined}>{t('app.title')}</h1>
         <Nav />
         <span className="endpoint" title={endpoint ? `${t('app.endpoint')}: ${endpoint}` : t('app.endpoint')}>
           {endpoint}
@@ -175,8 +176,9 @@ export function App() {
         <button type="button" onClick={() => setSheet(true)} aria-label={t('work.keys.open')} title={t('work.keys.open')} aria-keyshortcuts="Shift+?">
           ?
         </button>
-        <button type="button" className="toggle" aria-pressed={theme === 'dark'} onClick={toggleTheme}>
-          {t('work.darkTheme')}
+        <button type="button" className="toggle icon" aria-pressed={theme === 'dark'} onClick={toggleTheme} title={t('work.darkTheme')}>
+          <MoonIcon />
+          <span className="sr-only">{t('work.darkTheme')}</span>
         </button>
         <select
           aria-label={t('app.language')}

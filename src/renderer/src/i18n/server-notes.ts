@@ -16,6 +16,7 @@ const by = (who: string): string => (who === 'the console' ? i18n.t('work.note.b
 const RULES: Rule[] = [
   { re: /^auto-reply stopped by (.+) before the reply was made$/, key: 'stoppedBefore', vars: (m) => ({ by: by(m[1]!) }) },
   { re: /^auto-reply (paused|stopped) before the reply was made$/, key: 'tookOver', vars: (m) => ({ state: i18n.t(`work.note.state.${m[1]}`) }) },
+  { re: /^auto-reply (paused|stopped) when the delivery was due$/, key: 'dueTookOver', vars: (m) => ({ state: i18n.t(`work.note.state.${m[1]}`) }) },
   { re: /^auto-reply stopped by (.+)$/, key: 'stoppedBy', vars: (m) => ({ by: by(m[1]!) }) },
   { re: /^waited past the stale limit \(was the service down\?\)$/, key: 'stale' },
   { re: /^no confident answer$/, key: 'noConfident' },

@@ -15,6 +15,10 @@ export interface ClientsSlice {
   setClientEnabled(id: string, enabled: boolean): Promise<void>;
   updateClientSettings(id: string, settings: Record<string, unknown>): Promise<boolean>;
   dismissSecret(): void;
+  /** A client whose settings another view asked to open (a conversation with no send_url): Clients opens its form. */
+  clientFocus: string | null;
+  openClientSettings(id: string): void;
+  clearClientFocus(): void;
 }
 
 export interface KbSlice {
@@ -70,9 +74,17 @@ export const clientsSlice: Slice<ClientsSlice> = (set, get) => ({
     const r = await api.updateClientSettings({ id, settings });
     if (!r.ok) return (set({ error: r.error.message }), false);
     await get().loadClients();
+    // The open conversation's reply box depends on its client's send_url: a new one shows at once.
+    if (get().transcript?.conversation.clientId === id) void get().loadTranscript();
     return true;
   },
   dismissSecret: () => set({ freshSecret: null }),
+  clientFocus: null,
+  openClientSettings(id) {
+    set({ clientFocus: id });
+    get().goTo('clients');
+  },
+  clearClientFocus: () => set({ clientFocus: null }),
 });
 
 export const kbSlice: Slice<KbSlice> = (set, get) => ({

@@ -1,5 +1,5 @@
 import type { StateCreator } from 'zustand';
-import type { ConsoleInput, ConsoleOutputs, ConversationSummary, DeliveryItem, DeliveryViewState } from '../../../shared/console-api.ts';
+import { DELIVERY_PROBLEM_STATES, type ConsoleInput, type ConsoleOutputs, type ConversationSummary, type DeliveryItem, type DeliveryViewState } from '../../../shared/console-api.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
 import { api } from '../api/bridge.ts';
 import type { ConsoleState, View } from './index.ts';
@@ -106,7 +106,7 @@ export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
     }),
   deliveries: [],
   deliveriesLoaded: false,
-  deliveryFilter: { states: ['retrying', 'dead'] },
+  deliveryFilter: { states: [...DELIVERY_PROBLEM_STATES] },
   setDeliveryFilter(patch) {
     set((s) => ({ deliveryFilter: { ...s.deliveryFilter, ...patch } }));
     void get().loadDeliveries();

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
+import { BellIcon, SpeakerIcon } from './Icons.tsx';
 
 /**
  * The header's alert switches. Desktop notifications in a browser only after the operator clicks
@@ -17,25 +18,29 @@ export function AlertControls() {
   return (
     <span className="alert-controls">
       {permission === 'default' && (
-        <button type="button" onClick={() => void enable()}>
-          {t('work.alerts.enable')}
+        <button type="button" className="icon" onClick={() => void enable()} title={t('work.alerts.enable')}>
+          <BellIcon />
+          <span className="sr-only">{t('work.alerts.enable')}</span>
         </button>
       )}
       {permission === 'granted' && (
-        <button type="button" className="toggle" aria-pressed={notify} onClick={toggleNotify}>
-          {t('work.alerts.notify')}
+        <button type="button" className="toggle icon" aria-pressed={notify} onClick={toggleNotify} title={t('work.alerts.notify')}>
+          <BellIcon />
+          <span className="sr-only">{t('work.alerts.notify')}</span>
         </button>
       )}
       {permission === 'denied' && (
-        <button type="button" disabled title={t('work.alerts.deniedWhy')} aria-describedby="alerts-denied">
-          {t('work.alerts.denied')}
+        <button type="button" className="icon" disabled title={`${t('work.alerts.denied')}: ${t('work.alerts.deniedWhy')}`} aria-describedby="alerts-denied">
+          <BellIcon />
+          <span className="sr-only">{t('work.alerts.denied')}</span>
           <span id="alerts-denied" className="sr-only">
             {t('work.alerts.deniedWhy')}
           </span>
         </button>
       )}
-      <button type="button" className="toggle" aria-pressed={sound} onClick={toggleSound}>
-        {t('work.alerts.sound')}
+      <button type="button" className="toggle icon" aria-pressed={sound} onClick={toggleSound} title={t('work.alerts.sound')}>
+        <SpeakerIcon />
+        <span className="sr-only">{t('work.alerts.sound')}</span>
       </button>
     </span>
   );

@@ -122,6 +122,15 @@ export function Clients() {
     setJustMade(fresh);
     setIntegrating(fresh.id);
   }, [fresh]);
+  // Asked from elsewhere (a conversation that cannot be answered for want of a send_url): its form, focused.
+  const focus = useConsole((s) => s.clientFocus);
+  const clearFocus = useConsole((s) => s.clearClientFocus);
+  useEffect(() => {
+    if (!focus || !clients.some((c) => c.id === focus)) return;
+    editSettings(focus);
+    clearFocus();
+    // Waits for the clients list: a focus asked for before it arrived goes through once it is in.
+  }, [focus, clients, clearFocus]);
   const toggleIntegrate = (clientId: string) => {
     setJustMade(null);
     setIntegrating(integrating === clientId ? null : clientId);

@@ -173,20 +173,57 @@ function SuggestBar() {
 }
 
 /**
+ * Why the operator cannot answer here, in their language, and what they can do instead (protocol
+ * section 8, "Which URL"): a web conversation is answered only at its client's default send_url; an
+ * IM one at its latest auto_dialog's send_url, else the default. Setting one is the fix; handling
+ * it another way and resolving takes it out of Needs you.
+ */
+function NoSendNote({ conversation: c, target }: { conversation: ConversationSummary; target: Extract<SendTarget, { ok: false }> }) {
+  const { t } = useTranslation();
+  const openSettings = useConsole((s) => s.openClientSettings);
+  if (target.code === 'no_client') {
+    return (
+      <div className="no-send" role="note" data-testid="no-send" data-code={target.code}>
+        <p>{t('work.noSend.noClient', { client: c.clientId })}</p>
+      </div>
+    );
+  }
+  const web = c.channel === 'web';
+  return (
+    <div className="no-send" role="note" data-testid="no-send" data-code={target.code} aria-labelledby="no-send-title">
+      <p>
+        <strong id="no-send-title">{t(web ? 'work.noSend.webTitle' : 'work.noSend.imTitle')}</strong>{' '}
+        {t(web ? 'work.noSend.webWhy' : 'work.noSend.imWhy', { client: c.clientId })}
+      </p>
+      <ul>
+        <li>
+          <button type="button" className="link" onClick={() => openSettings(c.clientId)}>
+            {t('work.noSend.setUrl', { client: c.clientId })}
+          </button>{' '}
+          {t('work.noSend.orRun')}
+          <code>npm run cli -- clients set {c.clientId} --send-url URL</code>
+          {t('work.noSend.thenAnswer')}
+        </li>
+        <li>{t(c.needsHuman ? 'work.noSend.elsewhereResolve' : 'work.noSend.elsewhere')}</li>
+        {web && <li>{t('work.noSend.webNext')}</li>}
+      </ul>
+    </div>
+  );
+}
+
+/**
  * Under the transcript: the suggestion, the reply box (or why there is none: no send_url, or
  * the operator has not said who they are yet), and "Suggest a reply" with an instruction.
  */
 export function Compose({ conversation, sendTarget, composeRef, onUse }: { conversation: ConversationSummary; sendTarget: SendTarget | undefined; composeRef: Ref; onUse: ((text: string) => void) | null }) {
   const { t } = useTranslation();
   const operator = useConsole((s) => s.operator);
-  const noSend = sendTarget && !sendTarget.ok ? sendTarget.reason : null;
+  const noSend = sendTarget && !sendTarget.ok ? sendTarget : null;
   return (
     <div className="compose" data-testid="compose">
       <SuggestionCard conversationId={conversation.id} onUse={onUse} />
       {noSend !== null ? (
-        <p className="no-send" role="note" data-testid="no-send">
-          {t('work.compose.noSend', { reason: noSend })}
-        </p>
+        <NoSendNote conversation={conversation} target={noSend} />
       ) : operator === null ? (
         <div className="operator-first">
           <p>{t('work.operator.first')}</p>

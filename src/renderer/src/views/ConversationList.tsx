@@ -2,15 +2,13 @@ import { useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
-import { CONVERSATION_FILTERS, type ConversationSummary } from '../../../shared/console-api.ts';
+import { CONVERSATION_FILTERS } from '../../../shared/console-api.ts';
+import { effectiveAutoReply } from '../../../shared/conversation.ts';
 import { Avatar } from './Avatar.tsx';
+import { previewOf } from './command-text.ts';
+import { StateBadge } from './StateBadge.tsx';
 import { displayName } from './conversation-name.ts';
 import { useNow, When } from './relative-time.tsx';
-
-function stateOf(c: ConversationSummary, now: number): string {
-  if (c.autoReply === 'paused' && c.pausedUntil !== null && c.pausedUntil <= now) return 'active';
-  return c.autoReply;
-}
 
 export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTMLInputElement | null> }) {
   const { t } = useTranslation();
@@ -108,7 +106,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
           >
             {rows.getVirtualItems().map((row) => {
               const c = conversations[row.index]!;
-              const state = stateOf(c, now);
+              const state = effectiveAutoReply(c.autoReply, c.pausedUntil, now);
               const name = displayName(c);
               const selected = c.id === selectedId;
               // One tab stop for the whole list (the selected row, else the first), arrows move within it.
@@ -131,7 +129,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
                     <small> · {c.clientId} · {t(`list.channel.${c.channel}`)}</small>
                   </span>
                   <When at={c.lastMessageAt} now={now} className="when" />
-                  <span className="last">{c.lastText ?? ''}</span>
+                  <span className="last">{previewOf(t, c)}</span>
                   <span className="badges">
                     {c.unread > 0 && (
                       <span className="badge unread" title={t('views.list.unread', { count: c.unread })}>
@@ -140,7 +138,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
                       </span>
                     )}
                     {c.needsHuman && <span className="badge warn">{t('list.state.needs_human')}</span>}
-                    {state !== 'active' && <span className={`badge ${state}`}>{t(`list.state.${state}`)}</span>}
+                    {state !== 'active' && <StateBadge state={state} pausedUntil={c.pausedUntil} />}
                   </span>
                 </button>
               );

@@ -1,20 +1,58 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
-import { DELIVERY_VIEW_STATES, type DeliveryItem } from '../../../shared/console-api.ts';
+import { DELIVERY_PROBLEM_STATES, DELIVERY_VIEW_STATES, type DeliveryItem, type DeliveryViewState } from '../../../shared/console-api.ts';
+import { assertNever } from '../../../shared/assert-never.ts';
+import { translateNote } from '../i18n/server-notes.ts';
 import { displayName } from './conversation-name.ts';
 import { fullDate, useNow, When } from './relative-time.tsx';
+
+/**
+ * A send_url as a column can hold it: host (and port) and path, without the scheme and the query
+ * (which may carry a token); the whole URL is on hover. A long path keeps its start and its end.
+ */
+export function shortUrl(url: string, max = 48): string {
+  let short: string;
+  try {
+    const u = new URL(url);
+    short = `${u.host}${u.pathname === '/' ? '' : u.pathname}${u.search ? '?…' : ''}`;
+  } catch {
+    short = url;
+  }
+  if (short.length <= max) return short;
+  const keep = max - 1;
+  return `${short.slice(0, Math.ceil(keep * 0.6))}…${short.slice(short.length - Math.floor(keep * 0.4))}`;
+}
+
+function badgeOf(state: DeliveryViewState): string {
+  switch (state) {
+    case 'dead':
+      return 'stopped';
+    case 'retrying':
+      return 'paused';
+    case 'cancelled':
+      return 'muted';
+    default:
+      return assertNever(state, 'delivery state');
+  }
+}
+
+/** The last error (status and message), or for a cancelled delivery why it was cancelled. */
+function problemOf(d: DeliveryItem): string {
+  if (d.state === 'cancelled') return d.lastError ? translateNote(d.lastError) : '';
+  const status = d.lastStatus !== null && !(d.lastError ?? '').includes(String(d.lastStatus)) ? `HTTP ${d.lastStatus}` : null;
+  return [status, d.lastError && translateNote(d.lastError)].filter(Boolean).join(' · ');
+}
 
 function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
   const { t, i18n } = useTranslation();
   const open = useConsole((s) => s.openConversation);
   const retry = useConsole((s) => s.retryDeliveries);
-  const status = d.lastStatus !== null && !(d.lastError ?? '').includes(String(d.lastStatus)) ? `HTTP ${d.lastStatus}` : null;
-  const error = [status, d.lastError].filter(Boolean).join(' · ');
+  const problem = problemOf(d);
   return (
     <tr data-delivery={d.id} className={d.state}>
       <td>
-        <span className={`badge ${d.state === 'dead' ? 'stopped' : 'paused'}`}>{t(`views.deliveries.state.${d.state}`)}</span>
+        <span className={`badge ${badgeOf(d.state)}`}>{t(`views.deliveries.state.${d.state}`)}</span>
       </td>
       <td className="clip">
         <button className="link" onClick={() => open(d.conversationId)} title={t('views.deliveries.open', { id: `${name} (${d.conversationId})` })}>
@@ -24,10 +62,13 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
       <td className="clip" title={d.clientId}>
         {d.clientId}
       </td>
-      <td>{t(`views.deliveries.kind.${d.kind}`)}</td>
+      <td className="clip">{t(`views.deliveries.kind.${d.kind}`)}</td>
       <td>{d.attempts}</td>
-      <td className="clip" title={`${error} · ${d.url}`}>
-        {error || '-'}
+      <td className="clip" title={problem} data-testid="delivery-problem">
+        {problem || '-'}
+      </td>
+      <td className="clip url" title={d.url} data-testid="delivery-url">
+        {shortUrl(d.url)}
       </td>
       <td>
         {d.state === 'retrying' && d.nextAttemptAt !== null ? (
@@ -49,7 +90,7 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
   );
 }
 
-/** Every delivery that needs attention, across conversations: retrying ones and dead ones. */
+/** Deliveries across conversations: those that need attention (retrying, dead), and on request the cancelled ones. */
 export function Deliveries() {
   const { t } = useTranslation();
   const items = useConsole((s) => s.deliveries);
@@ -68,6 +109,7 @@ export function Deliveries() {
     const wanted = new Set(items.map((d) => d.conversationId));
     return new Map(conversations.filter((c) => wanted.has(c.id)).map((c) => [c.id, displayName(c)]));
   }, [items, conversations]);
+  const problemsOnly = filter.states.every((s) => DELIVERY_PROBLEM_STATES.includes(s));
   return (
     <section className="admin deliveries" aria-labelledby="deliveries-title">
       <header className="view-head">
@@ -91,10 +133,11 @@ export function Deliveries() {
                 key={state}
                 className={on ? 'chip on' : 'chip'}
                 aria-pressed={on}
+                title={state === 'cancelled' ? t('views.deliveries.cancelledWhy') : undefined}
                 onClick={() => {
                   const states = on ? filter.states.filter((s) => s !== state) : [...filter.states, state];
-                  // Neither state shown means nothing to see: turning the last one off shows both.
-                  setFilter({ states: states.length ? states : [...DELIVERY_VIEW_STATES] });
+                  // No state shown means nothing to see: turning the last one off goes back to those that need attention.
+                  setFilter({ states: states.length ? states : [...DELIVERY_PROBLEM_STATES] });
                 }}
               >
                 {t(`views.deliveries.state.${state}`)}
@@ -113,7 +156,7 @@ export function Deliveries() {
         </span>
       </div>
       {loaded && items.length === 0 ? (
-        <p className="empty">{t('views.deliveries.empty')}</p>
+        <p className="empty">{problemsOnly ? t('views.deliveries.empty') : t('views.deliveries.emptyStates')}</p>
       ) : (
         <table className="grid" data-testid="deliveries">
           <colgroup>
@@ -123,6 +166,7 @@ export function Deliveries() {
             <col className="w-kind" />
             <col className="w-num" />
             <col />
+            <col className="w-url" />
             <col className="w-when" />
             <col className="w-action" />
           </colgroup>
@@ -134,6 +178,7 @@ export function Deliveries() {
               <th scope="col">{t('views.deliveries.col.kind')}</th>
               <th scope="col">{t('views.deliveries.col.attempts')}</th>
               <th scope="col">{t('views.deliveries.col.error')}</th>
+              <th scope="col">{t('views.deliveries.col.url')}</th>
               <th scope="col">{t('views.deliveries.col.when')}</th>
               <th scope="col">{t('views.deliveries.col.action')}</th>
             </tr>

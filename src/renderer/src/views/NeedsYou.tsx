@@ -1,5 +1,7 @@
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
+import { previewOf } from './command-text.ts';
 import { Avatar } from './Avatar.tsx';
 import { displayName } from './conversation-name.ts';
 import { duration, fullDate, useNow } from './relative-time.tsx';
@@ -13,6 +15,14 @@ export function NeedsYou() {
   const loadMore = useConsole((s) => s.loadMoreNeedsYou);
   const open = useConsole((s) => s.openConversation);
   const now = useNow(15_000);
+  // A website visitor can be answered only at the client's default send_url: the queue says which cannot be, before they are opened.
+  const clients = useConsole((s) => s.clients);
+  const loadClients = useConsole((s) => s.loadClients);
+  useEffect(() => void loadClients(), [loadClients]);
+  const unreachable = (clientId: string): boolean => {
+    const client = clients.find((c) => c.id === clientId);
+    return client !== undefined && !client.settings['sendUrl'];
+  };
   return (
     <section className="admin needs-you" aria-labelledby="needs-you-title">
       <header className="view-head">
@@ -37,13 +47,20 @@ export function NeedsYou() {
                   <time className="waited" dateTime={new Date(since).toISOString()} title={t('views.needsYou.since', { time: fullDate(since, i18n.language) })}>
                     {t('views.needsYou.waiting', { duration: duration(t, now - since) })}
                   </time>
-                  <span className="last">{c.lastText ?? ''}</span>
-                  {c.unread > 0 && (
-                    <span className="badge unread">
-                      <span aria-hidden="true">{c.unread}</span>
-                      <span className="sr-only">{t('views.list.unread', { count: c.unread })}</span>
-                    </span>
-                  )}
+                  <span className="last">{previewOf(t, c)}</span>
+                  <span className="badges">
+                    {c.channel === 'web' && unreachable(c.clientId) && (
+                      <span className="badge muted" data-testid="no-send-tag" title={t('work.noSend.tagWhy', { client: c.clientId })}>
+                        {t('work.noSend.tag')}
+                      </span>
+                    )}
+                    {c.unread > 0 && (
+                      <span className="badge unread">
+                        <span aria-hidden="true">{c.unread}</span>
+                        <span className="sr-only">{t('views.list.unread', { count: c.unread })}</span>
+                      </span>
+                    )}
+                  </span>
                 </button>
               </li>
             );

@@ -10,6 +10,7 @@ import { Entry } from './TranscriptEntry.tsx';
 import { Compose } from './Compose.tsx';
 import { Avatar } from './Avatar.tsx';
 import { WriteButton } from './ConnectionStatus.tsx';
+import { StateBadge } from './StateBadge.tsx';
 
 type Ref = React.RefObject<HTMLTextAreaElement | null>;
 
@@ -56,9 +57,7 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
           {sub}
         </small>
       </div>
-      <span className={`badge ${state}`} data-testid="auto-reply-state">
-        {t(`list.state.${state}`)}
-      </span>
+      <StateBadge state={state} pausedUntil={c.pausedUntil} long />
       {c.needsHuman && <span className="badge warn">{t('list.state.needs_human')}</span>}
       {!c.needsHuman && c.resolvedAt && (
         <span className="resolved" data-testid="resolved">

@@ -8,10 +8,11 @@ import { translateNote } from '../i18n/server-notes.ts';
 import { fullTime, shortTime, speakerOf } from '../format.ts';
 import { Attachments } from './Attachments.tsx';
 import { Avatar } from './Avatar.tsx';
+import { commandOf, commandText } from './command-text.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
 
 type Decision = NonNullable<TranscriptEntry['decision']>;
-type Tone = 'ok' | 'warn' | 'muted' | 'neutral';
+type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'neutral';
 
 /**
  * A why-line takes the colour of where the message ended up, not of the first decision:
@@ -19,8 +20,25 @@ type Tone = 'ok' | 'warn' | 'muted' | 'neutral';
  */
 const OUTCOME_TONE: Record<string, Tone> = { answered: 'ok', handoff: 'warn', stale: 'warn', cancelled: 'muted', pending: 'neutral' };
 
+/** A reply that was made but has not reached the customer: what its delivery is doing instead. */
+export type Undelivered = 'sending' | 'retrying' | 'dead' | 'cancelled';
+const UNDELIVERED_TONE: Record<Undelivered, Tone> = { sending: 'neutral', retrying: 'warn', dead: 'bad', cancelled: 'warn' };
+
+/**
+ * "Answered" means the customer got it only once the reply's delivery is sent: a stop or a
+ * takeover cancels a reply made but not yet delivered, and a receiver can refuse it for good.
+ */
+export function undelivered(d: Decision): Undelivered | null {
+  if ((d.outcome !== 'answered' && d.outcome !== 'handoff') || !d.delivery) return null;
+  const state = d.delivery.state;
+  if (state === 'pending') return d.delivery.attempts > 0 ? 'retrying' : 'sending';
+  return state === 'dead' || state === 'cancelled' ? state : null;
+}
+
 export function whyTone(d: Decision): Tone {
   if (!d.scheduled) return 'muted';
+  const missing = undelivered(d);
+  if (missing) return UNDELIVERED_TONE[missing];
   return d.outcome === null ? 'neutral' : (OUTCOME_TONE[d.outcome] ?? 'neutral');
 }
 
@@ -43,10 +61,16 @@ export function When({ at, lang }: { at: number; lang: string }) {
 
 function WhyLine({ d, t }: { d: Decision; t: TFunction }) {
   const outcome = d.outcome ?? (d.scheduled ? 'pending' : 'not_scheduled');
+  const missing = undelivered(d);
+  // An answer that never arrived reads as such, in place of "answered"; a handoff keeps its word and adds it.
+  const said = d.outcome && !(missing && d.outcome === 'answered') ? t(`transcript.outcome.${d.outcome}`, { defaultValue: d.outcome }) : null;
+  const why = missing === 'cancelled' || missing === 'dead' ? d.delivery?.lastError : null;
   return (
-    <div className={`why tone-${whyTone(d)}`} data-testid="why" data-outcome={outcome}>
+    <div className={`why tone-${whyTone(d)}`} data-testid="why" data-outcome={outcome} data-delivery={missing ?? undefined}>
       {t(`transcript.reason.${d.reason}`)}
-      {d.outcome && ` · ${t(`transcript.outcome.${d.outcome}`, { defaultValue: d.outcome })}`}
+      {said && ` · ${said}`}
+      {missing && ` · ${t(`transcript.undelivered.${missing}`, { count: d.delivery?.attempts ?? 0 })}`}
+      {why && <small> ({translateNote(why)})</small>}
       {d.note && <small> ({translateNote(d.note)})</small>}
       {d.reason === 'not_mentioned' && <NoBotIdsHint t={t} />}
     </div>
@@ -120,6 +144,9 @@ function sameLine(a: EntryProps, b: EntryProps): boolean {
     x.decision?.reason === y.decision?.reason &&
     x.decision?.outcome === y.decision?.outcome &&
     x.decision?.note === y.decision?.note &&
+    x.decision?.delivery?.state === y.decision?.delivery?.state &&
+    x.decision?.delivery?.attempts === y.decision?.delivery?.attempts &&
+    x.decision?.delivery?.lastError === y.decision?.delivery?.lastError &&
     x.delivery?.state === y.delivery?.state &&
     x.delivery?.attempts === y.delivery?.attempts &&
     x.delivery?.lastError === y.delivery?.lastError
@@ -143,7 +170,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
           {t('transcript.role.command')} · <When at={e.at} lang={lang} />
         </div>
         <div className="content">
-          {e.content === 'stop_auto_reply' ? t(e.messageInfo?.['source'] === 'console' ? 'transcript.stopByConsole' : 'transcript.stopByIm') : e.content}
+          {commandText(t, commandOf(e.content, e.messageInfo))}
         </div>
       </li>
     );
@@ -165,7 +192,8 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
         {/* A suggestion the engine could not make carries the fallback text: not something to send. */}
         <div className="content">{e.kind === 'suggestion' && e.handoff ? <em>{t('transcript.noSuggestion')}</em> : e.content}</div>
         <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />
-        {e.decision && <WhyLine d={e.decision} t={t} />}
+        {/* Staff and the AI are not asked anything: "not answered" on their lines is noise. */}
+        {e.decision && e.decision.reason !== 'sender_not_customer' && <WhyLine d={e.decision} t={t} />}
         <Sources e={e} t={t} />
         {e.handoff && (
           <div className="why tone-warn">

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDatabase } from './db.ts';
+import { createStore } from './index.ts';
+import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
+import { consoleResume, consoleStop } from '../conversations/state-commands.ts';
+
+const ann = { id: 'ann', name: 'Ann Lee' };
+
+/** A customer message answered by an auto reply whose delivery waits (or retries) at a receiver. */
+function answered() {
+  const store = createStore(openDatabase(':memory:'));
+  store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
+  store.conversations.create({ id: 'c', clientId: 'a', channel: 'im', peer: 'u:alice', groupId: null, customerId: 'alice', autoReply: 'active', now: 0 });
+  const messageId = store.messages.insert({
+    conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: 'm1', role: 'customer', fromUserId: 'alice', fromUserType: 2,
+    content: 'Where is my parcel?', messageInfo: '{}', createTimestamp: null, receivedAt: 1, replyScheduled: true, replyReason: 'scheduled',
+  });
+  const replyId = store.messages.insertReply({ conversationId: 'c', kind: 'auto', msgId: 'r1', replyTo: ['m1'], afterMessageId: messageId, content: 'Track it.', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: 2 });
+  const deliveryId = store.deliveries.insert({ replyId, replyMsgId: 'r1', conversationId: 'c', clientId: 'a', sendUrl: 'http://127.0.0.1:9/', messageInfo: '{}', state: 'pending', nextAttemptAt: 2, createdAt: 2 });
+  store.messages.settleReply(messageId, 'answered', 'r1', null);
+  const decision = () => store.console.transcript('c', 100).find((e) => e.msgId === 'm1')!.decision!;
+  return { store, messageId, deliveryId, decision };
+}
+
+test('a customer message\'s why-line knows what became of its reply\'s delivery, as the trace does', () => {
+  const { store, messageId, deliveryId, decision } = answered();
+  assert.deepEqual(decision().delivery, { state: 'pending', attempts: 0, lastError: null });
+  store.deliveries.recordAttempt({ deliveryId, attempt: 1, startedAt: 3, durationMs: 1, status: 503, error: 'HTTP 503', outcome: 'retry', state: 'pending', nextAttemptAt: 10, now: 3 });
+  assert.deepEqual(decision().delivery, { state: 'pending', attempts: 1, lastError: 'HTTP 503' });
+  // A stop cancels the reply made but not delivered: "answered" alone would say the customer has it.
+  consoleStop(store, 'c', ann, 4);
+  assert.equal(decision().outcome, 'answered');
+  assert.deepEqual(decision().delivery, { state: 'cancelled', attempts: 1, lastError: 'auto-reply stopped by the console' });
+  assert.equal(store.trace.forMessage(messageId)!.delivery!.state, decision().delivery!.state);
+});
+
+test('a message with no reply has no delivery on its why-line', () => {
+  const { store } = answered();
+  store.messages.insert({
+    conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: 'm2', role: 'staff', fromUserId: 'agent', fromUserType: 3,
+    content: 'On it', messageInfo: '{}', createTimestamp: null, receivedAt: 5, replyScheduled: false, replyReason: 'sender_not_customer',
+  });
+  assert.equal(store.console.transcript('c', 100).find((e) => e.msgId === 'm2')!.decision!.delivery, null);
+});
+
+test('stop and resume from the console each leave a line naming the operator; the list previews the last as a command', () => {
+  const { store } = answered();
+  consoleStop(store, 'c', ann, 10);
+  assert.deepEqual(store.console.conversation('c')!.lastCommand, { command: 'stop_auto_reply', source: 'console', operator: 'Ann Lee' });
+  assert.equal(store.console.conversation('c')!.lastText, 'stop_auto_reply');
+  consoleResume(store, 'c', { id: 'bo', name: 'Bo' }, 20);
+  const lines = store.console.transcript('c', 100).filter((e) => e.role === 'command');
+  assert.deepEqual(lines.map((e) => [e.content, e.at, e.messageInfo?.['source'], (e.messageInfo?.['operator'] as { name: string }).name]), [
+    ['stop_auto_reply', 10, 'console', 'Ann Lee'],
+    ['resume_auto_reply', 20, 'console', 'Bo'],
+  ]);
+  assert.deepEqual(store.console.conversations({ limit: 10, now: 30 }).items[0]!.lastCommand, { command: 'resume_auto_reply', source: 'console', operator: 'Bo' });
+  // Resuming what is already active changes nothing and writes nothing.
+  consoleResume(store, 'c', ann, 30);
+  assert.equal(store.console.transcript('c', 100).filter((e) => e.role === 'command').length, 2);
+});
+
+test('a stop from the integration previews as one; a customer line previews as its text', () => {
+  const { store } = answered();
+  assert.equal(store.console.conversation('c')!.lastCommand, null);
+  assert.equal(store.console.conversation('c')!.lastText, 'Where is my parcel?');
+  store.messages.insert({
+    conversationId: 'c', clientId: 'a', eventType: 'cmd_dialog', msgId: 'cmd-1', role: 'command', fromUserId: 'crm', fromUserType: null,
+    content: 'stop_auto_reply', messageInfo: JSON.stringify({ event_type: 'cmd_dialog', content: 'stop_auto_reply' }), createTimestamp: null, receivedAt: 5, replyScheduled: null, replyReason: null,
+  });
+  assert.deepEqual(store.console.conversation('c')!.lastCommand, { command: 'stop_auto_reply', source: 'integration', operator: null });
+});

@@ -1,0 +1,31 @@
+/**
+ * Small line icons for the header's switches, so the header fits one row at 1280 px. Decorative:
+ * every button that shows one also carries its name as text (sr-only) and as a title.
+ */
+const props = { width: 16, height: 16, viewBox: '0 0 16 16', fill: 'none', stroke: 'currentColor', strokeWidth: 1.5, strokeLinecap: 'round', strokeLinejoin: 'round', 'aria-hidden': true } as const;
+
+export function MoonIcon() {
+  return (
+    <svg {...props}>
+      <path d="M13.5 9.5A6 6 0 0 1 6.5 2.5a6 6 0 1 0 7 7Z" />
+    </svg>
+  );
+}
+
+export function BellIcon() {
+  return (
+    <svg {...props}>
+      <path d="M4 11V7a4 4 0 0 1 8 0v4l1.5 1.5h-11Z" />
+      <path d="M6.5 14a1.5 1.5 0 0 0 3 0" />
+    </svg>
+  );
+}
+
+export function SpeakerIcon() {
+  return (
+    <svg {...props}>
+      <path d="M2.5 6h2.5l3.5-3v10l-3.5-3H2.5Z" />
+      <path d="M11 5.5a3.5 3.5 0 0 1 0 5M12.8 3.8a6 6 0 0 1 0 8.4" />
+    </svg>
+  );
+}

@@ -1,0 +1,35 @@
+import type { TFunction } from 'i18next';
+import type { CommandLine, ConversationSummary } from '../../../shared/console-api.ts';
+
+/**
+ * A stop or resume line in words, the same in the transcript and in the list's preview: what
+ * happened, from where, and who did it when the line says (older console lines name nobody).
+ */
+export function commandText(t: TFunction, c: CommandLine & { undo?: boolean }): string {
+  const who = c.operator ? { name: c.operator } : null;
+  if (c.command === 'stop_auto_reply') {
+    if (c.source === 'integration') return t('transcript.stopByIm');
+    return who ? t('transcript.stopByConsoleWho', who) : t('transcript.stopByConsole');
+  }
+  if (c.command === 'resume_auto_reply') {
+    const line = who ? t('transcript.resumeByConsoleWho', who) : t('transcript.resumeByConsole');
+    return c.undo ? `${line} ${t('transcript.undoOfStop')}` : line;
+  }
+  return c.command;
+}
+
+/** A transcript command line's message_info as a CommandLine. */
+export function commandOf(content: string, info: Record<string, unknown> | undefined): CommandLine & { undo: boolean } {
+  const operator = info?.['operator'] as { name?: unknown } | undefined;
+  return {
+    command: content,
+    source: info?.['source'] === 'console' ? 'console' : 'integration',
+    operator: typeof operator?.name === 'string' ? operator.name : null,
+    undo: info?.['undo'] === true,
+  };
+}
+
+/** The list's preview of the last line: a command reads as the transcript says it. */
+export function previewOf(t: TFunction, c: Pick<ConversationSummary, 'lastText' | 'lastCommand'>): string {
+  return c.lastCommand ? commandText(t, c.lastCommand) : (c.lastText ?? '');
+}

@@ -1,0 +1,187 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from '@playwright/test';
+import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, openConsole, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { js } from './helpers/console-page.ts';
+import type { DeliveryItem } from '../src/shared/console-api.ts';
+
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+
+/** acme's replies go to a port that refuses connections: they are made, then retried, never sent. */
+const ACME_URL = 'http://127.0.0.1:9/a/very/long/path/to/the/receiver/hook?token=secret-token';
+
+/**
+ * What a support agent who sits in the console all day reported (a review of the operator
+ * console), each checked as they see it, in Chromium at 1280×800 unless said otherwise.
+ */
+describe('the support-agent review of the console', { skip }, () => {
+  let server: ServeProcess;
+  let browser: Browser;
+  let page: Page;
+  const secrets: Record<string, string> = {};
+  const send = (client: string, info: Record<string, unknown>) => sendAs(server, client, secrets[client]!, info);
+  const row = (who: string) => page.locator(`[data-testid=conversation-list] [data-conversation]:has-text("${who}")`);
+  const open = async (who: string): Promise<void> => {
+    await page.click('nav [data-view="conversations"]');
+    await row(who).click();
+    await page.waitForSelector(`[data-testid=transcript] h2:has-text("${who}")`);
+  };
+  const blur = () => js(page, 'document.activeElement && document.activeElement.blur()');
+
+  before(async () => {
+    buildConsole();
+    const dir = mkdtempSync(join(tmpdir(), 'sb-review-'));
+    secrets['acme'] = secretFrom(cli(dir, 'clients', 'add', 'acme', '--send-url', ACME_URL, '--bound-account', 'bot-acme').stdout);
+    secrets['site'] = secretFrom(cli(dir, 'clients', 'add', 'site').stdout);
+    cli(dir, 'kb', 'add', '--question', 'Where is my parcel?', '--answer', 'Track it with the link in your confirmation email.');
+    ({ server } = await startServe(dir));
+    await consoleCall(server, 'setOperator', { id: 'ann', name: 'Ann Lee' });
+    await send('acme', { event_type: 'auto_dialog', msg_id: 'rv-alice', from_user_id: 'alice', from_user_type: 2, content: 'Where is my parcel?', nickname: 'Alice Chen' });
+    await send('acme', { event_type: 'auto_dialog', msg_id: 'rv-bob', from_user_id: 'bob', from_user_type: 2, content: 'Where is my parcel?' });
+    await waitFor('both replies made and retrying', async () => (await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {})).filter((d) => d.state === 'retrying').length === 2);
+    await send('site', { event_type: 'website_dialog', msg_id: 'rv-web', from_user_id: 'visitor-9', content: 'Can I pay with seashells?' });
+    browser = await launchChromium();
+    page = await openConsole(browser, server, { width: 1280, height: 800 });
+    await page.waitForSelector('[data-conversation]');
+  });
+  after(async () => {
+    await browser?.close();
+    await stopServe(server);
+  });
+
+  it('a reply made but cancelled by a stop is not "answered" in green: the why-line says it was not delivered', async () => {
+    await open('Alice Chen');
+    await page.waitForSelector('[data-entry="rv-alice"] [data-testid=why][data-outcome=answered]');
+    await blur();
+    await page.keyboard.press('s');
+    const why = page.locator('[data-entry="rv-alice"] [data-testid=why][data-delivery=cancelled]');
+    await why.waitFor();
+    assert.equal(
+      await why.textContent(),
+      'Scheduled for a reply · reply made but not delivered: cancelled (auto-reply stopped by the console)',
+    );
+    const colours = await js<{ why: string; ok: string }>(
+      page,
+      `(() => { const probe = document.createElement('span'); probe.style.color = 'var(--ok)'; document.body.append(probe);
+        const ok = getComputedStyle(probe).color; probe.remove();
+        return { why: getComputedStyle(document.querySelector('[data-entry="rv-alice"] [data-testid=why]')).color, ok }; })()`,
+    );
+    assert.notEqual(colours.why, colours.ok, 'not green');
+  });
+
+  it('a resume leaves its line in the transcript, and the list previews stops and resumes in words, in English and Chinese', async () => {
+    const preview = () => row('Alice Chen').locator('.last').textContent();
+    await waitFor('the stop in the preview', async () => (await preview()) === 'Auto-reply stopped from the console by Ann Lee');
+    await blur();
+    await page.keyboard.press('r');
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Auto-reply resumed from the console by Ann Lee');
+    await waitFor('the resume in the preview', async () => (await preview()) === 'Auto-reply resumed from the console by Ann Lee');
+    const when = await page.locator('[data-testid=transcript] .entry.command').last().locator('time').getAttribute('datetime');
+    assert.ok(Math.abs(Date.parse(when ?? '') - Date.now()) < 60_000, 'the line says when');
+    await chooseLanguage(page, 'zh-CN');
+    await waitFor('the preview in Chinese', async () => (await preview()) === 'Ann Lee 已在控制台恢复自动回复');
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Ann Lee 已在控制台停止自动回复');
+    await chooseLanguage(page, 'en');
+  });
+
+  it('a staff line carries no "not answered" why-line; the Paused badge says until when', async () => {
+    await send('acme', { event_type: 'auto_dialog', msg_id: 'rv-staff', from_user_id: 'bot-acme', from_user_type: 1, to_user_id: 'alice', content: 'Hi Alice, I am looking into it.' });
+    await page.waitForSelector('[data-entry="rv-staff"]');
+    assert.equal(await page.locator('[data-entry="rv-staff"] [data-testid=why]').count(), 0);
+    assert.equal(await page.locator('[data-entry="rv-staff"]').getByText('not a customer').count(), 0);
+    const badge = page.locator('[data-testid=auto-reply-state]');
+    await waitFor('the pause in the header', async () => /^Paused until \d\d:\d\d( [AP]M)?$/.test((await badge.textContent()) ?? ''));
+    const until = Number(await badge.getAttribute('data-until'));
+    assert.ok(until > Date.now() + 9 * 60_000 && until <= Date.now() + 10 * 60_000, 'ten minutes after the staff message');
+    assert.match((await badge.getAttribute('title')) ?? '', /auto-reply is paused until .+, then resumes by itself/);
+    const listBadge = row('Alice Chen').locator('.badge.paused');
+    assert.match((await listBadge.getAttribute('title')) ?? '', /paused until/);
+  });
+
+  it('the list\'s time column lines up on rows with and without badges', async () => {
+    await open('bob'); // reads bob's message: his row has no badge left
+    await waitFor('a row without badges', async () => (await row('bob').locator('.badge').count()) === 0);
+    const edges = await js<Array<{ right: number; badges: number }>>(
+      page,
+      // Where the time's text ends, not its box: a grid cell can stretch the box while the text sits at its left.
+      `[...document.querySelectorAll('[data-conversation]')].map((r) => { const text = document.createRange(); text.selectNodeContents(r.querySelector('.when'));
+        return { right: Math.round(text.getBoundingClientRect().right), badges: r.querySelectorAll('.badge').length }; })`,
+    );
+    assert.ok(edges.some((e) => e.badges === 0) && edges.some((e) => e.badges > 0), JSON.stringify(edges));
+    assert.equal(new Set(edges.map((e) => e.right)).size, 1, `one right edge for every time: ${JSON.stringify(edges)}`);
+  });
+
+  it('the header is one row at 1280×800, and at 1024×700 it wraps without a sideways scroll', async () => {
+    const layout = () =>
+      js<{ rows: number; sideways: boolean; hidden: string[] }>(
+        page,
+        `(() => { const kids = [...document.querySelector('header.top').children].filter((k) => !k.classList.contains('endpoint'));
+          const middles = kids.map((k) => { const r = k.getBoundingClientRect(); return (r.top + r.bottom) / 2; });
+          return { rows: Math.max(...middles) - Math.min(...middles) < 16 ? 1 : 2, sideways: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+            hidden: kids.filter((k) => { const r = k.getBoundingClientRect(); return r.width === 0 || r.right > innerWidth; }).map((k) => k.outerHTML.slice(0, 60)) }; })()`,
+      );
+    assert.deepEqual(await layout(), { rows: 1, sideways: false, hidden: [] });
+    // Every switch keeps its name for screen readers and on hover.
+    for (const name of ['Sound', 'Dark theme', 'Enable alerts']) assert.equal(await page.getByRole('button', { name }).count(), 1, name);
+    await page.setViewportSize({ width: 1024, height: 700 });
+    const narrow = await layout();
+    assert.deepEqual({ sideways: narrow.sideways, hidden: narrow.hidden }, { sideways: false, hidden: [] });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('deliveries show their target URL, short with the whole on hover, and the cancelled ones with why', async () => {
+    await page.click('nav [data-view="deliveries"]');
+    const bob = page.locator('[data-testid=deliveries] tbody tr.retrying');
+    await bob.waitFor();
+    const url = bob.locator('[data-testid=delivery-url]');
+    assert.equal(await url.getAttribute('title'), ACME_URL);
+    const shown = (await url.textContent()) ?? '';
+    assert.ok(shown.startsWith('127.0.0.1:9/a/very') && shown.length <= 48 && !shown.includes('secret-token'), shown);
+    assert.match((await page.locator('[data-testid=deliveries] thead').textContent()) ?? '', /Target \(send_url\)/);
+    assert.equal(await page.locator('[data-testid=deliveries] tbody tr.cancelled').count(), 0, 'cancelled ones only on request');
+    const cancelled = page.getByRole('group', { name: 'States' }).getByRole('button', { name: 'Cancelled' });
+    await cancelled.click();
+    assert.equal(await cancelled.getAttribute('aria-pressed'), 'true');
+    const alice = page.locator('[data-testid=deliveries] tbody tr.cancelled');
+    await alice.waitFor();
+    assert.equal(await alice.locator('[data-testid=delivery-problem]').textContent(), 'auto-reply stopped by the console');
+    assert.match((await alice.textContent()) ?? '', /Cancelled.*Alice Chen.*acme.*AI reply/);
+    // Turning every state off goes back to what needs attention.
+    for (const name of ['Retrying', 'Dead', 'Cancelled']) await page.getByRole('group', { name: 'States' }).getByRole('button', { name }).click();
+    await alice.waitFor({ state: 'detached' });
+    await bob.waitFor();
+  });
+
+  it('a web handoff with no send_url says in Needs you and in the conversation why there is no reply box and what to do', async () => {
+    await page.click('nav [data-view="needs_you"]');
+    const queued = page.locator('[data-testid=needs-you] [data-conversation]:has-text("visitor-9")');
+    await queued.waitFor();
+    const tag = queued.locator('[data-testid=no-send-tag]');
+    assert.equal(await tag.textContent(), 'no send_url: cannot reply');
+    assert.match((await tag.getAttribute('title')) ?? '', /Client site has no default send_url/);
+    await queued.click();
+    const note = page.locator('[data-testid=no-send][data-code=no_send_url]');
+    await note.waitFor();
+    const text = (await note.textContent()) ?? '';
+    assert.match(text, /^You cannot reply to this visitor from here\. A website visitor gets answers only in the response to the messages their widget sends/);
+    assert.match(text, /npm run cli -- clients set site --send-url URL/);
+    assert.match(text, /then Resolve to take this conversation out of Needs you/);
+    assert.equal(await page.getByRole('textbox', { name: 'Reply to the customer' }).count(), 0);
+    // The way out: the client's settings, where a default send_url makes the reply box appear.
+    await note.getByRole('button', { name: 'Set a default send_url for site' }).click();
+    const form = page.getByRole('form', { name: 'Reply settings of site' });
+    await form.waitFor();
+    assert.equal(await js(page, `document.querySelector('form[aria-label="Reply settings of site"]').contains(document.activeElement)`), true, 'the form has the keyboard');
+    await form.getByLabel('Default send_url').fill('http://127.0.0.1:9/site-hook');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await form.getByRole('button', { name: 'Saved' }).waitFor();
+    await page.click('nav [data-view="needs_you"]');
+    await waitFor('the tag gone', async () => (await queued.locator('[data-testid=no-send-tag]').count()) === 0);
+    await queued.click();
+    await page.getByRole('textbox', { name: 'Reply to the customer' }).waitFor();
+  });
+});
