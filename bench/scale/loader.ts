@@ -186,8 +186,8 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
   let inTx = false;
   // The search index is filled at the end by FTS5's own bulk path ('rebuild'), 10-20 times faster
   // than its insert trigger row by row, and the same index; the trigger is put back with it.
-  const ftsTrigger = (store.connection.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts_insert'").get() as { sql: string }).sql;
-  store.connection.exec('DROP TRIGGER messages_fts_insert');
+  const ftsTrigger = (store.connection.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts_enqueue'").get() as { sql: string }).sql;
+  store.connection.exec('DROP TRIGGER messages_fts_enqueue');
   let ftsRestored = false;
   try {
     for (const e of all) {

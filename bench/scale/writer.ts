@@ -13,8 +13,8 @@ import { FULL_SHAPE } from './scenario.ts';
 /**
  * bench/scale/writer (issue 12): what one auto_dialog message costs the writer thread on the
  * 1,000,000-entry store against an empty one, with the writer's own statements (executeWrite:
- * the message, its idempotency record, the conversation's counters, the FTS trigger, its
- * request-log row) in group transactions of BENCH_WRITER_BATCH messages, synchronous=FULL.
+ * the message, its idempotency record, the conversation's counters, its request-log row, and
+ * the batch's search indexing before the commit) in group transactions of BENCH_WRITER_BATCH messages, synchronous=FULL.
  * Full store: the senders are its customers (conversations with history); empty: each message
  * opens a conversation, as in the ingest measure. Per WAL checkpoint setting, alternating:
  * SQLite's default of 1000 pages, the writer's WRITER_WAL_AUTOCHECKPOINT_PAGES (also with a 32 MiB page cache:
@@ -70,6 +70,8 @@ function run(db: Db, { pages: checkpointPages, cacheKiB, mmapMiB }: Setting, sen
       db.exec('RELEASE job');
       executeWrite(store, { kind: 'request_log', entry: { at: now, requestId, method: 'POST', path: '/custom-im/chat-messages', clientId: SCALE_CLIENT, eventType: 'auto_dialog', msgId: info.msg_id, conversationId: null, status: 200, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1' } });
     }
+    // As the writer's queue does before each commit: the batch's messages into the search index.
+    store.searchIndex.flushQueue();
     const committing = performance.now();
     statements += committing - started;
     db.exec('COMMIT');

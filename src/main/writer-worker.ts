@@ -10,7 +10,12 @@ import { executeWrite, type WriteResult, type WriteCommand } from './conversatio
 const port = parentPort!;
 const { databasePath, busyTimeoutMs } = workerData as { databasePath: string; busyTimeoutMs: number };
 const store = createStore(openDatabase(databasePath, { busyTimeoutMs, walAutocheckpointPages: WRITER_WAL_AUTOCHECKPOINT_PAGES }));
-const queue = createWriteQueue(store.connection, (error) => post({ type: 'background_error', error: (error as Error).message }));
+const queue = createWriteQueue(store.connection, (error) => post({ type: 'background_error', error: (error as Error).message }), {
+  beforeCommit: () => void store.searchIndex.flushQueue(),
+});
+// Messages that another writer (a bulk load) stored without indexing them become searchable now,
+// before the first request; the queue's own commits never leave any behind.
+store.transaction(() => {});
 
 type Result = Extract<FromWriter<WriteResult>, { type: 'results' }>['results'][number];
 let results: Result[] = [];

@@ -10,7 +10,7 @@ import type { DatabaseSync } from 'node:sqlite';
  * transaction: 10-20 times faster for hundreds of thousands of rows, and the same index.
  */
 export function bulkMessages(db: DatabaseSync, from: number, count: number, conversations: number, text: (i: number) => string): void {
-  const trigger = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts_insert'").get() as { sql: string }).sql;
+  const trigger = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts_enqueue'").get() as { sql: string }).sql;
   db.exec('PRAGMA cache_size = -262144');
   db.exec('BEGIN');
   if (from === 0) {
@@ -18,7 +18,7 @@ export function bulkMessages(db: DatabaseSync, from: number, count: number, conv
     const conv = db.prepare("INSERT INTO conversations (id, client_id, channel, peer, customer_id, created_at, last_message_at) VALUES (?, 'seed', 'im', ?, ?, 0, ?)");
     for (let c = 0; c < conversations; c++) conv.run(`s${c}`, `u:${c}`, `cust-${c}`, c);
   }
-  db.exec('DROP TRIGGER messages_fts_insert');
+  db.exec('DROP TRIGGER messages_fts_enqueue');
   const msg = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES (?, 'seed', 'auto_dialog', ?, 'customer', ?, '{}', ?)");
   for (let i = from; i < from + count; i++) msg.run(`s${i % conversations}`, `s${i}`, text(i), i);
   db.exec(`INSERT INTO messages_fts (messages_fts) VALUES ('rebuild'); ${trigger}; COMMIT`);

@@ -1,6 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { migrate } from './migrate.ts';
 import { SHORT_SEARCH_WINDOW, type ConversationFilter } from './console-list.ts';
+import { searchIndexQueries } from './search-index.ts';
 
 // Test and bench data for the console list (console-list.test.ts, bench/list-query.ts); not imported by the app.
 
@@ -24,6 +25,7 @@ export function seedList(db: DatabaseSync, n: number, per: number): void {
       needs, needs ? (i * 37) % 400 : null, Math.floor(i / 3));
     for (let k = 0; k < per; k++) msg.run(id, client, `m${++m}`, k === per - 1 && i % 5 === 0 ? null : `order ${i} note ${k} ${i % 13 === 0 ? 'refund 退款' : 'hello'}`, m);
   }
+  searchIndexQueries(db).flushQueue();
   db.exec('COMMIT');
 }
 

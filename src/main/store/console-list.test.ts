@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { consoleQueries } from './console-queries.ts';
+import { searchIndexQueries } from './search-index.ts';
 import { FILTERS, oldList, seedList } from './console-list.fixture.ts';
 import { consoleInputs, type ConversationSummary } from '../../shared/console-api.ts';
 import { decodeCursor, encodeCursor } from '../../shared/list-cursor.ts';
@@ -77,6 +78,7 @@ test('rows changing between pages: no duplicates and no crash, list and search',
       db.prepare('UPDATE conversations SET last_message_at = ? WHERE id = ?').run(++t, id);
       db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES (?, 'a', 'auto_dialog', ?, 'customer', 'refund now', '{}', ?)").run(id, `x${++m}`, t);
     }
+    searchIndexQueries(db).flushQueue();
   };
   for (const f of [{ now: 0 }, { search: 'refund', now: 0 }, { search: 're', now: 0 }, { view: 'needs_you' as const, now: 0 }]) {
     const rows = allPages(queries, f, 9, touch);

@@ -13,11 +13,13 @@ import { statsQueries } from './stats.ts';
 import { engineQueries } from './engines.ts';
 import { auditQueries, cannedQueries } from './audit.ts';
 import { workspaceQueries } from './workspace-queries.ts';
+import { searchIndexQueries } from './search-index.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
   const deliveries = deliveryQueries(db);
   const workspace = workspaceQueries(db);
+  const searchIndex = searchIndexQueries(db);
   return {
     /** For the group-commit queue, which owns transactions; queries go through the fields below. */
     connection: db,
@@ -36,11 +38,13 @@ export function createStore(db: Db) {
     audit: auditQueries(db),
     canned: cannedQueries(db),
     workspace,
+    searchIndex,
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');
       try {
         const result = fn();
+        searchIndex.flushQueue();
         db.exec('COMMIT');
         return result;
       } catch (error) {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { migrate } from './migrate.ts';
 import { consoleQueries } from './console-queries.ts';
+import { searchIndexQueries } from './search-index.ts';
 import { consoleInputs } from '../../shared/console-api.ts';
 
 const CORPUS: Array<[string, string | null]> = [
@@ -25,6 +26,7 @@ function seed(): DatabaseSync {
   }
   const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES (?, 'a', 'auto_dialog', ?, 'customer', ?, '{}', 0)");
   CORPUS.forEach(([conversation, content], i) => message.run(conversation, `m${i}`, content));
+  searchIndexQueries(db).flushQueue();
   return db;
 }
 

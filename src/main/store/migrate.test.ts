@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { migrate, schemaVersion, type Migration } from './migrate.ts';
+import { searchIndexQueries } from './search-index.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 
 const tables = (db: DatabaseSync): string[] =>
@@ -294,4 +295,36 @@ test('migration 13 indexes cancelled deliveries by when they were cancelled, for
   assert.match(plan, /deliveries_cancelled/);
   assert.doesNotMatch(plan, /TEMP B-TREE/);
   assert.deepEqual((db.prepare(sql).all() as Array<{ reply_msg_id: string }>).map((r) => r.reply_msg_id), ['r3', 'r1']);
+});
+
+test('migration 14 queues new messages for the search index: what was indexed stays found, a flush indexes the queue, and deletes and updates of queued or indexed rows keep the index sound', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 13);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', ?, 'customer', ?, '{}', 0)");
+  message.run('m1', 'parcel one');
+  message.run('m2', 'parcel two');
+  assert.equal(migrate(db, MIGRATIONS, 14), 14);
+  const index = searchIndexQueries(db);
+  const find = (q: string) => (db.prepare('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid').all(q) as Array<{ rowid: number }>).map((r) => r.rowid);
+  assert.deepEqual(find('"parcel"'), [1, 2], 'rows indexed before the migration stay indexed');
+  message.run('m3', 'parcel three');
+  message.run('m4', null);
+  message.run('m5', 'parcel five');
+  message.run('m6', 'parcel six');
+  assert.deepEqual(find('"parcel"'), [1, 2], 'new rows wait in the queue');
+  assert.equal(index.queued(), 3, 'a message without text is not queued');
+  // Queued rows: a delete only leaves the queue (FTS5 never saw it); an update is indexed with its new text.
+  db.prepare('DELETE FROM messages WHERE id = 5').run();
+  db.prepare("UPDATE messages SET content = 'box three' WHERE id = 3").run();
+  // Indexed rows: as before.
+  db.prepare('DELETE FROM messages WHERE id = 1').run();
+  db.prepare("UPDATE messages SET content = 'box two' WHERE id = 2").run();
+  db.prepare("UPDATE messages SET content = NULL WHERE id = 6").run();
+  assert.equal(index.flushQueue(), 2);
+  assert.equal(index.queued(), 0);
+  assert.deepEqual(find('"parcel"'), []);
+  assert.deepEqual(find('"box"'), [2, 3]);
+  db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
 });

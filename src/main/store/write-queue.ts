@@ -28,6 +28,12 @@ export interface WriteQueueOptions {
   budgetMs?: number;
   /** The time source for that budget; tests inject one. */
   now?: () => number;
+  /**
+   * Runs in each transaction after its last job, outside every job's savepoint, right before
+   * COMMIT (the search index's queue). If it throws, its own writes are rolled back, the error is
+   * reported as a background error, and the jobs still commit.
+   */
+  beforeCommit?: () => void;
 }
 
 /**
@@ -57,6 +63,20 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
   const savepoint = sql('SAVEPOINT job');
   const release = sql('RELEASE job');
   const rollbackJob = sql('ROLLBACK TO job');
+  const beforeCommit = options.beforeCommit;
+  const finishing = beforeCommit ? { savepoint: sql('SAVEPOINT before_commit'), release: sql('RELEASE before_commit'), rollback: sql('ROLLBACK TO before_commit') } : null;
+
+  function runBeforeCommit(): void {
+    if (!beforeCommit || !finishing) return;
+    finishing.savepoint.run();
+    try {
+      beforeCommit();
+    } catch (error) {
+      finishing.rollback.run();
+      onBackgroundError(error);
+    }
+    finishing.release.run();
+  }
 
   function flush(): void {
     scheduled = false;
@@ -99,6 +119,7 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
       }
     }
     try {
+      runBeforeCommit();
       commit.run();
     } catch (error) {
       try {

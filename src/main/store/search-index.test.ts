@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from './db.ts';
+import { createStore, type Store } from './index.ts';
+import { createWriteQueue } from './write-queue.ts';
+
+function setup() {
+  const store = createStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'sb-fts-')), 's.db')));
+  store.connection.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  store.connection.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  return store;
+}
+
+const add = (store: Store, n: number, content: string) => (): number =>
+  store.messages.insert({
+    conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: `m${n}`, role: 'customer', fromUserId: 'x', fromUserType: 2, content,
+    messageInfo: '{}', createTimestamp: null, receivedAt: n, replyScheduled: null, replyReason: null,
+  });
+
+const found = (store: Store, q: string): number =>
+  (store.connection.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get(`"${q}"`) as { n: number }).n;
+/** Index segments: FTS5 writes one each time it flushes its buffer, and merges them later. */
+const segments = (store: Store): number => (store.connection.prepare('SELECT count(DISTINCT segid) AS n FROM messages_fts_idx').get() as { n: number }).n;
+
+test('the writer indexes a whole transaction of messages at once: one index segment per commit, not one per message, and every message searchable when it commits', async () => {
+  const store = setup();
+  const queue = createWriteQueue(store.connection, (e) => assert.fail(String(e)), { now: () => 0, beforeCommit: () => void store.searchIndex.flushQueue() });
+  await Promise.all(Array.from({ length: 8 }, (_, i) => queue.run(add(store, i, `where is parcel ${i}`))));
+  assert.equal(queue.stats.batches, 1);
+  assert.equal(found(store, 'parcel'), 8);
+  assert.equal(store.searchIndex.queued(), 0);
+  // Each job runs in its own savepoint; FTS5 flushes at every savepoint of a transaction it is part of.
+  assert.equal(segments(store), 1);
+  await Promise.all(Array.from({ length: 8 }, (_, i) => queue.run(add(store, 8 + i, `refund ${i}`))));
+  assert.equal(found(store, 'refund'), 8);
+  assert.equal(segments(store), 2);
+  store.connection.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
+});
+
+test('if indexing fails, the messages still commit, the error is reported, and the next commit indexes them', async () => {
+  const store = setup();
+  const errors: string[] = [];
+  let fail = true;
+  const queue = createWriteQueue(store.connection, (e) => errors.push((e as Error).message), {
+    now: () => 0,
+    beforeCommit: () => {
+      store.searchIndex.flushQueue();
+      if (fail) throw new Error('disk full');
+    },
+  });
+  const ids = await Promise.all([queue.run(add(store, 1, 'parcel one')), queue.run(add(store, 2, 'parcel two'))]);
+  assert.deepEqual(ids, [1, 2]);
+  assert.deepEqual(errors, ['disk full']);
+  assert.equal(found(store, 'parcel'), 0);
+  assert.equal(store.searchIndex.queued(), 2, 'the queue was rolled back with the failed indexing');
+  fail = false;
+  await queue.run(add(store, 3, 'parcel three'));
+  assert.equal(found(store, 'parcel'), 3);
+  assert.equal(store.searchIndex.queued(), 0);
+});
+
+test('store.transaction (the CLI and console admin writes) indexes what it wrote before it commits', () => {
+  const store = setup();
+  store.transaction(add(store, 1, 'parcel one'));
+  assert.equal(found(store, 'parcel'), 1);
+  assert.equal(store.searchIndex.queued(), 0);
+});
