@@ -155,7 +155,8 @@ describe('the built console page (out/renderer/index.html)', { skip: noChromium 
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
     await page.goto(pathToFileURL(index()).href);
-    await page.waitForSelector('.endpoint:has-text("/custom-im/chat-messages")');
+    // Rendered from what the preload stand-in answered: the app ran (the header shows it from 1360 px up).
+    await page.waitForSelector('.endpoint:has-text("/custom-im/chat-messages")', { state: 'attached' });
     assert.deepEqual(await page.evaluate('window.__csp'), [], 'the app itself needs nothing the policy refuses');
 
     const port = (pixels.address() as AddressInfo).port;
