@@ -185,10 +185,10 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
   let done = 0;
   let inTx = false;
   // The search index is filled at the end by FTS5's own bulk path ('rebuild'), 10-20 times faster
-  // than its insert trigger row by row, and the same index; the trigger is put back with it.
-  const ftsTrigger = (store.connection.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts_enqueue'").get() as { sql: string }).sql;
-  store.connection.exec('DROP TRIGGER messages_fts_enqueue');
-  let ftsRestored = false;
+  // than indexing batch by batch, and the same index. Meanwhile the insert trigger still queues each
+  // message (migration 14): a load killed midway leaves its committed messages queued, and the
+  // writer indexes them when the store is next served. (Dropping the trigger instead was committed
+  // with the first batch: a kill left the store without it, every later message unsearchable.)
   try {
     for (const e of all) {
       if (!inTx) {
@@ -218,15 +218,13 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
       const d = due[dueHead++]!;
       await fireReply(d.conv, d.at);
     }
-    store.connection.exec(`INSERT INTO messages_fts (messages_fts) VALUES ('rebuild'); ${ftsTrigger}; COMMIT`);
-    ftsRestored = true;
+    store.connection.exec("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild'); DELETE FROM messages_fts_queue; COMMIT");
     inTx = false;
     // As a served store after its next open: statistics current, the WAL folded in.
     store.connection.exec('PRAGMA optimize = 0x10002');
     store.connection.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   } finally {
     if (inTx) store.connection.exec('ROLLBACK');
-    if (!ftsRestored) store.connection.exec(ftsTrigger);
     store.close();
   }
   return { ms: performance.now() - started, ...counts };
