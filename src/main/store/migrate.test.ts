@@ -328,3 +328,21 @@ test('migration 14 queues new messages for the search index: what was indexed st
   assert.deepEqual(find('"box"'), [2, 3]);
   db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
 });
+
+test('migration 14 repairs a store whose search insert trigger was lost (an older bulk loader killed midway): the messages stored since are found', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 13);
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', ?, 'customer', ?, '{}', 0)");
+  message.run('m1', 'parcel one');
+  db.exec('DROP TRIGGER messages_fts_insert');
+  message.run('m2', 'parcel two');
+  assert.equal(migrate(db, MIGRATIONS, 14), 14);
+  const find = (q: string) => (db.prepare('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid').all(q) as Array<{ rowid: number }>).map((r) => r.rowid);
+  assert.deepEqual(find('"parcel"'), [1, 2]);
+  message.run('m3', 'parcel three');
+  searchIndexQueries(db).flushQueue();
+  assert.deepEqual(find('"parcel"'), [1, 2, 3]);
+  db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
+});

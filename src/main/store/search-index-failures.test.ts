@@ -77,10 +77,9 @@ test('a COMMIT that fails (deferred foreign key) rolls back messages, queue and 
 });
 
 test('disk full while indexing (max_page_count: the messages fit, their index segment does not): fail-safe, every job of the batch is refused and nothing is stored; the next batch indexes normally', async () => {
-  // FTS5 buffers the flush's rows in memory and writes its segment at RELEASE before_commit, outside
-  // the hook's try: SQLITE_FULL there makes SQLite roll back the whole transaction. So write-queue.ts's
-  // "if it throws, its own writes are rolled back ... and the jobs still commit" does not hold for a
-  // full disk or an I/O error; what holds is that nothing is acknowledged that was not stored.
+  // FTS5 buffers the flush's rows in memory and writes its segment at RELEASE before_commit, and
+  // SQLITE_FULL there makes SQLite roll back the whole transaction: the write queue sees that the
+  // transaction is gone and fails the batch as one, so nothing is acknowledged that was not stored.
   const { store, queue, errors } = setup();
   const db = store.connection;
   await queue.run(() => add(store, 'warm up'));

@@ -31,7 +31,8 @@ export interface WriteQueueOptions {
   /**
    * Runs in each transaction after its last job, outside every job's savepoint, right before
    * COMMIT (the search index's queue). If it throws, its own writes are rolled back, the error is
-   * reported as a background error, and the jobs still commit.
+   * reported as a background error, and the jobs still commit; if the error ended the transaction
+   * (SQLite rolls back on a full disk), every job of the batch fails with it.
    */
   beforeCommit?: () => void;
 }
@@ -71,11 +72,15 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
     finishing.savepoint.run();
     try {
       beforeCommit();
+      // Inside the try: FTS5 writes its index segment here, so a full disk fails the RELEASE.
+      finishing.release.run();
     } catch (error) {
+      // An I/O error can end the whole transaction: then the batch fails as one, nothing acknowledged.
+      if (!db.isTransaction) throw error;
       finishing.rollback.run();
+      finishing.release.run();
       onBackgroundError(error);
     }
-    finishing.release.run();
   }
 
   function flush(): void {

@@ -18,11 +18,14 @@ export const migration014: Migration = {
   version: 14,
   name: 'search-index-queue',
   up(db) {
+    // An older bulk loader killed midway dropped the insert trigger for good: the index has not
+    // seen the messages stored since, and gets them all again below.
+    const lost = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'messages_fts_insert'").get() === undefined;
     db.exec(`
       CREATE TABLE messages_fts_queue (id INTEGER PRIMARY KEY) STRICT;
-      DROP TRIGGER messages_fts_insert;
-      DROP TRIGGER messages_fts_delete;
-      DROP TRIGGER messages_fts_update;
+      DROP TRIGGER IF EXISTS messages_fts_insert;
+      DROP TRIGGER IF EXISTS messages_fts_delete;
+      DROP TRIGGER IF EXISTS messages_fts_update;
       CREATE TRIGGER messages_fts_enqueue AFTER INSERT ON messages WHEN new.content IS NOT NULL BEGIN
         INSERT INTO messages_fts_queue (id) VALUES (new.id);
       END;
@@ -38,5 +41,6 @@ export const migration014: Migration = {
         INSERT OR IGNORE INTO messages_fts_queue (id) SELECT new.id WHERE new.content IS NOT NULL;
       END;
     `);
+    if (lost) db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')");
   },
 };
