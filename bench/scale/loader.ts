@@ -151,7 +151,7 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
       counts.deliveries++;
       // The receiver answered 200 in 25 ms: the outbox's record of a first attempt that succeeded.
       const sentAt = at + 25;
-      write({ kind: 'delivery_attempt', deliveryId: result.deliveryId, attempt: 1, startedAt: at, durationMs: 25, status: 200, error: null, outcome: 'sent', state: 'sent', nextAttemptAt: sentAt, now: sentAt });
+      write({ kind: 'delivery_attempt', conversationId: conv, deliveryId: result.deliveryId, attempt: 1, startedAt: at, durationMs: 25, status: 200, error: null, outcome: 'sent', state: 'sent', nextAttemptAt: sentAt, now: sentAt });
     }
   };
 

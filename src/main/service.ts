@@ -153,6 +153,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       metrics.deliveryAttempt(verdict);
       events.emit({ type: 'delivery', conversationId, state: verdict });
     },
+    onAlert: (conversationId, reason) => alert(conversationId, reason),
     log,
   });
   const scheduler = createReplyScheduler({

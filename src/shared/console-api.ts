@@ -324,7 +324,7 @@ export type ConsoleEvent =
   | { type: 'request'; status: number; code: string | null }
   | { type: 'delivery'; conversationId: string; state: string }
   /** A conversation newly needs a human (a handoff, or flagged): the console alerts the operator. */
-  | { type: 'alert'; conversationId: string; reason: 'needs_human' | 'handoff'; text: string };
+  | { type: 'alert'; conversationId: string; reason: 'needs_human' | 'handoff' | 'delivery_failed'; text: string };
 
 /** Builds a client from a transport: the preload (IPC) and the browser (HTTP) bridges are both this. */
 export function createConsoleClient(call: (method: ConsoleMethod, input: unknown) => Promise<ApiResult<unknown>>): ConsoleClient {

@@ -2,6 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { ConsoleEvent } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
 import { TEST_VISITOR } from './test-message.ts';
+import { assertNever } from '../../shared/assert-never.ts';
 
 type AlertReason = Extract<ConsoleEvent, { type: 'alert' }>['reason'];
 
@@ -19,7 +20,16 @@ export function alertText(store: Store, conversationId: string, reason: AlertRea
   const who = name ? `${name} (${id})` : id;
   const last = store.workspace.lastCustomerText(conv.id);
   const said = last ? `: “${clip(last, 100)}”` : '';
-  return reason === 'handoff' ? `The bot handed ${who} over to you${said}` : `${who} needs you${said}`;
+  switch (reason) {
+    case 'handoff':
+      return `The bot handed ${who} over to you${said}`;
+    case 'delivery_failed':
+      return `A reply to ${who} could not be delivered${said}`;
+    case 'needs_human':
+      return `${who} needs you${said}`;
+    default:
+      return assertNever(reason, 'alert reason');
+  }
 }
 
 /**

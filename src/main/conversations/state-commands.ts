@@ -42,8 +42,18 @@ export function consoleStop(store: Store, conversationId: string, operator: Oper
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
   const cancelledReplies = stopConversation(store, conv.id, now, 'the console');
   commandLine(store, conv, 'stop_auto_reply', { source: 'console', operator: { id: operator.id, name: operator.name } }, now);
-  store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify({ previous, cancelled_replies: cancelledReplies }) });
+  // What Undo puts back: a pause keeps its end (a colleague's takeover still holds the bot off).
+  const pausedUntil = previous === 'paused' ? conv.pausedUntil : null;
+  store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify({ previous, paused_until: pausedUntil, cancelled_replies: cancelledReplies }) });
   return { kind: 'auto_reply_state', previous, cancelledReplies };
+}
+
+/** The state a console stop found, from its audit record: what its Undo restores. */
+function stateBeforeStop(detail: string | null, now: number): { state: AutoReplyState; pausedUntil: number | null } {
+  const d = JSON.parse(detail ?? '{}') as { previous?: string; paused_until?: number | null };
+  if (d.previous === 'paused' && typeof d.paused_until === 'number' && d.paused_until > now) return { state: 'paused', pausedUntil: d.paused_until };
+  if (d.previous === 'stopped') return { state: 'stopped', pausedUntil: null };
+  return { state: 'active', pausedUntil: null };
 }
 
 /** How long after a console stop its Undo still brings back the replies the stop cancelled (the toast shows 5 s). */
@@ -53,14 +63,17 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const conv = store.conversations.byId(conversationId);
   if (!conv) return null;
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
-  store.conversations.setAutoReply(conv.id, 'active', null);
-  store.conversations.clearNeedsHuman(conv.id);
-  // Undo puts back exactly what that stop cancelled: the deliveries it marked, at its own time.
-  const stop = undoStop ? store.audit.list(conv.id, 20).find((a) => a.action === 'stop') : undefined;
-  const restoredReplies = stop && now - stop.at <= UNDO_STOP_MS ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
+  // Undo puts back exactly what that stop changed: the state it found (a pause with its end) and
+  // the deliveries it cancelled, at its own time. A plain resume lets the bot answer again. Neither
+  // touches "needs a human": the customer still waits for a person until someone resolves it.
+  const found = undoStop ? store.audit.list(conv.id, 20).find((a) => a.action === 'stop') : undefined;
+  const stop = found && now - found.at <= UNDO_STOP_MS ? found : undefined;
+  const restore = stop ? stateBeforeStop(stop.detail, now) : { state: 'active' as const, pausedUntil: null };
+  store.conversations.setAutoReply(conv.id, restore.state, restore.pausedUntil);
+  const restoredReplies = stop ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
   // There is no resume on the wire (protocol section 4): a resume always comes from the console.
   // Resuming what was already active changed nothing, and says nothing.
-  if (previous !== 'active') commandLine(store, conv, 'resume_auto_reply', { source: 'console', operator: { id: operator.id, name: operator.name }, ...(undoStop ? { undo: true } : {}) }, now);
+  if (previous !== 'active' && restore.state !== 'stopped') commandLine(store, conv, 'resume_auto_reply', { source: 'console', operator: { id: operator.id, name: operator.name }, ...(undoStop ? { undo: true } : {}) }, now);
   store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...(undoStop ? { undo: true, restored_replies: restoredReplies } : {}) }) });
   return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies };
 }

@@ -60,7 +60,7 @@ export type WriteCommand =
 export type WriteResult =
   | Outcome
   | AutoReplyResult
-  | { kind: 'changed'; count: number }
+  | { kind: 'changed'; count: number; alert?: 'delivery_failed' }
   | StateResult
   | WorkspaceResult
   | null;
@@ -276,7 +276,10 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'delivery_attempt':
     case 'delivery_cancel':
     case 'delivery_retry':
-      return { kind: 'changed', count: executeDeliveryCommand(store, command) };
+    {
+      const { count, alert } = executeDeliveryCommand(store, command);
+      return alert ? { kind: 'changed', count, alert: 'delivery_failed' } : { kind: 'changed', count };
+    }
     case 'console_stop':
       return consoleStop(store, command.conversationId, command.operator, command.now);
     case 'console_resume':

@@ -3,20 +3,26 @@ import type { AttemptRecord } from '../store/deliveries.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 
 export type DeliveryCommand =
-  | ({ kind: 'delivery_attempt' } & AttemptRecord)
+  | ({ kind: 'delivery_attempt'; conversationId: string } & AttemptRecord)
   | { kind: 'delivery_cancel'; deliveryId: number; reason: string; now: number }
   | { kind: 'delivery_retry'; deliveryId: number; now: number };
 
-/** Returns how many deliveries changed (0 when one was cancelled or retried meanwhile). */
-export function executeDeliveryCommand(store: Store, c: DeliveryCommand): number {
+/**
+ * How many deliveries changed (0 when one was cancelled or retried meanwhile), and whether a
+ * delivery that died newly flagged its conversation as needing a human (the cue for one alert).
+ */
+export function executeDeliveryCommand(store: Store, c: DeliveryCommand): { count: number; alert: boolean } {
   switch (c.kind) {
-    case 'delivery_attempt':
-      return store.deliveries.recordAttempt(c) ? 1 : 0;
+    case 'delivery_attempt': {
+      if (!store.deliveries.recordAttempt(c)) return { count: 0, alert: false };
+      // A reply that will never arrive leaves the customer unanswered: a person has to step in.
+      return { count: 1, alert: c.state === 'dead' && store.conversations.flagNeedsHuman(c.conversationId, c.now) };
+    }
     case 'delivery_cancel':
-      return store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0;
+      return { count: store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0, alert: false };
     case 'delivery_retry':
       // The console's retry: a dead delivery starts over, one waiting for a retry goes now.
-      return store.deliveries.retry(c.deliveryId, c.now) || store.deliveries.retryNow(c.deliveryId, c.now) ? 1 : 0;
+      return { count: store.deliveries.retry(c.deliveryId, c.now) || store.deliveries.retryNow(c.deliveryId, c.now) ? 1 : 0, alert: false };
     default:
       return assertNever(c, 'delivery command');
   }

@@ -172,3 +172,28 @@ test('at most `concurrency` requests are in flight at once', async () => {
   assert.equal(new Set(seen).size, 4, 'none sent twice');
   await outbox.stop();
 });
+
+test('a reply that can never be delivered puts its conversation in Needs you, with one alert however many die', async () => {
+  const store = createStore(openDatabase(':memory:'));
+  store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
+  const clock = manualClock();
+  clock.advance(1_000);
+  const client = { id: 'a', enabled: true, settings: DEFAULT_CLIENT_SETTINGS, keys: [createSecretKey(Buffer.from('s'.repeat(32)))] };
+  const alerts: string[] = [];
+  const send = (): Promise<SendResult> => Promise.resolve({ kind: 'response', status: 410, retryAfter: null });
+  const outbox = createOutbox({ store, writer: heldWriter(store).writer, send, clock, lookupClient: () => client, concurrency: 4, pollMs: 1000, log: () => {}, onAlert: (id, reason) => alerts.push(`${id} ${reason}`) });
+  store.conversations.create({ id: 'frank', clientId: 'a', channel: 'im', peer: 'u:frank', groupId: null, customerId: 'frank', autoReply: 'active', now: 0 });
+  for (const n of [1, 2]) {
+    const msgId = `reply-${n}`;
+    const info = { msg_id: msgId, reply_to: ['m'], conversation_id: 'frank', to_user_id: 'frank', content: 'hi', message_type: 1, event_type: 'auto_dialog', from_user_type: 4, create_timestamp: 0 };
+    const replyId = store.messages.insertReply({ conversationId: 'frank', kind: 'auto', msgId, replyTo: ['m'], afterMessageId: 0, content: 'hi', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: 0 });
+    store.deliveries.insert({ replyId, replyMsgId: msgId, conversationId: 'frank', clientId: 'a', sendUrl: 'http://receiver.test/hook', messageInfo: JSON.stringify(info), state: 'pending', nextAttemptAt: 0, createdAt: 0 });
+  }
+  outbox.start();
+  await settle();
+  assert.equal(store.deliveries.countByState().dead, 2, '410 is final');
+  const conv = store.conversations.byId('frank')!;
+  assert.deepEqual([conv.needsHuman, conv.needsHumanSince], [true, clock.now()]);
+  assert.deepEqual(alerts, ['frank delivery_failed']);
+  await outbox.stop();
+});

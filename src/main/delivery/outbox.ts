@@ -46,6 +46,8 @@ export interface OutboxDeps {
   pollMs: number;
   random?: () => number;
   onAttempt?: (verdict: Verdict | 'cancelled', conversationId: string) => void;
+  /** A delivery died and its conversation newly needs a human: the console alerts once. */
+  onAlert?: (conversationId: string, reason: 'delivery_failed') => void;
   log: (line: string) => void;
   /** Starts taken deliveries a few per turn (shared with the reply scheduler); own one when absent. */
   slicer?: TurnSlicer;
@@ -98,8 +100,9 @@ export function createOutbox(deps: OutboxDeps) {
       if (delay === null) verdict = 'dead';
     }
     const now = deps.clock.now();
-    await deps.writer.submit({
+    const written = await deps.writer.submit({
       kind: 'delivery_attempt',
+      conversationId: d.conversationId,
       deliveryId: d.id,
       attempt: d.attempts + 1,
       startedAt,
@@ -111,6 +114,7 @@ export function createOutbox(deps: OutboxDeps) {
       nextAttemptAt: verdict === 'retry' ? now + (delay ?? 0) : now,
       now,
     });
+    if (written?.kind === 'changed' && written.alert) deps.onAlert?.(d.conversationId, written.alert);
     return verdict;
   }
 
