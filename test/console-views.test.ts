@@ -186,14 +186,16 @@ describe('the agent workspace views in Chromium', { skip }, () => {
   });
 
   it('needs you: handed-off conversations, longest wait first, with how long each waited and a count in the nav', async () => {
-    const button = page.getByRole('button', { name: /^Needs you.*2 conversations waiting/ });
-    assert.equal(await page.textContent('[data-testid=needs-you-count]'), '2');
+    // bob and carol were handed off; alice's reply died at acme's receiver, so she got nothing either.
+    const button = page.getByRole('button', { name: /^Needs you.*3 conversations waiting/ });
+    assert.equal(await page.textContent('[data-testid=needs-you-count]'), '3');
     await button.click();
     assert.equal(await button.getAttribute('aria-current'), 'page');
     assert.equal(await attr(page, 'nav [data-view="conversations"]', 'aria-current'), null);
     await page.waitForSelector('[data-testid=needs-you] [data-conversation]');
     const order = await page.$$eval('[data-testid=needs-you] [data-conversation]', (rows) => rows.map((r) => r.getAttribute('data-conversation')));
-    assert.deepEqual(order, [seed.conversations.bob, seed.conversations.carol]);
+    assert.deepEqual(order.filter((id) => id !== seed.conversations.alice), [seed.conversations.bob, seed.conversations.carol]);
+    assert.ok(order.includes(seed.conversations.alice));
     const waited = page.locator(`[data-testid=needs-you] [data-conversation="${seed.conversations.bob}"] time`);
     assert.match((await waited.textContent()) ?? '', /^waiting (under a minute|\d+ min)$/);
     assert.ok(Date.parse((await waited.getAttribute('datetime')) ?? '') <= Date.now());

@@ -81,6 +81,9 @@ export const en = {
     stop: 'Stop auto-reply (s)',
     resume: 'Resume auto-reply (r)',
     role: { customer: 'Customer', staff: 'Staff', ai: 'AI', command: 'Command' },
+    viaAssist: 'asked for a suggestion (assist_dialog)',
+    groupChat: 'group chat',
+    written: '· written',
     reason: {
       scheduled: 'Scheduled for a reply',
       sender_not_customer: 'Not answered: sender is not a customer',
@@ -247,7 +250,7 @@ export const en = {
       noSendUrl: 'every auto_dialog must carry its own send_url',
       noBoundAccount: 'replies carry no from_user_id',
       noBotIds: 'no other id wakes the bot in groups',
-      noFallback: 'when the engine has no confident answer, nothing is delivered',
+      noFallback: 'in IM, when the engine has no confident answer, nothing is delivered; a website visitor is always answered, then with the service\'s default fallback text',
       policy: {
         mention: '(answers a group message only when it @-mentions the bound account or a bot id, or quotes one of its replies)',
         all: '(answers every group message)',

@@ -83,6 +83,9 @@ export const zhCN: Messages = {
     stop: '停止自动回复 (s)',
     resume: '恢复自动回复 (r)',
     role: { customer: '客户', staff: '客服', ai: 'AI', command: '指令' },
+    viaAssist: '请求建议回复（assist_dialog）',
+    groupChat: '群聊',
+    written: '· 发送于',
     reason: {
       scheduled: '已安排回复',
       sender_not_customer: '未回复：发送者不是客户',
@@ -249,7 +252,7 @@ export const zhCN: Messages = {
       noSendUrl: '每条 auto_dialog 都必须自带 send_url',
       noBoundAccount: '回复不带 from_user_id',
       noBotIds: '没有其他 ID 能在群聊中唤醒机器人',
-      noFallback: '引擎没有把握时，不投递任何内容',
+      noFallback: 'IM 中引擎没有把握时不投递任何内容；网站访客总会得到回答，此时收到服务的默认兜底回复',
       policy: {
         mention: '（只回答 @ 了绑定账号或机器人 ID、或引用了其回复的群消息）',
         all: '（回答所有群消息）',

@@ -45,7 +45,9 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
   const resolve = useConsole((s) => s.resolve);
   const title = conversationTitle(c);
   const state = effectiveAutoReply(c.autoReply, c.pausedUntil, Date.now());
-  const sub = [c.customerName && c.customerId ? c.customerId : null, c.clientId, t(`list.channel.${c.channel}`)].filter(Boolean).join(' · ');
+  // A group's customer fields name whoever wrote last: the group is not theirs.
+  const who = c.groupId ? t('transcript.groupChat') : c.customerName && c.customerId ? c.customerId : null;
+  const sub = [who, c.clientId, t(`list.channel.${c.channel}`)].filter(Boolean).join(' · ');
   return (
     <header className="conv-head">
       <Avatar id={c.groupId ?? c.customerId ?? c.peer} name={c.groupId ?? title} />

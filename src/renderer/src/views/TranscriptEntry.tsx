@@ -51,6 +51,17 @@ export function deliveryState(d: NonNullable<TranscriptEntry['delivery']>): stri
 // them, and one translation hook per line (not per part) keeps opening a big one fast.
 
 /** A time as the operator reads it, with the machine-readable instant and the full date on hover. */
+/**
+ * When the customer wrote it, if that was over a minute before it arrived: a message the service
+ * calls too old to answer shows the time that makes it so, not only its late arrival.
+ */
+export function writtenAt(e: Pick<TranscriptEntry, 'kind' | 'role' | 'at' | 'messageInfo'>): number | null {
+  const ts = e.kind === 'message' && e.role === 'customer' ? e.messageInfo?.['create_timestamp'] : undefined;
+  if (typeof ts !== 'number' || !Number.isFinite(ts)) return null;
+  const at = ts * 1000;
+  return e.at - at > 60_000 ? at : null;
+}
+
 export function When({ at, lang }: { at: number; lang: string }) {
   return (
     <time dateTime={new Date(at).toISOString()} title={fullTime(at, lang)}>
@@ -163,6 +174,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
   const name = e.kind === 'suggestion' ? t('transcript.suggestion') : ai ? t('transcript.role.ai') : (who?.name ?? t(`transcript.role.${e.role}`));
   const role = e.operator ? t('work.entry.operator') : e.kind === 'message' ? t(`transcript.role.${e.role}`) : e.engine;
   const idHint = who && who.name !== e.speaker && e.speaker ? e.speaker : null;
+  const written = writtenAt(e);
   if (e.role === 'command') {
     return (
       <li className="entry command" data-entry={e.msgId}>
@@ -185,7 +197,14 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
           </strong>
           {idHint && <span className="id ellipsis">{idHint}</span>}
           {role && role !== name && <span className="role">{role}</span>}
+          {/* assist_dialog appends the message it asks about (protocol section 6): the integration asked for a suggestion, not the customer twice. */}
+          {e.kind === 'message' && e.messageInfo?.['event_type'] === 'assist_dialog' && <span className="role">{t('transcript.viaAssist')}</span>}
           <When at={e.at} lang={lang} />
+          {written !== null && (
+            <span className="written">
+              {t('transcript.written')} <When at={written} lang={lang} />
+            </span>
+          )}
         </div>
         {e.kind === 'suggestion' && e.instruction && <div className="instruction">{t('work.suggest.instruction', { text: e.instruction })}</div>}
         {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}

@@ -1,0 +1,68 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from '@playwright/test';
+import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
+import { buildConsole, CHROMIUM, consoleCall, launchChromium, openConsole, sendAs, startServe, stopServe } from './helpers/console-session.ts';
+
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+
+/** What a second support-agent review found misleading in the transcript's labels, checked in Chromium. */
+describe('transcript labels a support agent can trust', { skip }, () => {
+  let server: ServeProcess;
+  let browser: Browser;
+  let page: Page;
+  let secret = '';
+  const send = (info: Record<string, unknown>) => sendAs(server, 'acme', secret, info);
+  const open = async (who: string): Promise<void> => {
+    await page.click('nav [data-view="conversations"]');
+    await page.locator(`[data-testid=conversation-list] [data-conversation]:has-text("${who}")`).click();
+    await page.waitForSelector(`[data-testid=transcript] h2:has-text("${who}")`);
+  };
+
+  before(async () => {
+    buildConsole();
+    const dir = mkdtempSync(join(tmpdir(), 'sb-labels-'));
+    secret = secretFrom(cli(dir, 'clients', 'add', 'acme', '--send-url', 'http://127.0.0.1:9/hook', '--bound-account', 'bot-acme').stdout);
+    ({ server } = await startServe(dir));
+    await consoleCall(server, 'setOperator', { id: 'ann', name: 'Ann Lee' });
+    const now = Math.floor(Date.now() / 1000);
+    await send({ event_type: 'auto_dialog', msg_id: 'lb-late', from_user_id: 'hana', from_user_type: 2, content: 'Are you open on Sunday?', nickname: 'Hana', create_timestamp: now - 20 * 60 });
+    await send({ event_type: 'auto_dialog', msg_id: 'lb-carol', from_user_id: 'carol', from_user_type: 2, content: 'My order is late', nickname: 'Carol', create_timestamp: now });
+    await send({ event_type: 'assist_dialog', msg_id: 'lb-carol-assist', from_user_id: 'carol', from_user_type: 2, content: 'My order is late, what now?', nickname: 'Carol', create_timestamp: now });
+    await send({ event_type: 'auto_dialog', msg_id: 'lb-group', group_id: 'team-logistics', from_user_id: 'dan', from_user_type: 2, content: 'hello all', nickname: 'Dan', create_timestamp: now });
+    browser = await launchChromium();
+    page = await openConsole(browser, server, { width: 1280, height: 800 });
+    await page.waitForSelector('[data-conversation]');
+  });
+  after(async () => {
+    await browser?.close();
+    await stopServe(server);
+  });
+
+  it('a message too old to answer shows when it was written, not only when it arrived', async () => {
+    await open('Hana');
+    const meta = page.locator('[data-entry="lb-late"] .meta');
+    await meta.locator('.written time').waitFor();
+    const times = await meta.locator('time').evaluateAll((els) => els.map((e) => Date.parse(e.getAttribute('datetime')!)));
+    assert.equal(times.length, 2);
+    assert.ok(times[0]! - times[1]! >= 19 * 60_000, `arrived ${times[0]}, written ${times[1]}`);
+    assert.match((await page.locator('[data-entry="lb-late"] [data-testid=why]').textContent())!, /too old/i);
+    assert.equal(await page.locator('[data-entry="lb-carol"] .written').count(), 0, 'a message on time carries one time');
+  });
+
+  it('a message appended by assist_dialog says the integration asked for a suggestion', async () => {
+    await open('Carol');
+    await page.waitForSelector('[data-entry="lb-carol-assist"]');
+    assert.match((await page.locator('[data-entry="lb-carol-assist"] .meta').textContent())!, /asked for a suggestion \(assist_dialog\)/);
+    assert.doesNotMatch((await page.locator('[data-entry="lb-carol"] .meta').textContent())!, /assist_dialog/);
+  });
+
+  it('a group conversation is not subtitled with the member who wrote last', async () => {
+    await open('# team-logistics');
+    const sub = (await page.locator('[data-testid=transcript] .conv-head small').textContent())!;
+    assert.match(sub, /^group chat · acme · IM$/);
+  });
+});
