@@ -162,7 +162,8 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     await page.waitForSelector('[data-testid="chart-Requests per minute"] canvas');
     await page.waitForSelector('[data-testid="chart-Auto replies per minute"] canvas');
     await page.waitForSelector('[data-testid="chart-Outbox depth"] canvas');
-    assert.match((await page.textContent('[data-testid=tile-pending]')) ?? '', /deliveries waiting/);
+    // Plural by count: "1 delivery waiting", "0 deliveries waiting".
+    assert.match((await page.textContent('[data-testid=tile-pending]')) ?? '', /^(1 delivery|(?!1 )\d+ deliveries) waiting$/);
     await shoot('dashboard');
   });
 

@@ -1,6 +1,7 @@
 import { createConsoleClient, type ApiResult, type ConsoleClient, type ConsoleEvent, type ConsoleMethod } from '../../../shared/console-api.ts';
 import { consoleToken, takeTokenFromUrl, tokenRefused } from './console-token.ts';
 import { openEventStream, type StreamState } from './event-stream.ts';
+import { streamSilenceMs } from './timing.ts';
 
 /** What the Electron preload exposes; absent in a browser. */
 interface PreloadBridge {
@@ -74,6 +75,7 @@ function httpEvents(listener: (event: ConsoleEvent) => void, hooks: StreamHooks 
     onUnauthorized: () => tokenRefused(sent),
     onReconnect: hooks.onReconnect ?? (() => {}),
     onState: hooks.onState,
+    silenceMs: streamSilenceMs,
   });
   wakeStream = stream.wake;
   return () => stream.close();

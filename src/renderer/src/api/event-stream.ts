@@ -28,6 +28,12 @@ export interface EventStreamOptions {
   onReconnect: () => void;
   /** The stream's state as the operator sees it; `since` is when it was last live (drops) or connected. */
   onState?: (state: StreamState, since: number) => void;
+  /**
+   * The server writes something (an event or a ping comment) at least this often; a connection
+   * silent for longer is dead (a hung service, a half-open TCP connection) and is dropped and made
+   * again. Read at each connection.
+   */
+  silenceMs?: () => number;
 }
 
 /**
@@ -51,6 +57,7 @@ const MAX_DELAY_MS = 15_000;
 /**
  * A server-sent event reader over fetch, because EventSource cannot send an Authorization
  * header. Reconnects after a failure or a drop, waiting twice as long each time (at most 15 s).
+ * A stopped service keeps its TCP connections open and says nothing: only silence tells.
  */
 export function openEventStream(options: EventStreamOptions): EventStream {
   const controller = new AbortController();
@@ -88,10 +95,22 @@ export function openEventStream(options: EventStreamOptions): EventStream {
     for (let attempt = 0; !controller.signal.aborted; attempt++) {
       const headers = options.headers();
       if (!headers) return options.onUnauthorized();
+      // One connection's own abort: the watchdog ends it when it goes silent, close() ends them all.
+      const connection = new AbortController();
+      const endConnection = (): void => connection.abort();
+      controller.signal.addEventListener('abort', endConnection, { once: true });
+      const silenceMs = options.silenceMs?.() ?? 0;
+      let watchdog: ReturnType<typeof setTimeout> | null = null;
+      const heard = (): void => {
+        if (watchdog !== null) clearTimeout(watchdog);
+        if (silenceMs > 0) watchdog = setTimeout(endConnection, silenceMs);
+      };
+      heard(); // the answer's headers count too: a service that accepts and never answers is as gone
       try {
-        const res = await fetch(options.url, { headers: { ...headers, accept: 'text/event-stream' }, cache: 'no-store', signal: controller.signal });
+        const res = await fetch(options.url, { headers: { ...headers, accept: 'text/event-stream' }, cache: 'no-store', signal: connection.signal });
         if (res.status === 401) return options.onUnauthorized();
         if (!res.ok || !res.body) throw new Error(`event stream answered ${res.status}`);
+        heard();
         delay = FIRST_DELAY_MS;
         connected();
         if (attempt > 0) options.onReconnect();
@@ -101,10 +120,14 @@ export function openEventStream(options: EventStreamOptions): EventStream {
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
+          heard();
           parse(decoder.decode(value, { stream: true }));
         }
       } catch {
-        // A refused connection or a dropped stream: wait, then try again.
+        // A refused connection, a dropped stream or a silent one: wait, then try again.
+      } finally {
+        if (watchdog !== null) clearTimeout(watchdog);
+        controller.signal.removeEventListener('abort', endConnection);
       }
       if (controller.signal.aborted) return;
       dropped();

@@ -33,7 +33,8 @@ export interface KbSlice {
   loadKb(): Promise<void>;
   setKbSearch(search: string): void;
   saveKb(entry: { id?: number; question: string; answer: string }): Promise<boolean>;
-  removeKb(id: number): Promise<void>;
+  /** Whether it was deleted. */
+  removeKb(id: number): Promise<boolean>;
   importKb(fileName: string, text: string): Promise<number | null>;
   tryKb(question: string): Promise<void>;
 }
@@ -115,6 +116,7 @@ export const kbSlice: Slice<KbSlice> = (set, get) => ({
     const r = await api.removeKb({ id });
     if (!r.ok) set({ error: r.error.message });
     await get().loadKb();
+    return r.ok;
   },
   async importKb(fileName, text) {
     const r = await api.importKb({ fileName, text });

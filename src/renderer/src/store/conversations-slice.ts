@@ -136,7 +136,7 @@ export const conversationsSlice: Slice<ConversationsSlice> = (set, get) => {
       set({ conversations: [...moved, ...rest] });
     },
     select(id) {
-      set({ selectedId: id, transcript: null, suggestion: null });
+      set({ selectedId: id, transcript: null, transcriptLoad: null, suggestion: null });
       void get().loadTranscript();
     },
     move(delta) {

@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand';
-import type { ConsoleOutputs, TranscriptEntry } from '../../../shared/console-api.ts';
+import type { ApiResult, ConsoleOutputs, TranscriptEntry } from '../../../shared/console-api.ts';
 import { api } from '../api/bridge.ts';
+import { loadTimeoutMs, withTimeout } from '../api/timing.ts';
 import type { ConsoleState } from './index.ts';
 import { TRANSCRIPT_PAGE } from './conversations-slice.ts';
 
@@ -8,6 +9,11 @@ type Transcript = ConsoleOutputs['getTranscript'];
 
 export interface TranscriptSlice {
   transcript: Transcript | null;
+  /**
+   * The conversation being opened while its transcript is not shown yet: loading, or why it could
+   * not be loaded (the service did not answer in time, or refused). Null once it is shown.
+   */
+  transcriptLoad: { id: string; error: string | null } | null;
   /** The next older page, appended in front: only the messages before the first one shown are read. */
   loadEarlier(): Promise<void>;
   /** The newest page (on open, after a write, on a live event), keeping the older pages already shown. */
@@ -34,6 +40,7 @@ export function mergeNewest(shown: Transcript | null, newest: Transcript): Trans
 
 export const transcriptSlice: Slice<TranscriptSlice> = (set, get) => ({
   transcript: null,
+  transcriptLoad: null,
   async loadEarlier() {
     const shown = get().transcript;
     const before = shown ? firstMessageId(shown.entries) : undefined;
@@ -49,9 +56,15 @@ export const transcriptSlice: Slice<TranscriptSlice> = (set, get) => ({
   async loadTranscript() {
     const id = get().selectedId;
     if (!id) return;
-    const r = await api.getTranscript({ conversationId: id, limit: TRANSCRIPT_PAGE });
+    // Opening (nothing of it shown yet): say it is loading, and give up after a while with a Retry.
+    const opening = get().transcript?.conversation.id !== id;
+    if (opening) set({ transcriptLoad: { id, error: null } });
+    const ms = loadTimeoutMs();
+    const late = (): ApiResult<Transcript> => ({ ok: false, error: { code: 'unreachable', message: `the service did not answer within ${Math.round(ms / 1000)} s` } });
+    const r = await withTimeout(api.getTranscript({ conversationId: id, limit: TRANSCRIPT_PAGE }), ms, late);
     if (get().selectedId !== id) return;
-    if (r.ok) set({ transcript: mergeNewest(get().transcript, r.value) });
+    if (r.ok) set({ transcript: mergeNewest(get().transcript, r.value), transcriptLoad: null });
+    else if (get().transcript?.conversation.id !== id) set({ transcriptLoad: { id, error: r.error.message } });
     else set({ error: r.error.message });
   },
 });

@@ -5,6 +5,8 @@ import type { ConsoleState } from './index.ts';
 
 export interface Suggestion {
   conversationId: string;
+  /** The suggestion's own line in the transcript (it names the engine that made it). */
+  msgId: string;
   forMsgId: string;
   content: string;
   handoff: boolean;
@@ -150,6 +152,7 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       set({
         suggestion: {
           conversationId,
+          msgId: r.suggestion.msgId,
           forMsgId: r.msgId,
           content: r.suggestion.content,
           handoff: r.suggestion.handoff,

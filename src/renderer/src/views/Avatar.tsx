@@ -1,3 +1,5 @@
+import { initials } from '../../../shared/console-display.ts';
+
 /** Twelve backgrounds that all carry white text at 4.9:1 or better, in light and dark themes alike. */
 export const AVATAR_COLOURS = 12;
 
@@ -6,17 +8,6 @@ export function avatarColour(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
   return h % AVATAR_COLOURS;
-}
-
-/** "Alice Chen" -> "AC", "bob" -> "B", "王小明" -> "王"; digits and other scripts as they come. */
-export function initials(name: string): string {
-  const words = name
-    .trim()
-    .split(/[\s._@-]+/)
-    .filter(Boolean);
-  const first = (w: string): string => Array.from(w)[0] ?? '';
-  const letters = words.length > 1 ? first(words[0]!) + first(words[1]!) : first(words[0] ?? '?');
-  return letters.toLocaleUpperCase() || '?';
 }
 
 /**

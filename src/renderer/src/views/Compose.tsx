@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { BUILTIN_ENGINE } from '../../../shared/engine-config.ts';
 import { useConsole } from '../store/index.ts';
 import type { CannedReply, ConversationSummary, SendTarget } from '../../../shared/console-api.ts';
 import { CannedPicker, type CannedPickerHandle } from './CannedPicker.tsx';
@@ -119,10 +120,22 @@ function ReplyBox({ conversationId, composeRef }: { conversationId: string; comp
   );
 }
 
+/** The built-in engine picks a knowledge-base answer as it stands: an instruction changes nothing, and the operator should know. */
+export function InstructionIgnored() {
+  const { t } = useTranslation();
+  return (
+    <p className="why tone-muted" data-testid="instruction-ignored">
+      {t('work.suggest.instructionIgnored')}
+    </p>
+  );
+}
+
 function SuggestionCard({ conversationId, onUse }: { conversationId: string; onUse: ((text: string) => void) | null }) {
   const { t } = useTranslation();
   const suggestion = useConsole((s) => (s.suggestion?.conversationId === conversationId ? s.suggestion : null));
   const dismiss = useConsole((s) => s.dismissSuggestion);
+  // The engine that made it, from its line in the transcript (the assist answer does not name it).
+  const engine = useConsole((s) => s.transcript?.entries.find((e) => e.kind === 'suggestion' && e.msgId === s.suggestion?.msgId)?.engine);
   if (!suggestion) return null;
   return (
     <div className="suggestion" data-testid="suggestion">
@@ -131,6 +144,7 @@ function SuggestionCard({ conversationId, onUse }: { conversationId: string; onU
         {suggestion.instruction && <> · {t('work.suggest.instruction', { text: suggestion.instruction })}</>}
       </div>
       <div className="content">{suggestion.handoff ? t('transcript.noSuggestion') : suggestion.content}</div>
+      {suggestion.instruction && engine === BUILTIN_ENGINE && <InstructionIgnored />}
       <div className="row">
         {!suggestion.handoff && onUse && (
           <button type="button" className="primary" onClick={() => onUse(suggestion.content)}>

@@ -24,17 +24,17 @@ export function Dashboard() {
       <ul className="tiles" aria-label={t('views.dashboard.tiles')}>
         <li>
           <button className="tile" data-testid="tile-pending" title={t('views.dashboard.openWaiting')} onClick={() => openDeliveries(['retrying'])}>
-            <strong>{stats.now.pending}</strong> {t('dashboard.pending')}
+            <strong>{stats.now.pending}</strong> {t('dashboard.tilePending', { count: stats.now.pending })}
           </button>
         </li>
         <li>
           <button className={stats.now.dead > 0 ? 'tile bad' : 'tile'} data-testid="tile-dead" title={t('views.dashboard.openDead')} onClick={() => openDeliveries(['dead'])}>
-            <strong>{stats.now.dead}</strong> {t('dashboard.dead')}
+            <strong>{stats.now.dead}</strong> {t('dashboard.tileDead', { count: stats.now.dead })}
           </button>
         </li>
         <li>
           <button className={stats.now.needsHuman > 0 ? 'tile warn' : 'tile'} data-testid="tile-needs-human" title={t('views.dashboard.openNeedsHuman')} onClick={() => goTo('needs_you')}>
-            <strong>{stats.now.needsHuman}</strong> {t('dashboard.needsHuman')}
+            <strong>{stats.now.needsHuman}</strong> {t('dashboard.tileNeedsHuman', { count: stats.now.needsHuman })}
           </button>
         </li>
       </ul>

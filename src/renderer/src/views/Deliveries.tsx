@@ -6,23 +6,9 @@ import { assertNever } from '../../../shared/assert-never.ts';
 import { translateNote } from '../i18n/server-notes.ts';
 import { displayName } from './conversation-name.ts';
 import { fullDate, useNow, When } from './relative-time.tsx';
-
-/**
- * A send_url as a column can hold it: host (and port) and path, without the scheme and the query
- * (which may carry a token); the whole URL is on hover. A long path keeps its start and its end.
- */
-export function shortUrl(url: string, max = 48): string {
-  let short: string;
-  try {
-    const u = new URL(url);
-    short = `${u.host}${u.pathname === '/' ? '' : u.pathname}${u.search ? '?…' : ''}`;
-  } catch {
-    short = url;
-  }
-  if (short.length <= max) return short;
-  const keep = max - 1;
-  return `${short.slice(0, Math.ceil(keep * 0.6))}…${short.slice(short.length - Math.floor(keep * 0.4))}`;
-}
+import { deliveryStatus, maskUrl, shortUrl } from '../../../shared/console-display.ts';
+import { CopyButton } from './SecretDialog.tsx';
+import type { TFunction } from 'i18next';
 
 function badgeOf(state: DeliveryViewState): string {
   switch (state) {
@@ -37,11 +23,16 @@ function badgeOf(state: DeliveryViewState): string {
   }
 }
 
-/** The last error (status and message), or for a cancelled delivery why it was cancelled. */
+/** The last error in words, or for a cancelled delivery why it was cancelled; its status has a column of its own. */
 function problemOf(d: DeliveryItem): string {
-  if (d.state === 'cancelled') return d.lastError ? translateNote(d.lastError) : '';
-  const status = d.lastStatus !== null && !(d.lastError ?? '').includes(String(d.lastStatus)) ? `HTTP ${d.lastStatus}` : null;
-  return [status, d.lastError && translateNote(d.lastError)].filter(Boolean).join(' · ');
+  return d.lastError ? translateNote(d.lastError) : d.lastStatus !== null ? `HTTP ${d.lastStatus}` : '';
+}
+
+/** "HTTP 500", "HTTP 410", "refused", "timeout": what failed, readable at any width. */
+function statusText(d: DeliveryItem, t: TFunction): string {
+  const status = deliveryStatus(d);
+  if (status === null) return '-';
+  return 'http' in status ? `HTTP ${status.http}` : t(`views.deliveries.status.${status.kind}`);
 }
 
 function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
@@ -64,11 +55,18 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
       </td>
       <td className="clip">{t(`views.deliveries.kind.${d.kind}`)}</td>
       <td>{d.attempts}</td>
+      <td className="status" data-testid="delivery-status">
+        {statusText(d, t)}
+      </td>
       <td className="clip" title={problem} data-testid="delivery-problem">
         {problem || '-'}
       </td>
-      <td className="clip url" title={d.url} data-testid="delivery-url">
-        {shortUrl(d.url)}
+      <td className="url">
+        {/* The query's values may be a token: masked here and on hover; Copy gives the whole URL. */}
+        <span className="clip" title={maskUrl(d.url)} data-testid="delivery-url">
+          {shortUrl(d.url)}
+        </span>
+        <CopyButton text={d.url} what={t('views.deliveries.col.url')} testId="copy-delivery-url" />
       </td>
       <td>
         {d.state === 'retrying' && d.nextAttemptAt !== null ? (
@@ -165,6 +163,7 @@ export function Deliveries() {
             <col className="w-client" />
             <col className="w-kind" />
             <col className="w-num" />
+            <col className="w-status" />
             <col />
             <col className="w-url" />
             <col className="w-when" />
@@ -177,6 +176,7 @@ export function Deliveries() {
               <th scope="col">{t('views.deliveries.col.client')}</th>
               <th scope="col">{t('views.deliveries.col.kind')}</th>
               <th scope="col">{t('views.deliveries.col.attempts')}</th>
+              <th scope="col">{t('views.deliveries.col.status')}</th>
               <th scope="col">{t('views.deliveries.col.error')}</th>
               <th scope="col">{t('views.deliveries.col.url')}</th>
               <th scope="col">{t('views.deliveries.col.when')}</th>

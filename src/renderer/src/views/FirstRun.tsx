@@ -28,7 +28,9 @@ export function FirstRun() {
     <section className="admin first-run" aria-labelledby="first-run-title">
       <header className="view-head">
         <h2 id="first-run-title">{t('views.start.title')}</h2>
-        <p className="muted">{t('views.start.intro')}</p>
+        <p className="muted" data-testid="start-intro">
+          {client !== null ? t('views.start.introAdded', { id: client }) : t('views.start.intro')}
+        </p>
       </header>
       <SecretDialog />
       <section className="step" aria-labelledby="step-1">

@@ -1,6 +1,41 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
+import type { KbEntryView } from '../../../shared/console-api.ts';
+import { Modal } from './Modal.tsx';
+import { WriteButton } from './ConnectionStatus.tsx';
+
+/** Deleting an entry changes what customers are answered from now on: asked first, with the entry shown. */
+function ConfirmDelete({ entry, onCancel, onDeleted }: { entry: KbEntryView; onCancel: () => void; onDeleted: () => void }) {
+  const { t } = useTranslation();
+  const remove = useConsole((s) => s.removeKb);
+  const [busy, setBusy] = useState(false);
+  return (
+    <Modal title={t('views.kb.deleteTitle')} onClose={onCancel} testId="kb-delete" describedBy="kb-delete-what">
+      <div id="kb-delete-what">
+        <p>
+          <strong>{entry.question}</strong>
+        </p>
+        <p className="muted">{t('views.kb.deleteWhy')}</p>
+      </div>
+      <div className="row">
+        <button type="button" onClick={onCancel} data-autofocus>
+          {t('views.kb.deleteCancel')}
+        </button>
+        <WriteButton
+          className="primary"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            void remove(entry.id).then((ok) => (ok ? onDeleted() : onCancel()));
+          }}
+        >
+          {t('views.kb.deleteConfirm')}
+        </WriteButton>
+      </div>
+    </Modal>
+  );
+}
 
 export function KnowledgeBase() {
   const { t } = useTranslation();
@@ -8,7 +43,8 @@ export function KnowledgeBase() {
   const search = useConsole((s) => s.kbSearch);
   const setSearch = useConsole((s) => s.setKbSearch);
   const save = useConsole((s) => s.saveKb);
-  const remove = useConsole((s) => s.removeKb);
+  const [deleting, setDeleting] = useState<KbEntryView | null>(null);
+  const [deleted, setDeleted] = useState<string | null>(null);
   const importKb = useConsole((s) => s.importKb);
   const tryKb = useConsole((s) => s.tryKb);
   const tried = useConsole((s) => s.tried);
@@ -44,6 +80,7 @@ export function KnowledgeBase() {
             {tried.handoff ? t('kb.handoff') : t('kb.answer')} · {t('kb.score', { score: tried.confidence ?? 0 })}
           </div>
           <div className="content">{tried.content}</div>
+          {tried.sources.length > 0 && tried.handoff && <div className="muted">{t('views.kb.closest')}</div>}
           {tried.sources.length > 0 && (
             <ul className="sources">
               {tried.sources.map((s) => (
@@ -84,6 +121,19 @@ export function KnowledgeBase() {
         </label>
         {imported !== null && <small>{t('kb.imported', { count: imported })}</small>}
       </form>
+      <p role="status" className="muted" data-testid="kb-status">
+        {deleted !== null && t('views.kb.deleted', { question: deleted })}
+      </p>
+      {deleting && (
+        <ConfirmDelete
+          entry={deleting}
+          onCancel={() => setDeleting(null)}
+          onDeleted={() => {
+            setDeleted(deleting.question);
+            setDeleting(null);
+          }}
+        />
+      )}
       <input type="search" placeholder={t('kb.search')} value={search} onChange={(e) => setSearch(e.target.value)} aria-label={t('kb.search')} />
       {kb.length === 0 ? (
         <p className="empty">{t('kb.empty')}</p>
@@ -105,7 +155,7 @@ export function KnowledgeBase() {
                   <button className="mini" onClick={() => setEditing({ id: e.id, question: e.question, answer: e.answer })}>
                     {t('kb.edit')}
                   </button>
-                  <button className="mini" onClick={() => void remove(e.id)}>
+                  <button className="mini" onClick={() => setDeleting(e)} aria-haspopup="dialog">
                     {t('kb.remove')}
                   </button>
                 </td>

@@ -81,6 +81,30 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
   );
 }
 
+/** No transcript on screen: none picked, the picked one loading, or why it could not be loaded (with Retry). */
+function NotShown() {
+  const { t } = useTranslation();
+  const selectedId = useConsole((s) => s.selectedId);
+  const load = useConsole((s) => (s.transcriptLoad?.id === s.selectedId ? s.transcriptLoad : null));
+  const retry = useConsole((s) => s.loadTranscript);
+  if (!selectedId || !load) return <section className="transcript empty">{t('transcript.pick')}</section>;
+  if (load.error === null) {
+    return (
+      <section className="transcript empty" aria-busy="true" data-testid="transcript-loading">
+        <span className="spinner" aria-hidden="true" /> <span role="status">{t('transcript.loading')}</span>
+      </section>
+    );
+  }
+  return (
+    <section className="transcript empty" data-testid="transcript-failed">
+      <p role="alert">{t('transcript.loadFailed', { message: load.error })}</p>
+      <button type="button" onClick={() => void retry()}>
+        {t('transcript.loadRetry')}
+      </button>
+    </section>
+  );
+}
+
 /** The open conversation: who said what and when, why it was answered, and the reply box. */
 export function Transcript({ composeRef }: { composeRef: Ref }) {
   const { t } = useTranslation();
@@ -149,7 +173,7 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
     return () => window.removeEventListener('keydown', onKey);
   }, [composeRef]);
 
-  if (!transcript) return <section className="transcript empty">{t('transcript.pick')}</section>;
+  if (!transcript) return <NotShown />;
   const c = transcript.conversation;
   return (
     <section className="transcript" aria-label={t('work.transcript', { name: conversationTitle(c) })} data-testid="transcript">

@@ -10,6 +10,8 @@ import { Attachments } from './Attachments.tsx';
 import { Avatar } from './Avatar.tsx';
 import { commandOf, commandText } from './command-text.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
+import { sourceUse } from '../../../shared/console-display.ts';
+import { BUILTIN_ENGINE } from '../../../shared/engine-config.ts';
 
 type Decision = NonNullable<TranscriptEntry['decision']>;
 type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'neutral';
@@ -115,11 +117,14 @@ function Delivery({ d, t }: { d: NonNullable<TranscriptEntry['delivery']>; t: TF
 
 function Sources({ e, t }: { e: TranscriptEntry; t: TFunction }) {
   const open = (id: number): void => useConsole.getState().openKbEntry(id);
-  if (!e.sources?.length) return null;
+  const use = sourceUse(e);
+  if (!use) return null;
+  // A handoff's entries are the nearest misses, not where a reply came from: said so, and muted.
+  const label = use.kind === 'closest' && e.engine !== BUILTIN_ENGINE ? 'unused' : use.kind;
   return (
-    <div className="why sources" data-testid="sources">
-      {t('work.entry.sources', { engine: e.engine ?? '' })}{' '}
-      {e.sources.map((s) => (
+    <div className={`why sources${use.kind === 'closest' ? ' tone-muted' : ''}`} data-testid="sources" data-use={use.kind}>
+      {t(`work.entry.sourcesKind.${label}`, { engine: e.engine ?? '' })}{' '}
+      {use.sources.map((s) => (
         <button key={s.id} type="button" className="link" onClick={() => open(s.id)} title={t('work.entry.openKb')}>
           {s.question ? `“${s.question}”` : `#${s.id}`} <small>({s.score})</small>
         </button>
@@ -207,6 +212,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
           )}
         </div>
         {e.kind === 'suggestion' && e.instruction && <div className="instruction">{t('work.suggest.instruction', { text: e.instruction })}</div>}
+        {e.kind === 'suggestion' && e.instruction && e.engine === BUILTIN_ENGINE && <div className="why tone-muted">{t('work.suggest.instructionIgnored')}</div>}
         {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}
         {/* A suggestion the engine could not make carries the fallback text: not something to send. */}
         <div className="content">{e.kind === 'suggestion' && e.handoff ? <em>{t('transcript.noSuggestion')}</em> : e.content}</div>

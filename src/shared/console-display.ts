@@ -1,0 +1,83 @@
+/** Pure rules of what the operator console shows (no DOM): the renderer's views use them, tests check them beside. */
+import type { TranscriptEntry } from './console-api.ts';
+import { BUILTIN_ENGINE } from './engine-config.ts';
+
+type Source = NonNullable<TranscriptEntry['sources']>[number];
+
+/**
+ * What a reply's knowledge-base entries were to it:
+ * - used: the built-in engine answered with this entry's answer (the best match, whose score is the confidence);
+ * - grounding: an LLM engine answered and was given these entries (which it drew on, the data does not say);
+ * - closest: no confident answer (a handoff): the nearest entries, below the threshold and not used.
+ */
+export type SourceUse = { kind: 'used' | 'grounding' | 'closest'; sources: Source[] };
+
+export function sourceUse(e: Pick<TranscriptEntry, 'sources' | 'handoff' | 'confidence' | 'engine'>): SourceUse | null {
+  const sources = e.sources ?? [];
+  if (sources.length === 0) return null;
+  if (e.handoff) return { kind: 'closest', sources };
+  if (e.engine !== BUILTIN_ENGINE) return { kind: 'grounding', sources };
+  // The built-in engine sends the best entry's answer as it stands; the others only ranked lower.
+  const used = sources.find((s) => s.score === e.confidence) ?? sources[0]!;
+  return { kind: 'used', sources: [used] };
+}
+
+/**
+ * A URL with its query's values hidden, names kept: `?token=abc&x=1` -> `?token=…&x=…`. A send_url's
+ * query often carries a token; the console shows where a delivery goes without showing it.
+ */
+export function maskUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.replace(/=[^&#]*/g, '=…');
+  }
+  const query = u.search ? `?${[...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=…`).join('&')}` : '';
+  const auth = u.username ? '…@' : '';
+  return `${u.protocol}//${auth}${u.host}${u.pathname}${query}${u.hash ? '#…' : ''}`;
+}
+
+/**
+ * A send_url as a column can hold it: host (and port), path and the query's names, values masked,
+ * without the scheme. A long one keeps its start and its end.
+ */
+export function shortUrl(url: string, max = 48): string {
+  // Without the scheme, and without the lone "/" of a bare host.
+  const short = maskUrl(url)
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+    .replace(/^([^/?#]*)\/(?=$|[?#])/, '$1');
+  if (short.length <= max) return short;
+  const keep = max - 1;
+  return `${short.slice(0, Math.ceil(keep * 0.6))}…${short.slice(short.length - Math.floor(keep * 0.4))}`;
+}
+
+/** What failed, short enough for its own column: the receiver's HTTP status, or the kind of network error. */
+export type DeliveryStatus = { http: number } | { kind: 'timeout' | 'refused' | 'dns' | 'bad_url' | 'network' } | null;
+
+export function deliveryStatus(d: { state: string; lastStatus: number | null; lastError: string | null }): DeliveryStatus {
+  if (d.lastStatus !== null) return { http: d.lastStatus };
+  const error = d.lastError;
+  if (d.state === 'cancelled' || !error) return null;
+  const http = /\bHTTP (\d{3})\b/.exec(error);
+  if (http) return { http: Number(http[1]) };
+  if (/^no answer within/.test(error) || /ETIMEDOUT|timed? ?out/i.test(error)) return { kind: 'timeout' };
+  if (/ECONNREFUSED/.test(error)) return { kind: 'refused' };
+  if (/ENOTFOUND|EAI_AGAIN|has no address/.test(error)) return { kind: 'dns' };
+  if (/not a URL|link-local|metadata address|private address|loopback/i.test(error)) return { kind: 'bad_url' };
+  return { kind: 'network' };
+}
+
+/**
+ * "Alice Chen" -> "AC", "bob" -> "B", "王小明" -> "王", "Tom (staff)" -> "T": letters (and digits)
+ * only, from the name outside any brackets; punctuation never makes an initial.
+ */
+export function initials(name: string): string {
+  const bare = name.replace(/\([^)]*\)|\[[^\]]*\]|（[^）]*）|【[^】]*】/g, ' ');
+  const wordsOf = (text: string): string[] => text.split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
+  // A name that is all brackets ("(staff)") still has its letters.
+  const words = wordsOf(bare).length ? wordsOf(bare) : wordsOf(name);
+  const first = (w: string): string => Array.from(w)[0] ?? '';
+  const letters = words.length > 1 ? first(words[0]!) + first(words[1]!) : first(words[0] ?? '');
+  return letters.toLocaleUpperCase() || '?';
+}
