@@ -297,8 +297,11 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await reply().fill('');
   });
 
-  it('s stops with an Undo for 5 s; Undo resumes; after 5 s the toast is gone', async () => {
+  it('s stops with an Undo for 5 s; Undo puts back the state the stop found; after 5 s the toast is gone', async () => {
     await blur();
+    // Alice is paused by the operator reply sent earlier: Undo must not wake the bot early.
+    const before = await state();
+    assert.match(before ?? '', /^Paused until/);
     await page.keyboard.press('s');
     await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Stopped")');
     const toast = page.locator('[data-testid=undo-toast]');
@@ -307,7 +310,7 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Auto-reply stopped from the console');
     await shoot(page, 'workspace-undo');
     await toast.getByRole('button', { name: 'Undo' }).click();
-    await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Active")');
+    await page.waitForSelector(`[data-testid=auto-reply-state]:has-text("${before}")`);
     assert.equal(await toast.count(), 0);
     await blur();
     await page.keyboard.press('s');
