@@ -60,6 +60,14 @@ describe('transcript labels a support agent can trust', { skip }, () => {
     assert.doesNotMatch((await page.locator('[data-entry="lb-carol"] .meta').textContent())!, /assist_dialog/);
   });
 
+  it('the list previews the last reply with who gave it: the bot, or the operator by name', async () => {
+    const list = await consoleCall<{ items: Array<{ id: string; customerId: string | null }> }>(server, 'listConversations', {});
+    const carol = list.items.find((c) => c.customerId === 'carol')!;
+    await consoleCall(server, 'sendReply', { conversationId: carol.id, content: 'A new one ships today.' });
+    const row = page.locator(`[data-testid=conversation-list] [data-conversation="${carol.id}"]`);
+    await row.locator('text=Ann Lee: A new one ships today.').waitFor();
+  });
+
   it('a group conversation is not subtitled with the member who wrote last', async () => {
     await open('# team-logistics');
     const sub = (await page.locator('[data-testid=transcript] .conv-head small').textContent())!;

@@ -154,6 +154,8 @@ export interface ConversationSummary {
   lastText: string | null;
   /** When the last line is a command (a stop, a resume): what it was, where from and who, to preview it in words. */
   lastCommand?: CommandLine | null;
+  /** When the last line is a reply: the bot's, or an operator's (with their name); `lastText` is what it said. */
+  lastReply?: { by: 'bot' | 'operator'; operator: string | null } | null;
   /** The customer's nickname from their latest message, when the integrator sends one. */
   customerName: string | null;
   /** Customer messages the operator has not seen. */

@@ -4,10 +4,15 @@ import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
 import { encodeCursor, type ListCursor } from '../../shared/list-cursor.ts';
 import { toConversationRow, type RawConversation } from './conversations.ts';
 
-type RawConv = RawConversation & { last_line: string | null; match_id?: number };
+type RawConv = RawConversation & { last_line: string | null; last_reply?: string | null; match_id?: number };
 
 export const toSummary = (r: RawConv): ConversationSummary => {
   const { createdAt: _createdAt, ...row } = toConversationRow(r);
+  if (r.last_reply) {
+    // The bot or an operator spoke last: the preview says what the customer was told, and by whom.
+    const [kind, content, operator] = JSON.parse(r.last_reply) as ['auto' | 'website' | 'operator', string, string | null];
+    return { ...row, lastText: content, lastCommand: null, lastReply: { by: kind === 'operator' ? 'operator' : 'bot', operator } };
+  }
   if (r.last_line === null) return { ...row, lastText: null, lastCommand: null };
   const [role, content, source, operator] = JSON.parse(r.last_line) as [string, string | null, string | null, string | null];
   // A command line (a stop, a resume) previews as the transcript says it, not as its raw command.
@@ -33,12 +38,18 @@ export const SHORT_SEARCH_WINDOW = 50_000;
 
 /**
  * The conversation's last line as [role, content, source, operator name]: one correlated lookup
- * (SQLite has no two-column scalar subquery); only a command line reads its message_info.
+ * (SQLite has no two-column scalar subquery); only a command line reads its message_info. Then
+ * the last reply (the bot's or an operator's; replies live in their own table) if it came after
+ * the last message: a reply answers the newest message there was, so it is later than that one.
  */
 export const LAST_TEXT = `(SELECT CASE WHEN m.role = 'command'
      THEN json_array(m.role, m.content, json_extract(m.message_info, '$.source'), json_extract(m.message_info, '$.operator.name'))
      ELSE json_array(m.role, m.content) END
-   FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_line`;
+   FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_line,
+  (SELECT json_array(r.kind, r.content, json_extract(r.operator, '$.name')) FROM replies r
+   WHERE r.conversation_id = c.id AND r.kind != 'suggestion' AND r.content != ''
+     AND r.after_message_id >= (SELECT coalesce(max(lm.id), 0) FROM messages lm WHERE lm.conversation_id = c.id)
+   ORDER BY r.after_message_id DESC, r.id DESC LIMIT 1) AS last_reply`;
 
 /**
  * The messages containing `search` (case folded as SQLite's lower() folds it: ASCII only), as a

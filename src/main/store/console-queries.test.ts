@@ -61,10 +61,21 @@ test('stop and resume from the console each leave a line naming the operator; th
   assert.equal(store.console.transcript('c', 100).filter((e) => e.role === 'command').length, 2);
 });
 
-test('a stop from the integration previews as one; a customer line previews as its text', () => {
+test('a reply previews as what the customer was told, and by whom; a stop from the integration previews as one', () => {
   const { store } = answered();
-  assert.equal(store.console.conversation('c')!.lastCommand, null);
-  assert.equal(store.console.conversation('c')!.lastText, 'Where is my parcel?');
+  const c = () => store.console.conversation('c')!;
+  assert.deepEqual([c().lastText, c().lastReply, c().lastCommand], ['Track it.', { by: 'bot', operator: null }, null]);
+  assert.deepEqual(store.console.conversations({ limit: 10, now: 30 }).items[0]!.lastReply, { by: 'bot', operator: null }, 'the list says the same');
+  store.messages.insert({
+    conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: 'm2', role: 'customer', fromUserId: 'alice', fromUserType: 2,
+    content: 'It did not come', messageInfo: '{}', createTimestamp: null, receivedAt: 3, replyScheduled: null, replyReason: null,
+  });
+  assert.deepEqual([c().lastText, c().lastReply], ['It did not come', undefined], 'a newer customer line wins');
+  const last = (store.connection.prepare('SELECT max(id) AS id FROM messages').get() as { id: number }).id;
+  store.messages.insertReply({ conversationId: 'c', kind: 'suggestion', msgId: 's1', replyTo: ['m2'], afterMessageId: last, content: 'Sorry!', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: 4 });
+  assert.equal(c().lastText, 'It did not come', 'a suggestion was never sent: not a reply');
+  store.messages.insertReply({ conversationId: 'c', kind: 'operator', msgId: 'o1', replyTo: ['m2'], afterMessageId: last, content: 'Sending a new one today.', handoff: false, engine: 'operator', confidence: null, sources: [], createdAt: 4, operator: { id: 'ann', name: 'Ann Lee' } });
+  assert.deepEqual([c().lastText, c().lastReply], ['Sending a new one today.', { by: 'operator', operator: 'Ann Lee' }]);
   store.messages.insert({
     conversationId: 'c', clientId: 'a', eventType: 'cmd_dialog', msgId: 'cmd-1', role: 'command', fromUserId: 'crm', fromUserType: null,
     content: 'stop_auto_reply', messageInfo: JSON.stringify({ event_type: 'cmd_dialog', content: 'stop_auto_reply' }), createTimestamp: null, receivedAt: 5, replyScheduled: null, replyReason: null,

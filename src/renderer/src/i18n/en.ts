@@ -70,6 +70,7 @@ export const en = {
     empty: 'The knowledge base is empty. Add entries here or import a JSON or CSV file.',
   },
   list: {
+    preview: { reply: '{{who}}: {{text}}', bot: 'Bot', operator: 'Operator' },
     search: 'Search messages (/)',
     client: 'Client',
     allClients: 'All clients',
