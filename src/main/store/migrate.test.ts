@@ -8,6 +8,12 @@ import { MIGRATIONS } from './migrations/index.ts';
 const tables = (db: DatabaseSync): string[] =>
   (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table') AND name NOT LIKE 'kb_fts_%' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
 
+/** Client 'a' and its IM conversation 'c', as the migrations under test know them. */
+function aConversation(db: DatabaseSync): void {
+  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
+  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+}
+
 test('migrations are numbered 1..n without gaps', () => {
   assert.deepEqual(MIGRATIONS.map((m) => m.version), MIGRATIONS.map((_, i) => i + 1));
 });
@@ -16,8 +22,7 @@ test('migration 1 creates the message service tables with their constraints', ()
   const db = new DatabaseSync(':memory:');
   assert.equal(migrate(db, MIGRATIONS, 1), 1);
   assert.deepEqual(tables(db), ['client_secrets', 'clients', 'conversations', 'idempotency', 'messages', 'replies', 'request_log', 'settings']);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   assert.throws(() => db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('d', 'a', 'im', 'u:x', 0, 0)").run(), /UNIQUE/);
   assert.throws(() => db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('e', 'a', 'sms', 'u:y', 0, 0)").run(), /CHECK/);
   assert.throws(() => db.prepare("UPDATE conversations SET auto_reply = 'maybe'").run(), /CHECK/);
@@ -54,8 +59,7 @@ test('a database from a newer build is refused, not written to', () => {
 test('migration 3 adds deliveries and attempts, and the reply trace columns', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 2);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', 'm1', 'customer', '{}', 0)").run();
   assert.equal(migrate(db, MIGRATIONS, 3), 3);
   const cols = (t: string) => (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
@@ -99,8 +103,7 @@ test('migration 6 rebuilds replies for operator replies (ids, rows and deliverie
   const db = new DatabaseSync(':memory:');
   db.exec('PRAGMA foreign_keys = ON');
   migrate(db, MIGRATIONS, 5);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   db.prepare("INSERT INTO replies (id, conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, created_at, cause) VALUES (7, 'c', 'auto', 'r1', '[\"m1\"]', 1, 'hi', 0, 'kb', 5, NULL)").run();
   db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (7, 'r1', 'c', 'a', 'u', '{}', 'pending', 0, 0, 0)").run();
   assert.equal(migrate(db, MIGRATIONS, 6), 6);
@@ -123,8 +126,7 @@ test('migration 6 rebuilds replies for operator replies (ids, rows and deliverie
 test('migration 6 refuses (and rolls back) a database whose deliveries point at missing replies', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 5);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   db.exec('PRAGMA foreign_keys = OFF');
   db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (42, 'r', 'c', 'a', 'u', '{}', 'pending', 0, 0, 0)").run();
   db.exec('PRAGMA foreign_keys = ON');
@@ -166,8 +168,7 @@ test('migration 7 adds read markers, nicknames and the needs-human lifecycle, th
 test('migration 8 indexes deliveries by reply and pending replies in message order', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 7);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   assert.equal(migrate(db, MIGRATIONS, 8), 8);
   const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' ');
   assert.match(plan('SELECT id FROM deliveries WHERE reply_id = 1'), /deliveries_reply/);
@@ -179,8 +180,7 @@ test('migration 8 indexes deliveries by reply and pending replies in message ord
 test('migration 9 indexes message text with trigrams, backfilled and kept in step with writes', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 7);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', ?, 'customer', ?, '{}', 0)");
   message.run('m1', '我想申请退款，订单号 A-1');
   message.run('m2', null);
@@ -202,8 +202,7 @@ test('migration 9 indexes message text with trigrams, backfilled and kept in ste
 test('migration 10 indexes auto_dialog messages by msg_id, so assist_dialog no longer needs the idempotency table', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 9);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', ?, ?, 'customer', 'x', '{}', 0)");
   message.run('auto_dialog', 'm1');
   message.run('assist_dialog', 'm1');
@@ -231,8 +230,7 @@ test('migration 12 rolls up the dashboard counts per minute: existing rows backf
   const M = 60_000;
   const week = 7 * 24 * 60;
   const t = (week + 100) * M;
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   const log = db.prepare("INSERT INTO request_log (at, request_id, method, path, status, latency_ms, count) VALUES (?, 'q', 'POST', '/', ?, 1, ?)");
   const reply = db.prepare("INSERT INTO replies (conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, created_at, operator) VALUES ('c', ?, ?, '[]', 1, 'x', ?, 'kb', ?, ?)");
   const attempt = db.prepare("INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, outcome) VALUES (1, 1, ?, 1, ?)");
@@ -280,8 +278,7 @@ test('migration 12 rolls up the dashboard counts per minute: existing rows backf
 test('migration 13 indexes cancelled deliveries by when they were cancelled, for the console\'s Deliveries view', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 12);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   const reply = db.prepare("INSERT INTO replies (id, conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, created_at) VALUES (?, 'c', 'auto', ?, '[]', 1, 'x', 0, 'kb', 0)");
   for (const id of [1, 2, 3]) reply.run(id, `r${id}`);
   const add = db.prepare("INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, 'c', 'a', 'u', '{}', ?, 0, 0, ?)");
@@ -300,8 +297,7 @@ test('migration 13 indexes cancelled deliveries by when they were cancelled, for
 test('migration 14 queues new messages for the search index: what was indexed stays found, a flush indexes the queue, and deletes and updates of queued or indexed rows keep the index sound', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 13);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', ?, 'customer', ?, '{}', 0)");
   message.run('m1', 'parcel one');
   message.run('m2', 'parcel two');
@@ -332,8 +328,7 @@ test('migration 14 queues new messages for the search index: what was indexed st
 test('migration 14 repairs a store whose search insert trigger was lost (an older bulk loader killed midway): the messages stored since are found', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 13);
-  db.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
-  db.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
+  aConversation(db);
   const message = db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', ?, 'customer', ?, '{}', 0)");
   message.run('m1', 'parcel one');
   db.exec('DROP TRIGGER messages_fts_insert');
