@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, CHROMIUM, consoleCall, launchChromium, openConsole, sendAs, startServe, stopServe } from './helpers/console-session.ts';
+import { buildConsole, CHROMIUM, consoleCall, launchChromium, openConsole, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 
@@ -33,6 +33,9 @@ describe('transcript labels a support agent can trust', { skip }, () => {
     await send({ event_type: 'auto_dialog', msg_id: 'lb-carol', from_user_id: 'carol', from_user_type: 2, content: 'My order is late', nickname: 'Carol', create_timestamp: now });
     await send({ event_type: 'assist_dialog', msg_id: 'lb-carol-assist', from_user_id: 'carol', from_user_type: 2, content: 'My order is late, what now?', nickname: 'Carol', create_timestamp: now });
     await send({ event_type: 'auto_dialog', msg_id: 'lb-group', group_id: 'team-logistics', from_user_id: 'dan', from_user_type: 2, content: 'hello all', nickname: 'Dan', create_timestamp: now });
+    // No knowledge base: Ivan's question is handed off once its quiet period ends.
+    await send({ event_type: 'auto_dialog', msg_id: 'lb-ivan', from_user_id: 'ivan', from_user_type: 2, content: 'Can I change my delivery address?', nickname: 'Ivan', create_timestamp: now });
+    await waitFor('Ivan to need a human', async () => (await consoleCall<{ items: Array<{ customerId: string | null }> }>(server, 'listConversations', { view: 'needs_you' })).items.some((c) => c.customerId === 'ivan'));
     browser = await launchChromium();
     page = await openConsole(browser, server, { width: 1280, height: 800 });
     await page.waitForSelector('[data-conversation]');
@@ -66,6 +69,13 @@ describe('transcript labels a support agent can trust', { skip }, () => {
     await consoleCall(server, 'sendReply', { conversationId: carol.id, content: 'A new one ships today.' });
     const row = page.locator(`[data-testid=conversation-list] [data-conversation="${carol.id}"]`);
     await row.locator('text=Ann Lee: A new one ships today.').waitFor();
+  });
+
+  it('Resolve leaves a line naming who resolved it, and the list previews it', async () => {
+    await open('Ivan');
+    await page.locator('[data-testid=transcript] .conv-head').getByRole('button', { name: 'Resolve' }).click();
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolved by Ann Lee: no longer needs a human');
+    await page.locator('[data-testid=conversation-list] [data-conversation]:has-text("Ivan") >> text=Resolved by Ann Lee').waitFor();
   });
 
   it('a group conversation is not subtitled with the member who wrote last', async () => {

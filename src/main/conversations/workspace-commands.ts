@@ -4,6 +4,7 @@ import type { EngineAnswer } from '../engines/engine.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 import { effectiveAutoReply } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
+import { commandLine } from './state-commands.ts';
 
 /** An operator reply (protocol section 7), its delivery built on the main thread. */
 export interface OperatorReplyCommand {
@@ -138,10 +139,14 @@ export function executeWorkspaceCommand(store: Store, c: WorkspaceCommand): Work
       return operatorReply(store, c);
     case 'console_suggestion':
       return consoleSuggestion(store, c);
-    case 'resolve':
-      if (!store.conversations.resolve(c.conversationId, c.now, c.operator.name)) return null;
+    case 'resolve': {
+      const conv = store.conversations.byId(c.conversationId);
+      if (!conv || !store.conversations.resolve(c.conversationId, c.now, c.operator.name)) return null;
+      // The next agent to open it reads that someone handled it, and who; a no-op says nothing.
+      if (conv.needsHuman) commandLine(store, conv, 'resolve', { source: 'console', operator: { id: c.operator.id, name: c.operator.name } }, c.now);
       store.audit.insert({ at: c.now, operator: c.operator, action: 'resolve', conversationId: c.conversationId, detail: null });
       return { kind: 'resolved', resolvedAt: c.now };
+    }
     case 'mark_read': {
       const unread = store.conversations.markRead(c.conversationId, c.upToId);
       return unread === undefined ? null : { kind: 'unread', unread };

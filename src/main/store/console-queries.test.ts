@@ -4,6 +4,7 @@ import { openDatabase } from './db.ts';
 import { createStore } from './index.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { consoleResume, consoleStop } from '../conversations/state-commands.ts';
+import { executeWorkspaceCommand } from '../conversations/workspace-commands.ts';
 
 const ann = { id: 'ann', name: 'Ann Lee' };
 
@@ -81,4 +82,16 @@ test('a reply previews as what the customer was told, and by whom; a stop from t
     content: 'stop_auto_reply', messageInfo: JSON.stringify({ event_type: 'cmd_dialog', content: 'stop_auto_reply' }), createTimestamp: null, receivedAt: 5, replyScheduled: null, replyReason: null,
   });
   assert.deepEqual(store.console.conversation('c')!.lastCommand, { command: 'stop_auto_reply', source: 'integration', operator: null });
+});
+
+test('Resolve leaves a line in the transcript naming who resolved it, and the list previews it; resolving what needs no one writes nothing', () => {
+  const { store } = answered();
+  const ann = { id: 'ann', name: 'Ann Lee' };
+  executeWorkspaceCommand(store, { kind: 'resolve', conversationId: 'c', operator: ann, now: 40 });
+  assert.equal(store.console.transcript('c', 100).filter((e) => e.role === 'command').length, 0, 'nothing needed resolving');
+  store.conversations.flagNeedsHuman('c', 30);
+  executeWorkspaceCommand(store, { kind: 'resolve', conversationId: 'c', operator: ann, now: 50 });
+  const lines = store.console.transcript('c', 100).filter((e) => e.role === 'command');
+  assert.deepEqual(lines.map((e) => [e.content, e.at, e.messageInfo?.['operator']]), [['resolve', 50, ann]]);
+  assert.deepEqual(store.console.conversation('c')!.lastCommand, { command: 'resolve', source: 'console', operator: 'Ann Lee' });
 });

@@ -130,6 +130,8 @@ export const en = {
     stopByConsoleWho: 'Auto-reply stopped from the console by {{name}}',
     resumeByConsole: 'Auto-reply resumed from the console',
     resumeByConsoleWho: 'Auto-reply resumed from the console by {{name}}',
+    resolved: 'Resolved: no longer needs a human',
+    resolvedWho: 'Resolved by {{name}}: no longer needs a human',
     undoOfStop: '(undo of the stop)',
     contextUsed_one: 'from {{count}} line of context',
     contextUsed_other: 'from {{count}} lines of context',

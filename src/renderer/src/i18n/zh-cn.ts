@@ -132,6 +132,8 @@ export const zhCN: Messages = {
     resumeByConsole: '已在控制台恢复自动回复',
     resumeByConsoleWho: '{{name}} 已在控制台恢复自动回复',
     undoOfStop: '（撤销停止）',
+    resolved: '已解决：不再需要人工',
+    resolvedWho: '{{name}} 已解决：不再需要人工',
     contextUsed_one: '参考了 {{count}} 条上下文',
     contextUsed_other: '参考了 {{count}} 条上下文',
     media: { load: '加载', loadFrom: '从 {{origin}} 加载（对方服务器会看到你的地址）', plainHttp: '未加载：明文 http' },

@@ -15,6 +15,7 @@ export function commandText(t: TFunction, c: CommandLine & { undo?: boolean }): 
     const line = who ? t('transcript.resumeByConsoleWho', who) : t('transcript.resumeByConsole');
     return c.undo ? `${line} ${t('transcript.undoOfStop')}` : line;
   }
+  if (c.command === 'resolve') return who ? t('transcript.resolvedWho', who) : t('transcript.resolved');
   return c.command;
 }
 
