@@ -78,6 +78,15 @@ describe('transcript labels a support agent can trust', { skip }, () => {
     await page.locator('[data-testid=conversation-list] [data-conversation]:has-text("Ivan") >> text=Resolved by Ann Lee').waitFor();
   });
 
+  it('a search lists each conversation with its matching message, not its last line', async () => {
+    await page.click('nav [data-view="conversations"]');
+    await page.fill('input[type=search]', 'delivery address');
+    const ivan = page.locator('[data-testid=conversation-list] [data-conversation]:has-text("Ivan")');
+    await ivan.locator('.last:text-is("Can I change my delivery address?")').waitFor();
+    await page.fill('input[type=search]', '');
+    await ivan.locator('.last >> text=Resolved by Ann Lee').waitFor();
+  });
+
   it('a group conversation is not subtitled with the member who wrote last', async () => {
     await open('# team-logistics');
     const sub = (await page.locator('[data-testid=transcript] .conv-head small').textContent())!;

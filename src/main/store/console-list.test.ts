@@ -6,7 +6,7 @@ import { searchIndexQueries } from './search-index.ts';
 import { FILTERS, oldList, seedList } from './console-list.fixture.ts';
 import { consoleInputs, type ConversationSummary } from '../../shared/console-api.ts';
 import { decodeCursor, encodeCursor } from '../../shared/list-cursor.ts';
-import type { ConversationFilter } from './console-list.ts';
+import { excerpt, type ConversationFilter } from './console-list.ts';
 
 type Queries = ReturnType<typeof consoleQueries>;
 
@@ -129,4 +129,25 @@ test('the list reads the last message only for the rows in the page, and pages o
     assert.doesNotMatch(page, /TEMP B-TREE|messages/, 'no sort and no message read while choosing the page');
   }
   assert.match(pageSql[1]!, /c\.last_message_at <= \?/, 'the next page starts at the cursor (keyset), not at an offset');
+});
+
+test('a search result shows the matching message, cut to begin near the match, in place of the last line', () => {
+  const db = new DatabaseSync(':memory:');
+  seedList(db, 3, 1);
+  const long = `${'Hello, I ordered the blue kettle last month and it arrived with a dent in the side, '.repeat(2)}so I would like a refund please.`;
+  db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c1', 'a', 'auto_dialog', 'long', 'customer', ?, '{}', 10)").run(long);
+  db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c1', 'a', 'auto_dialog', 'later', 'customer', 'thanks', '{}', 11)").run();
+  searchIndexQueries(db).flushQueue();
+  const queries = consoleQueries(db, () => new Map());
+  const hit = queries.conversations({ search: 'refund', limit: 10, now: 0 }).items.find((c) => c.id === 'c1')!;
+  assert.equal(hit.lastText, 'thanks', 'the last line is still known');
+  assert.ok(hit.matchText!.startsWith('…') && hit.matchText!.endsWith('so I would like a refund please.'), hit.matchText!);
+  assert.ok(hit.matchText!.indexOf('refund') <= 2 * 24 + 1, hit.matchText!);
+  assert.equal(queries.conversations({ limit: 10, now: 0 }).items.find((c) => c.id === 'c1')!.matchText, undefined, 'no search, no match text');
+});
+
+test('excerpt keeps a short lead, opens on a word where one is near, and leaves a match near the start alone', () => {
+  assert.equal(excerpt('refund now', 'refund'), 'refund now');
+  assert.equal(excerpt(`${'x'.repeat(100)}退款申请`, '退款'), `…${'x'.repeat(24)}退款申请`);
+  assert.equal(excerpt('the quick brown fox jumps over the lazy dog and asks for a refund', 'refund'), '…lazy dog and asks for a refund');
 });

@@ -4,7 +4,20 @@ import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
 import { encodeCursor, type ListCursor } from '../../shared/list-cursor.ts';
 import { toConversationRow, type RawConversation } from './conversations.ts';
 
-type RawConv = RawConversation & { last_line: string | null; last_reply?: string | null; match_id?: number };
+type RawConv = RawConversation & { last_line: string | null; last_reply?: string | null; match_id?: number; match_text?: string | null };
+
+/** How much of a matching message precedes the match in its excerpt. */
+const EXCERPT_LEAD = 24;
+
+/** A search's matching message cut to begin shortly before the match, which a long line would hide past its ellipsis. */
+export function excerpt(content: string, needle: string): string {
+  const at = content.toLowerCase().indexOf(needle);
+  if (at <= EXCERPT_LEAD) return content;
+  // Start on a word boundary where there is one close by, so the excerpt does not open mid-word.
+  const space = content.lastIndexOf(' ', at - EXCERPT_LEAD);
+  const from = space >= 0 && at - space <= 2 * EXCERPT_LEAD ? space + 1 : at - EXCERPT_LEAD;
+  return `…${content.slice(from)}`;
+}
 
 export const toSummary = (r: RawConv): ConversationSummary => {
   const { createdAt: _createdAt, ...row } = toConversationRow(r);
@@ -153,7 +166,7 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
   // newer one), so pages never repeat a conversation, even when messages arrive between pages.
   const text = messageSearch(f.search!);
   const want = f.limit - items.length;
-  const sql = `SELECT c.*, ${LAST_TEXT}, m.id AS match_id
+  const sql = `SELECT c.*, ${LAST_TEXT}, m.id AS match_id, m.content AS match_text
                FROM ${text.from} JOIN conversations c ON c.id = m.conversation_id
                WHERE ${text.where}
                  ${base.where.map((w) => `AND ${w}`).join(' ')}
@@ -164,7 +177,7 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
   const rows = db.prepare(sql).all(...text.args, before, text.needle, ...base.args, pattern, pattern, pattern, text.needle, want + 1) as unknown as RawConv[];
   const more = rows.length > want;
   const page = more ? rows.slice(0, want) : rows;
-  items.push(...page.map(toSummary));
+  items.push(...page.map((r) => ({ ...toSummary(r), matchText: excerpt(r.match_text ?? '', text.needle) })));
   // A full page of field matches and none left over for messages: the message walk starts on the next page.
   if (want === 0) return { items, nextCursor: rows.length > 0 ? encodeCursor({ k: 'match', before: Number.MAX_SAFE_INTEGER }) : null };
   return { items, nextCursor: more ? encodeCursor({ k: 'match', before: page.at(-1)!.match_id! }) : null };

@@ -31,7 +31,8 @@ export function commandOf(content: string, info: Record<string, unknown> | undef
 }
 
 /** The list's preview of the last line: a command reads as the transcript says it; a reply says who gave it. */
-export function previewOf(t: TFunction, c: Pick<ConversationSummary, 'lastText' | 'lastCommand' | 'lastReply'>): string {
+export function previewOf(t: TFunction, c: Pick<ConversationSummary, 'lastText' | 'lastCommand' | 'lastReply' | 'matchText'>): string {
+  if (c.matchText) return c.matchText;
   if (c.lastCommand) return commandText(t, c.lastCommand);
   if (c.lastReply) return t('list.preview.reply', { who: c.lastReply.by === 'operator' ? (c.lastReply.operator ?? t('list.preview.operator')) : t('list.preview.bot'), text: c.lastText ?? '' });
   return c.lastText ?? '';
