@@ -1,5 +1,21 @@
 import type { NotificationConstructorOptions } from 'electron';
 import type { ConsoleEvent } from '../../shared/console-api.ts';
+import { assertNever } from '../../shared/assert-never.ts';
+
+type AlertReason = Extract<ConsoleEvent, { type: 'alert' }>['reason'];
+
+function titleOf(reason: AlertReason): string {
+  switch (reason) {
+    case 'handoff':
+      return 'Switchboard: the bot handed over a conversation';
+    case 'delivery_failed':
+      return 'Switchboard: a reply could not be delivered';
+    case 'needs_human':
+      return 'Switchboard: a conversation needs you';
+    default:
+      return assertNever(reason, 'alert reason');
+  }
+}
 
 /**
  * The desktop notification for a live event, or null. Only alerts notify, and only while the
@@ -10,7 +26,7 @@ import type { ConsoleEvent } from '../../shared/console-api.ts';
 export function alertNotification(event: ConsoleEvent, windowFocused: boolean): NotificationConstructorOptions | null {
   if (event.type !== 'alert' || windowFocused) return null;
   return {
-    title: event.reason === 'handoff' ? 'Switchboard: the bot handed over a conversation' : 'Switchboard: a conversation needs you',
+    title: titleOf(event.reason),
     body: event.text,
     silent: false,
   };
