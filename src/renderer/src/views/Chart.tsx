@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import uPlot from 'uplot';
+import { shortTime } from '../format.ts';
 import 'uplot/dist/uPlot.min.css';
 
 export interface ChartSeries {
@@ -22,11 +23,35 @@ export function timeRange(times: ArrayLike<number>, min: number | null, max: num
   return [min ?? first, max ?? last];
 }
 
+/** Shortest span a shared range shows: a lone sample gets a little time either side, not years. */
+const MIN_SPAN = 120;
+
+/**
+ * One x range for every chart on a page, in epoch seconds: from the later of the window's start and
+ * the first thing that happened (the first non-zero sample, or the first outbox sample, which the
+ * server takes when it starts) to the latest sample (now, as the server sees it). Minutes before the
+ * server ran hold only zeros and would take most of the width.
+ */
+export function sharedRange(windowStart: number, series: ReadonlyArray<{ times: ArrayLike<number>; values?: ArrayLike<number> }>): [number, number] | null {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const { times, values } of series) {
+    for (let i = 0; i < times.length; i++) {
+      const at = times[i]!;
+      last = Math.max(last, at);
+      if (at < first && (values === undefined || values[i] !== 0)) first = at;
+    }
+  }
+  if (last === -Infinity) return null;
+  const start = Math.min(Math.max(windowStart, first), last);
+  return last - start < MIN_SPAN ? [last - MIN_SPAN, last + 15] : [start, last];
+}
+
 /** What the canvas shows, as a table for screen readers: each series' latest value, peak and total. */
 function TextAlternative({ title, times, series, gauge }: { title: string; times: number[]; series: ChartSeries[]; gauge: boolean }) {
   const { t, i18n } = useTranslation();
   const last = times.length - 1;
-  const time = last >= 0 ? new Date(times[last]! * 1000).toLocaleTimeString(i18n.language) : '';
+  const time = last >= 0 ? shortTime(times[last]! * 1000, i18n.language) : '';
   return (
     <table className="sr-only">
       <caption>{title}</caption>
@@ -55,9 +80,14 @@ function TextAlternative({ title, times, series, gauge }: { title: string; times
 /**
  * A time-series chart (uPlot: canvas, fast with thousands of points, tiny). `times` are epoch
  * seconds, `step` the seconds between samples; a `gauge` (a level, not a count) has no total.
+ * `range` (see sharedRange) puts several charts on one time axis; such a chart does not zoom, so
+ * the axes stay aligned.
  */
-export function Chart({ title, times, series, step, gauge = false, height = 180 }: { title: string; times: number[]; series: ChartSeries[]; step: number; gauge?: boolean; height?: number }) {
+export function Chart({ title, times, series, step, gauge = false, height = 180, range }: { title: string; times: number[]; series: ChartSeries[]; step: number; gauge?: boolean; height?: number; range?: [number, number] | null }) {
   const figure = useRef<HTMLElement>(null);
+  // Read by the scale at each setData, so a new range needs no rebuild.
+  const shared = useRef(range);
+  shared.current = range;
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const labels = series.map((s) => s.label).join('|');
@@ -70,8 +100,12 @@ export function Chart({ title, times, series, step, gauge = false, height = 180 
       height,
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}22` }))],
       axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor' }],
+      cursor: { drag: { x: range === undefined, y: false } },
       scales: {
-        x: { time: true, range: (u, min, max) => timeRange(u.data[0] ?? [], min, max, step) },
+        x: {
+          time: true,
+          range: (u, min, max) => shared.current ?? timeRange(u.data[0] ?? [], min, max, step),
+        },
         y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] },
       },
       hooks: {

@@ -123,10 +123,17 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
                   data-conversation={c.id}
                 >
                   <Avatar id={c.customerId ?? c.groupId ?? c.peer} name={c.groupId ?? c.customerName} />
-                  <span className="peer" title={`${name} · ${c.clientId} · ${t(`list.channel.${c.channel}`)}`}>
-                    {name}
-                    {c.customerName && !c.groupId && c.customerId && <small> {c.customerId}</small>}
-                    <small> · {c.clientId} · {t(`list.channel.${c.channel}`)}</small>
+                  {/* The name and ids give way to the badges (ellipsis); the short channel label never does. */}
+                  <span className="head">
+                    <span className="peer" title={`${name} · ${c.clientId} · ${t(`list.channel.${c.channel}`)}`}>
+                      {name}
+                      {c.customerName && !c.groupId && c.customerId && <small> {c.customerId}</small>}
+                      <small> · {c.clientId}</small>
+                    </span>
+                    <small className="channel" data-testid="conversation-channel">
+                      {' · '}
+                      {t(`list.channel.${c.channel}`)}
+                    </small>
                   </span>
                   <When at={c.lastMessageAt} now={now} className="when" />
                   <span className="last">{previewOf(t, c)}</span>

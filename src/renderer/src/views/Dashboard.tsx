@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
-import { Chart } from './Chart.tsx';
+import { Chart, sharedRange } from './Chart.tsx';
 
 export function Dashboard() {
   const { t } = useTranslation();
@@ -17,6 +17,12 @@ export function Dashboard() {
   }, [loadStats]);
 
   if (!stats) return <section className="admin">{t('dashboard.loading')}</section>;
+  const outboxTimes = stats.outboxDepth.map(([time]) => time);
+  // The outbox keeps hours of samples; the minute series cover only the window. All share one axis.
+  const range = sharedRange(stats.minutes[0] ?? 0, [
+    { times: stats.minutes, values: stats.requests.map((n, i) => n + (stats.replies[i] ?? 0) + (stats.handoffs[i] ?? 0) + (stats.deliveryFailures[i] ?? 0)) },
+    { times: outboxTimes },
+  ]);
   return (
     <section className="admin dashboard" aria-label={t('nav.dashboard')}>
       {/* Each tile opens the list behind its number. "Waiting" deliveries that need a look are the
@@ -42,6 +48,7 @@ export function Dashboard() {
         title={t('dashboard.requests')}
         times={stats.minutes}
         step={60}
+        range={range}
         series={[
           { label: t('dashboard.accepted'), color: '#2463eb', values: stats.requests.map((n, i) => n - (stats.rejected[i] ?? 0)) },
           { label: t('dashboard.rejected'), color: '#dc2626', values: stats.rejected },
@@ -51,6 +58,7 @@ export function Dashboard() {
         title={t('dashboard.replies')}
         times={stats.minutes}
         step={60}
+        range={range}
         series={[
           { label: t('dashboard.autoReplies'), color: '#16a34a', values: stats.replies },
           { label: t('dashboard.handoffs'), color: '#d97706', values: stats.handoffs },
@@ -59,8 +67,9 @@ export function Dashboard() {
       />
       <Chart
         title={t('dashboard.outbox')}
-        times={stats.outboxDepth.map(([time]) => time)}
+        times={outboxTimes}
         step={15}
+        range={range}
         gauge
         series={[{ label: t('dashboard.pending'), color: '#7c3aed', values: stats.outboxDepth.map(([, n]) => n) }]}
       />

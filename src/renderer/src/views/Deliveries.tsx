@@ -5,7 +5,8 @@ import { DELIVERY_PROBLEM_STATES, DELIVERY_VIEW_STATES, type DeliveryItem, type 
 import { assertNever } from '../../../shared/assert-never.ts';
 import { translateNote } from '../i18n/server-notes.ts';
 import { displayName } from './conversation-name.ts';
-import { fullDate, useNow, When } from './relative-time.tsx';
+import { fullTime, shortTime } from '../format.ts';
+import { useNow, When } from './relative-time.tsx';
 import { deliveryStatus, maskUrl, shortUrl } from '../../../shared/console-display.ts';
 import { CopyButton } from './SecretDialog.tsx';
 import type { TFunction } from 'i18next';
@@ -70,8 +71,8 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
       </td>
       <td>
         {d.state === 'retrying' && d.nextAttemptAt !== null ? (
-          <time dateTime={new Date(d.nextAttemptAt).toISOString()} title={fullDate(d.nextAttemptAt, i18n.language)}>
-            {t('views.deliveries.next', { time: new Date(d.nextAttemptAt).toLocaleTimeString(i18n.language) })}
+          <time dateTime={new Date(d.nextAttemptAt).toISOString()} title={fullTime(d.nextAttemptAt, i18n.language)}>
+            {t('views.deliveries.next', { time: shortTime(d.nextAttemptAt, i18n.language, now) })}
           </time>
         ) : (
           <When at={d.createdAt} now={now} />

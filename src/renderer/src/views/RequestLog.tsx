@@ -3,12 +3,20 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { NO_REQUEST_FILTER, type RequestFilter } from '../store/views-slice.ts';
 import type { RequestLogItem } from '../../../shared/console-api.ts';
+import { fullTime, shortTime } from '../format.ts';
 
-/** One time, or first–last for a row that counts several requests. */
-function timeSpan(at: number, lastAt: number): string {
-  const first = new Date(at).toLocaleTimeString();
-  const last = new Date(lastAt).toLocaleTimeString();
-  return last === first ? first : `${first}–${last}`;
+/** One time, or first–last for a row that counts several requests; the full date and time on hover. */
+function TimeSpan({ at, lastAt }: { at: number; lastAt: number }) {
+  const { i18n } = useTranslation();
+  const lang = i18n.language;
+  const first = shortTime(at, lang);
+  const last = shortTime(lastAt, lang);
+  const title = lastAt === at ? fullTime(at, lang) : `${fullTime(at, lang)} – ${fullTime(lastAt, lang)}`;
+  return (
+    <time dateTime={new Date(at).toISOString()} title={title}>
+      {last === first ? first : `${first}–${last}`}
+    </time>
+  );
 }
 
 /** The schema problems of a validation failure (problem+json `errors`), as the endpoint listed them. */
@@ -113,7 +121,7 @@ export function RequestLog() {
             <col className="w-num" />
             <col />
             <col className="w-num" />
-            <col className="w-action" />
+            <col className="w-conversation" />
           </colgroup>
           <thead>
             <tr>
@@ -132,7 +140,9 @@ export function RequestLog() {
               const errors = fieldErrors(r.problem);
               return (
                 <tr key={r.id} className={r.status >= 400 ? 'failed' : ''} data-request={r.requestId}>
-                  <td>{timeSpan(r.at, r.lastAt)}</td>
+                  <td>
+                    <TimeSpan at={r.at} lastAt={r.lastAt} />
+                  </td>
                   <td className="clip" title={r.clientId ?? ''}>
                     {r.clientId ?? '-'}
                   </td>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
+import { fullTime } from '../format.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -35,8 +36,9 @@ export function duration(t: TFunction, ms: number): string {
   return t('views.duration.days', { count: Math.floor(d / DAY), hours: Math.floor((d % DAY) / HOUR) });
 }
 
+/** The full date and time, for a title: the app's one format (format.ts). */
 export function fullDate(at: number, lang: string): string {
-  return new Date(at).toLocaleString(lang, { dateStyle: 'full', timeStyle: 'medium' });
+  return fullTime(at, lang);
 }
 
 /** A relative time whose element carries the exact instant (datetime) and the full date on hover. */
