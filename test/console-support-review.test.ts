@@ -185,4 +185,20 @@ describe('the support-agent review of the console', { skip }, () => {
     await queued.click();
     await page.getByRole('textbox', { name: 'Reply to the customer' }).waitFor();
   });
+
+  it('each reply setting says what it does, which chats it applies to and what empty means', async () => {
+    await page.click('nav [data-view="clients"]');
+    const client = page.locator('[data-client="acme"]');
+    await client.getByRole('button', { name: 'Reply settings' }).click();
+    const form = page.getByRole('form', { name: 'Reply settings of acme' });
+    const described = async (name: string) => js(page, `(() => {
+      const label = [...document.querySelectorAll('form[aria-label="Reply settings of acme"] label')].find((l) => l.querySelector('span')?.textContent === ${JSON.stringify(name)});
+      const field = label.querySelector('input, select');
+      return document.getElementById(field.getAttribute('aria-describedby'))?.textContent ?? null;
+    })()`);
+    await form.waitFor();
+    assert.match(String(await described('Fallback text')), /Empty: IM sends nothing; a web visitor gets the service's default/);
+    assert.match(String(await described('Quiet period (s)')), /IM only; empty: 2\./);
+    assert.match(String(await described('Engine')), /every kind of message/);
+  });
 });
