@@ -60,39 +60,41 @@ function SettingsForm({ client, focusSignal }: { client: ClientView; focusSignal
       }}
     >
       {FIELDS.map(([k, type]) => (
-        <label key={k}>
-          <span>{t(`clients.field.${k}`)}</span>
-          {type === 'engine' ? (
-            <select value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} aria-label={t(`clients.field.${k}`)} aria-describedby={`help-${client.id}-${k}`}>
-              {engines.map((e) => (
-                <option key={e.name} value={e.name}>
-                  {e.name === 'kb' ? t('clients.builtinEngine') : `${e.name} (${e.model ?? ''})`}
-                </option>
-              ))}
-            </select>
-          ) : type === 'select' ? (
-            <select value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} aria-describedby={`help-${client.id}-${k}`}>
-              {['mention', 'all', 'never'].map((p) => (
-                <option key={p} value={p}>
-                  {p}
-                </option>
-              ))}
-            </select>
-          ) : (
-            <input
-              type={type === 'list' ? 'text' : type}
-              step="any"
-              value={draft[k]}
-              placeholder={PLACEHOLDERS[k]}
-              aria-describedby={`help-${client.id}-${k}`}
-              onChange={(e) => (setSaved(false), setDraft({ ...draft, [k]: e.target.value }))}
-            />
-          )}
-          {/* What the setting does, which chats it applies to, and what empty means: a grey default alone said none of it. */}
+        <div key={k} className="field">
+          <label>
+            <span>{t(`clients.field.${k}`)}</span>
+            {type === 'engine' ? (
+              <select value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} aria-label={t(`clients.field.${k}`)} aria-describedby={`help-${client.id}-${k}`}>
+                {engines.map((e) => (
+                  <option key={e.name} value={e.name}>
+                    {e.name === 'kb' ? t('clients.builtinEngine') : `${e.name} (${e.model ?? ''})`}
+                  </option>
+                ))}
+              </select>
+            ) : type === 'select' ? (
+              <select value={draft[k]} onChange={(e) => setDraft({ ...draft, [k]: e.target.value })} aria-describedby={`help-${client.id}-${k}`}>
+                {['mention', 'all', 'never'].map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                type={type === 'list' ? 'text' : type}
+                step="any"
+                value={draft[k]}
+                placeholder={PLACEHOLDERS[k]}
+                aria-describedby={`help-${client.id}-${k}`}
+                onChange={(e) => (setSaved(false), setDraft({ ...draft, [k]: e.target.value }))}
+              />
+            )}
+          </label>
+          {/* What the setting does, which chats it applies to, and what empty means: a grey default alone said none of it. Outside the label, so the field's name stays its name. */}
           <small className="help" id={`help-${client.id}-${k}`}>
             {t(`clients.help.${k}`)}
           </small>
-        </label>
+        </div>
       ))}
       <button type="submit">{saved ? t('clients.saved') : t('clients.save')}</button>
     </form>
