@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, openConsole, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import type { ConsoleOutputs, DeliveryItem } from '../src/shared/console-api.ts';
@@ -27,12 +27,8 @@ describe('the second support-agent review of the console', { skip }, () => {
   let gone: Receiver;
   const secrets: Record<string, string> = {};
   const send = (client: string, info: Record<string, unknown>) => sendAs(server, client, secrets[client]!, info);
-  const row = (p: Page, who: string) => p.locator(`[data-testid=conversation-list] [data-conversation]:has-text("${who}")`);
-  const open = async (who: string): Promise<void> => {
-    await page.click('nav [data-view="conversations"]');
-    await row(page, who).click();
-    await page.waitForSelector(`[data-testid=transcript] h2:has-text("${who}")`);
-  };
+  const row = listRow;
+  const open = (who: string): Promise<void> => openConversation(page, who);
   const replied = (customer: string) =>
     waitFor(`${customer}'s reply`, async () => {
       const list = await consoleCall<{ items: Array<{ id: string; customerId: string | null }> }>(server, 'listConversations', { limit: 50 });

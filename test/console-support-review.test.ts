@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, openConsole, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
 import type { DeliveryItem } from '../src/shared/console-api.ts';
 
@@ -24,12 +24,8 @@ describe('the support-agent review of the console', { skip }, () => {
   let page: Page;
   const secrets: Record<string, string> = {};
   const send = (client: string, info: Record<string, unknown>) => sendAs(server, client, secrets[client]!, info);
-  const row = (who: string) => page.locator(`[data-testid=conversation-list] [data-conversation]:has-text("${who}")`);
-  const open = async (who: string): Promise<void> => {
-    await page.click('nav [data-view="conversations"]');
-    await row(who).click();
-    await page.waitForSelector(`[data-testid=transcript] h2:has-text("${who}")`);
-  };
+  const row = (who: string) => listRow(page, who);
+  const open = (who: string): Promise<void> => openConversation(page, who);
   const blur = () => js(page, 'document.activeElement && document.activeElement.blur()');
 
   before(async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, CHROMIUM, consoleCall, launchChromium, openConsole, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 
@@ -16,11 +16,7 @@ describe('transcript labels a support agent can trust', { skip }, () => {
   let page: Page;
   let secret = '';
   const send = (info: Record<string, unknown>) => sendAs(server, 'acme', secret, info);
-  const open = async (who: string): Promise<void> => {
-    await page.click('nav [data-view="conversations"]');
-    await page.locator(`[data-testid=conversation-list] [data-conversation]:has-text("${who}")`).click();
-    await page.waitForSelector(`[data-testid=transcript] h2:has-text("${who}")`);
-  };
+  const open = (who: string): Promise<void> => openConversation(page, who);
 
   before(async () => {
     buildConsole();
@@ -75,13 +71,13 @@ describe('transcript labels a support agent can trust', { skip }, () => {
     await open('Ivan');
     await page.locator('[data-testid=transcript] .conv-head').getByRole('button', { name: 'Resolve' }).click();
     await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolved by Ann Lee: no longer needs a human');
-    await page.locator('[data-testid=conversation-list] [data-conversation]:has-text("Ivan") >> text=Resolved by Ann Lee').waitFor();
+    await listRow(page, 'Ivan').locator('text=Resolved by Ann Lee').waitFor();
   });
 
   it('a search lists each conversation with its matching message, not its last line', async () => {
     await page.click('nav [data-view="conversations"]');
     await page.fill('input[type=search]', 'delivery address');
-    const ivan = page.locator('[data-testid=conversation-list] [data-conversation]:has-text("Ivan")');
+    const ivan = listRow(page, 'Ivan');
     await ivan.locator('.last:text-is("Can I change my delivery address?")').waitFor();
     await page.fill('input[type=search]', '');
     await ivan.locator('.last >> text=Resolved by Ann Lee').waitFor();

@@ -79,3 +79,15 @@ export async function chooseLanguage(page: Page, lang: 'en' | 'zh-CN'): Promise<
 export async function useTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
   await page.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`);
 }
+
+/** A conversation's row in the list, by text it shows (a name, an id). */
+export function listRow(page: Page, who: string) {
+  return page.locator(`[data-testid=conversation-list] [data-conversation]:has-text("${who}")`);
+}
+
+/** Opens a conversation from the Conversations view, as an agent clicks it, and waits for its transcript. */
+export async function openConversation(page: Page, who: string): Promise<void> {
+  await page.click('nav [data-view="conversations"]');
+  await listRow(page, who).click();
+  await page.waitForSelector(`[data-testid=transcript] h2:has-text("${who}")`);
+}
