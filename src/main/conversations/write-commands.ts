@@ -276,10 +276,7 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'delivery_attempt':
     case 'delivery_cancel':
     case 'delivery_retry':
-    {
-      const { count, alert } = executeDeliveryCommand(store, command);
-      return alert ? { kind: 'changed', count, alert: 'delivery_failed' } : { kind: 'changed', count };
-    }
+      return { kind: 'changed', ...executeDeliveryCommand(store, command) };
     case 'console_stop':
       return consoleStop(store, command.conversationId, command.operator, command.now);
     case 'console_resume':

@@ -11,18 +11,18 @@ export type DeliveryCommand =
  * How many deliveries changed (0 when one was cancelled or retried meanwhile), and whether a
  * delivery that died newly flagged its conversation as needing a human (the cue for one alert).
  */
-export function executeDeliveryCommand(store: Store, c: DeliveryCommand): { count: number; alert: boolean } {
+export function executeDeliveryCommand(store: Store, c: DeliveryCommand): { count: number; alert?: 'delivery_failed' } {
   switch (c.kind) {
     case 'delivery_attempt': {
-      if (!store.deliveries.recordAttempt(c)) return { count: 0, alert: false };
+      if (!store.deliveries.recordAttempt(c)) return { count: 0 };
       // A reply that will never arrive leaves the customer unanswered: a person has to step in.
-      return { count: 1, alert: c.state === 'dead' && store.conversations.flagNeedsHuman(c.conversationId, c.now) };
+      return c.state === 'dead' && store.conversations.flagNeedsHuman(c.conversationId, c.now) ? { count: 1, alert: 'delivery_failed' } : { count: 1 };
     }
     case 'delivery_cancel':
-      return { count: store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0, alert: false };
+      return { count: store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0 };
     case 'delivery_retry':
       // The console's retry: a dead delivery starts over, one waiting for a retry goes now.
-      return { count: store.deliveries.retry(c.deliveryId, c.now) || store.deliveries.retryNow(c.deliveryId, c.now) ? 1 : 0, alert: false };
+      return { count: store.deliveries.retry(c.deliveryId, c.now) || store.deliveries.retryNow(c.deliveryId, c.now) ? 1 : 0 };
     default:
       return assertNever(c, 'delivery command');
   }
