@@ -315,6 +315,8 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await blur();
     await page.keyboard.press('s');
     await toast.waitFor();
+    // The stop is answered before the page's clock jumps: the jump is instant, the request is not.
+    await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Stopped")');
     await page.clock.fastForward(5_100);
     await toast.waitFor({ state: 'detached' });
     assert.equal(await state(), 'Stopped');
