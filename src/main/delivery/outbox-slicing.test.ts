@@ -63,3 +63,38 @@ test('a committed batch of deliveries is started a few per turn, oldest first, a
   assert.equal(store.deliveries.due(clock.now() + 10_000, 100, new Set()).length, 0, 'all recorded as sent');
   await outbox.stop();
 });
+
+test('a taken delivery starts ahead of the quiet periods already queued on the shared slicer', async () => {
+  const store = createStore(openDatabase(':memory:'));
+  store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
+  const clock = manualClock();
+  const client = { id: 'a', enabled: true, settings: DEFAULT_CLIENT_SETTINGS, keys: [createSecretKey(Buffer.from('s'.repeat(32)))] };
+  const writer = {
+    submit: (command) => new Promise((resolve) => queueMicrotask(() => resolve(executeWrite(store, command)))),
+    send() {},
+    drain: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    stats: { batches: 0, jobs: 0, largestBatch: 0 },
+  } satisfies MessageWriter;
+  let t = 0;
+  const slicer = createTurnSlicer({ budgetMs: 2, now: () => t++ });
+  // A backlog of reply timers that fired together, a few per turn: 40 tasks, 20 turns or more.
+  const fired: number[] = [];
+  for (let i = 0; i < 40; i++) slicer.run(() => fired.push(i));
+  const sentAfter: number[] = [];
+  const send = (): Promise<SendResult> => {
+    sentAfter.push(fired.length);
+    return Promise.resolve({ kind: 'response', status: 200, retryAfter: null });
+  };
+  const outbox = createOutbox({ store, writer, send, clock, lookupClient: () => client, concurrency: 4, pollMs: 1000, slicer, log: () => {} });
+  store.conversations.create({ id: 'c', clientId: 'a', channel: 'im', peer: 'u:c', groupId: null, customerId: 'c', autoReply: 'active', now: 0 });
+  const info = { msg_id: 'reply-c', reply_to: ['m'], conversation_id: 'c', to_user_id: 'c', content: 'hi', message_type: 1, event_type: 'auto_dialog', from_user_type: 4, create_timestamp: 0 };
+  const replyId = store.messages.insertReply({ conversationId: 'c', kind: 'auto', msgId: 'reply-c', replyTo: ['m'], afterMessageId: 0, content: 'hi', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: 0 });
+  store.deliveries.insert({ replyId, replyMsgId: 'reply-c', conversationId: 'c', clientId: 'a', sendUrl: 'http://receiver.test/hook', messageInfo: JSON.stringify(info), state: 'pending', nextAttemptAt: 0, createdAt: 0 });
+  outbox.start();
+  while (sentAfter.length === 0 && slicer.pending() > 0) await nextTurn();
+  assert.deepEqual(sentAfter, [0], 'sent in the first slice, before any of the 40 queued tasks');
+  while (slicer.pending() > 0 || outbox.inFlight() > 0) await nextTurn();
+  assert.equal(fired.length, 40, 'the queued tasks all ran after it');
+  await outbox.stop();
+});

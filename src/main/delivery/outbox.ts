@@ -174,7 +174,8 @@ export function createOutbox(deps: OutboxDeps) {
             requestScan();
           };
           // Taken now (in flight, holding its slot), started a few per turn: a committed batch's
-          // checks, signatures and request starts would otherwise all run in this one turn.
+          // checks, signatures and request starts would otherwise all run in this one turn. Ahead
+          // of quiet periods that ended meanwhile: its slot is held until the request ends.
           slicer.run(() => {
             if (stopped) {
               // Not sent yet: it stays pending in the database and goes after the restart.
@@ -191,7 +192,7 @@ export function createOutbox(deps: OutboxDeps) {
                 settleIdle();
                 requestScan();
               });
-          });
+          }, 'first');
         }
       }
       // A due delivery that was not taken is waiting behind one in flight, whose end rescans.

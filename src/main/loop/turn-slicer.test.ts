@@ -53,3 +53,17 @@ test('a cancelled task never runs; a throwing one does not stop the rest', async
   assert.deepEqual(ran, ['kept']);
   assert.equal(errors.length, 1);
 });
+
+test("'first' tasks run before the 'normal' ones already waiting, each lane in its own order", async () => {
+  const slicer = createTurnSlicer({ budgetMs: 2, now: tickingClock() });
+  const ran: string[] = [];
+  for (let i = 0; i < 4; i++) slicer.run(() => ran.push(`n${i}`));
+  await nextTurn();
+  slicer.run(() => ran.push('f0'), 'first');
+  const cancel = slicer.run(() => ran.push('f-cancelled'), 'first');
+  slicer.run(() => ran.push('f1'), 'first');
+  cancel();
+  assert.equal(slicer.pending(), 4, 'two normal and two first tasks left');
+  while (slicer.pending() > 0) await nextTurn();
+  assert.deepEqual(ran, ['n0', 'n1', 'f0', 'f1', 'n2', 'n3']);
+});

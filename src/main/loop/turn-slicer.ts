@@ -6,8 +6,11 @@
  * slices so the poll phase serves sockets in between.
  */
 export interface TurnSlicer {
-  /** Queues `task` behind the ones already queued; returns a cancel function (no-op once it ran). */
-  run(task: () => void): () => void;
+  /**
+   * Queues `task` behind the ones already queued in its lane; returns a cancel function (no-op
+   * once it ran). 'first' tasks run before every 'normal' one still waiting.
+   */
+  run(task: () => void, lane?: Lane): () => void;
   /** Tasks queued and not yet run or cancelled. */
   pending(): number;
 }
@@ -23,6 +26,13 @@ export interface TurnSlicerOptions {
 
 export const DEFAULT_TURN_BUDGET_MS = 2;
 
+/**
+ * 'first' is for work that finishes what an earlier task started (a delivery whose reply is
+ * already committed): run behind a backlog of new work (quiet periods that just ended), it held
+ * its outbox slot for hundreds of milliseconds and the burst's deliveries slowed to a trickle.
+ */
+export type Lane = 'first' | 'normal';
+
 interface Entry {
   task: () => void;
   cancelled: boolean;
@@ -31,23 +41,18 @@ interface Entry {
 export function createTurnSlicer(options: TurnSlicerOptions = {}): TurnSlicer {
   const budgetMs = options.budgetMs ?? DEFAULT_TURN_BUDGET_MS;
   const now = options.now ?? (() => performance.now());
-  // A plain array with a head index: shift() on thousands of entries is quadratic.
-  let queue: Entry[] = [];
-  let head = 0;
-  let live = 0;
+  const lanes = { first: createQueue(), normal: createQueue() };
   let scheduled = false;
 
   function slice(): void {
     scheduled = false;
     const start = now();
     let ran = 0;
-    while (head < queue.length) {
+    for (;;) {
       if (ran > 0 && now() - start >= budgetMs) break;
-      const entry = queue[head]!;
-      queue[head++] = undefined as unknown as Entry;
-      if (entry.cancelled) continue;
+      const entry = lanes.first.take() ?? lanes.normal.take();
+      if (!entry) break;
       entry.cancelled = true;
-      live--;
       ran++;
       try {
         entry.task();
@@ -55,10 +60,7 @@ export function createTurnSlicer(options: TurnSlicerOptions = {}): TurnSlicer {
         options.onError?.(error);
       }
     }
-    if (head >= queue.length) {
-      queue = [];
-      head = 0;
-    } else schedule();
+    if (lanes.first.live() + lanes.normal.live() > 0) schedule();
   }
 
   function schedule(): void {
@@ -68,17 +70,47 @@ export function createTurnSlicer(options: TurnSlicerOptions = {}): TurnSlicer {
   }
 
   return {
-    run(task) {
+    run(task, lane = 'normal') {
       const entry: Entry = { task, cancelled: false };
+      const queue = lanes[lane];
       queue.push(entry);
-      live++;
       schedule();
-      return () => {
-        if (entry.cancelled) return;
-        entry.cancelled = true;
-        live--;
-      };
+      return () => queue.cancel(entry);
     },
-    pending: () => live,
+    pending: () => lanes.first.live() + lanes.normal.live(),
+  };
+}
+
+/** A FIFO of entries; a plain array with a head index, as shift() on thousands is quadratic. */
+function createQueue() {
+  let items: Entry[] = [];
+  let head = 0;
+  let live = 0;
+  return {
+    push(entry: Entry): void {
+      items.push(entry);
+      live++;
+    },
+    /** The next entry not cancelled, or undefined; cancelled ones are dropped on the way. */
+    take(): Entry | undefined {
+      while (head < items.length) {
+        const entry = items[head]!;
+        items[head++] = undefined as unknown as Entry;
+        if (head >= items.length) {
+          items = [];
+          head = 0;
+        }
+        if (entry.cancelled) continue;
+        live--;
+        return entry;
+      }
+      return undefined;
+    },
+    cancel(entry: Entry): void {
+      if (entry.cancelled) return;
+      entry.cancelled = true;
+      live--;
+    },
+    live: () => live,
   };
 }
