@@ -35,6 +35,9 @@ import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
 import type { ConsoleHandlers } from '../shared/console-api.ts';
 
+/** How often the event-loop delay monitor's timer ticks. */
+const LOOP_DELAY_RESOLUTION_MS = 10;
+
 export interface ServiceOptions {
   config: ServerConfig;
   dataDir: string;
@@ -208,9 +211,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   metrics.gauge('switchboard_outbox_pending', 'Deliveries waiting to be sent (outbox depth).', () => store.deliveries.countByState().pending);
   metrics.gauge('switchboard_outbox_dead', 'Deliveries that gave up; retry them from the console or CLI.', () => store.deliveries.countByState().dead);
   metrics.gauge('switchboard_replies_waiting', 'Conversations in their quiet period.', () => scheduler.waitingConversations());
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   loopDelay.enable();
-  eventLoopDelayGauges(metrics, loopDelay);
+  eventLoopDelayGauges(metrics, loopDelay, LOOP_DELAY_RESOLUTION_MS);
 
   const flushTimer = setInterval(() => {
     const counted = requestLog.flush(clock.now());

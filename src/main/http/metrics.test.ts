@@ -46,7 +46,7 @@ test('event-loop delay gauges show a stall at the next scrape, then only what ca
   const m = createMetrics();
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
-  eventLoopDelayGauges(m, h);
+  eventLoopDelayGauges(m, h, 10);
   const value = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
   await new Promise((r) => setTimeout(r, 30));
   const stallUntil = Date.now() + 120;
@@ -60,4 +60,17 @@ test('event-loop delay gauges show a stall at the next scrape, then only what ca
   h.disable();
   assert.ok(value(second, 'switchboard_event_loop_delay_max_seconds') < 0.1, second);
   assert.ok(value(second, 'switchboard_event_loop_delay_p99_seconds') < 0.1, second);
+});
+
+test('an idle loop reads as no delay: the monitor timer\'s own 10 ms interval is not counted as delay', () => {
+  const m = createMetrics();
+  // What monitorEventLoopDelay({ resolution: 10 }) holds for an idle loop: ticks 10.2-10.4 ms apart.
+  let count = 200;
+  const idle = { percentile: () => 10.29e6, max: 10.37e6, get count() { return count; }, reset: () => void (count = 0) };
+  eventLoopDelayGauges(m, idle, 10);
+  const text = m.render();
+  const value = (name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
+  assert.ok(value('switchboard_event_loop_delay_p99_seconds') < 0.001, text);
+  assert.ok(value('switchboard_event_loop_delay_max_seconds') < 0.001, text);
+  assert.equal(m.render().includes('switchboard_event_loop_delay_p99_seconds 0\n'), true, 'nothing sampled since the last scrape: 0');
 });

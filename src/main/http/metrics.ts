@@ -100,11 +100,17 @@ export type Metrics = ReturnType<typeof createMetrics>;
  * Main-thread event-loop delay as two gauges, each covering the time since the previous scrape:
  * a stall shows up once, at the scrape after it, instead of being averaged into a lifetime figure.
  * The histogram resets when the max is read, so with several scrapers each sees only its share.
+ * monitorEventLoopDelay records the time between the ticks of its own timer, so an idle loop
+ * reads as the timer's resolution (10 ms): the delay is what lies beyond it, as load-shedding
+ * libraries compute it. Before this, an idle service reported 10 ms of delay.
  */
-export function eventLoopDelayGauges(metrics: Metrics, histogram: Histogram): void {
-  metrics.gauge('switchboard_event_loop_delay_p99_seconds', 'Main-thread event-loop delay p99 since the previous scrape.', () => histogram.percentile(99) / 1e9);
+export function eventLoopDelayGauges(metrics: Metrics, histogram: Pick<Histogram, 'percentile' | 'max' | 'count' | 'reset'>, resolutionMs: number): void {
+  const beyondResolution = (ns: number): number => Math.max(0, ns / 1e6 - resolutionMs) / 1000;
+  metrics.gauge('switchboard_event_loop_delay_p99_seconds', 'Main-thread event-loop delay p99 since the previous scrape.', () =>
+    histogram.count ? beyondResolution(histogram.percentile(99)) : 0,
+  );
   metrics.gauge('switchboard_event_loop_delay_max_seconds', 'Main-thread event-loop delay max since the previous scrape.', () => {
-    const max = histogram.count ? histogram.max / 1e9 : 0;
+    const max = histogram.count ? beyondResolution(histogram.max) : 0;
     histogram.reset();
     return max;
   });
