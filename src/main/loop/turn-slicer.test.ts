@@ -67,3 +67,26 @@ test("'first' tasks run before the 'normal' ones already waiting, each lane in i
   while (slicer.pending() > 0) await nextTurn();
   assert.deepEqual(ran, ['n0', 'n1', 'f0', 'f1', 'n2', 'n3']);
 });
+
+test("a steady stream of 'first' tasks never starves the 'normal' lane: each slice runs at least one", async () => {
+  const slicer = createTurnSlicer({ budgetMs: 2, now: tickingClock() });
+  const ran: string[] = [];
+  let turn = 0;
+  // Each 'first' task queues another, as deliveries freeing slots take the next ones.
+  const refill = (): void => {
+    ran.push(`f@${turn}`);
+    if (turn < 5) slicer.run(refill, 'first');
+  };
+  for (let i = 0; i < 4; i++) slicer.run(refill, 'first');
+  slicer.run(() => ran.push(`n@${turn}`));
+  slicer.run(() => ran.push(`n@${turn}`));
+  await nextTurn();
+  turn++;
+  await nextTurn();
+  turn++;
+  assert.deepEqual(ran.filter((r) => r.startsWith('n')), ['n@0', 'n@1'], 'one normal task in each of the first two slices');
+  while (slicer.pending() > 0) {
+    await nextTurn();
+    turn++;
+  }
+});

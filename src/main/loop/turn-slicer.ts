@@ -48,10 +48,15 @@ export function createTurnSlicer(options: TurnSlicerOptions = {}): TurnSlicer {
     scheduled = false;
     const start = now();
     let ran = 0;
+    let ranNormal = false;
     for (;;) {
-      if (ran > 0 && now() - start >= budgetMs) break;
-      const entry = lanes.first.take() ?? lanes.normal.take();
+      const spent = ran > 0 && now() - start >= budgetMs;
+      // Past the budget, one 'normal' task still runs if none has: an outbox draining a backlog
+      // keeps the first lane full, and quiet periods that ended must not wait for all of it.
+      const first = spent ? undefined : lanes.first.take();
+      const entry = first ?? (spent && ranNormal ? undefined : lanes.normal.take());
       if (!entry) break;
+      if (!first) ranNormal = true;
       entry.cancelled = true;
       ran++;
       try {
