@@ -114,7 +114,7 @@ describe('the agent\'s workspace over the console API', () => {
 
     await c.ok('setOperator', ANN);
     const resolved = await c.ok('resolveConversation', { conversationId: m.conversationId });
-    assert.deepEqual(resolved, { resolvedAt: h.clock.now(), resolvedBy: ANN });
+    assert.deepEqual(resolved, { resolvedAt: h.clock.now(), resolvedBy: ANN, undoable: true });
     const s = await summary(m.conversationId);
     assert.deepEqual([s.needsHuman, s.needsHumanSince, s.resolvedAt, s.resolvedBy], [false, null, h.clock.now(), 'Ann']);
 

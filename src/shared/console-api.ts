@@ -31,6 +31,14 @@ export interface ConversationPage {
 }
 
 export type ApiError = { code: string; message: string };
+
+/**
+ * Why undoResolve changed nothing; the error code is `undo_<reason>`. Each is a refusal, not a
+ * silent no-op: the agent pressed Undo to get a waiting customer back in the queue, and must know
+ * when that did not happen.
+ */
+export const UNDO_RESOLVE_REFUSALS = ['expired', 'unavailable', 'already_undone', 'needs_you_again', 'resolved_again', 'changed'] as const;
+export type UndoResolveRefusal = (typeof UNDO_RESOLVE_REFUSALS)[number];
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
 export const CONVERSATION_FILTERS = [...AUTO_REPLY_STATES, 'needs_human'] as const;
@@ -101,6 +109,11 @@ export const consoleInputs = {
   }),
   /** Clears needs_human, recording who and when. */
   resolveConversation: z.object({ conversationId: z.string().min(1).max(64) }),
+  /**
+   * Undo of a Resolve just made: back in Needs you with the wait it had. `resolvedAt` is that
+   * Resolve's answer: it names the Resolve to take back, so a colleague's later one never is.
+   */
+  undoResolve: z.object({ conversationId: z.string().min(1).max(64), resolvedAt: z.number().int().nonnegative() }),
   /** The operator has seen the conversation up to this message id. */
   markRead: z.object({ conversationId: z.string().min(1).max(64), upToId: z.number().int().nonnegative() }),
   listCanned: z.object({ search: z.string().max(200).optional() }),
@@ -288,7 +301,10 @@ export interface ConsoleOutputs {
   getOperator: Operator | null;
   setOperator: Operator;
   sendReply: { msgId: string; deliveryId: number };
-  resolveConversation: { resolvedAt: number; resolvedBy: Operator };
+  /** `undoable`: it took the conversation out of Needs you, so undoResolve can put it back. */
+  resolveConversation: { resolvedAt: number; resolvedBy: Operator; undoable: boolean };
+  /** What the conversation is back to: the wait it had, and the resolve before the one undone. */
+  undoResolve: { needsHumanSince: number; resolvedAt: number | null; resolvedBy: string | null };
   markRead: { unread: number };
   listCanned: CannedReply[];
   saveCanned: CannedReply;

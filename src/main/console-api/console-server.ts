@@ -67,6 +67,8 @@ function refuse(req: IncomingMessage, res: ServerResponse, r: Refusal, asData: b
 function statusOf(code: string): number {
   if (code === 'unknown_method' || code === 'not_found') return 404;
   if (code === 'engine_timeout') return 504;
+  // An Undo refused because the conversation moved on (or the window closed): a conflict with its state, not bad input.
+  if (code.startsWith('undo_')) return 409;
   return code === 'internal_error' ? 500 : 400;
 }
 

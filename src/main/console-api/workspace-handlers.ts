@@ -36,6 +36,7 @@ type WorkspaceMethods =
   | 'setOperator'
   | 'sendReply'
   | 'resolveConversation'
+  | 'undoResolve'
   | 'markRead'
   | 'listCanned'
   | 'saveCanned'
@@ -114,7 +115,16 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       const result = await deps.writer.submit({ kind: 'resolve', conversationId: input.conversationId, operator, now: clock.now() });
       if (result?.kind !== 'resolved') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
-      return { resolvedAt: result.resolvedAt, resolvedBy: operator };
+      return { resolvedAt: result.resolvedAt, resolvedBy: operator, undoable: result.undoable };
+    },
+    async undoResolve(input) {
+      const operator = requireOperator(store);
+      const result = await deps.writer.submit({ kind: 'undo_resolve', conversationId: input.conversationId, resolvedAt: input.resolvedAt, operator, now: clock.now() });
+      // Checked and refused inside the write's transaction: nothing can slip in between.
+      if (result?.kind === 'undo_refused') throw new ConsoleError(`undo_${result.reason}`, result.message);
+      if (result?.kind !== 'resolve_undone') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
+      deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+      return { needsHumanSince: result.needsHumanSince, resolvedAt: result.resolvedAt, resolvedBy: result.resolvedBy };
     },
     async markRead(input) {
       const result = await deps.writer.submit({ kind: 'mark_read', conversationId: input.conversationId, upToId: input.upToId });

@@ -17,9 +17,16 @@ export function stopConversation(store: Store, conversationId: string, now: numb
 /**
  * A line in the transcript for a change of the conversation's state: the operator reads what
  * happened, when and by whom, where it happened. `info` says where it came from and who did it.
+ * Returns the line's message id: an undo of a Resolve looks for what was said after it.
  */
-export function commandLine(store: Store, conv: { id: string; clientId: string }, command: 'stop_auto_reply' | 'resume_auto_reply' | 'resolve', info: Record<string, unknown>, now: number): void {
-  store.messages.insert({
+export function commandLine(
+  store: Store,
+  conv: { id: string; clientId: string },
+  command: 'stop_auto_reply' | 'resume_auto_reply' | 'resolve' | 'undo_resolve',
+  info: Record<string, unknown>,
+  now: number,
+): number {
+  return store.messages.insert({
     conversationId: conv.id,
     clientId: conv.clientId,
     eventType: 'cmd_dialog',

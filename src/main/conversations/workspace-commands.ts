@@ -4,7 +4,7 @@ import type { EngineAnswer } from '../engines/engine.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 import { effectiveAutoReply } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
-import { commandLine } from './state-commands.ts';
+import { resolveConversation, undoResolve, type ResolveResult, type UndoResolveResult } from './resolve-commands.ts';
 
 /** An operator reply (protocol section 7), its delivery built on the main thread. */
 export interface OperatorReplyCommand {
@@ -42,13 +42,16 @@ export type WorkspaceCommand =
   | OperatorReplyCommand
   | ConsoleSuggestionCommand
   | { kind: 'resolve'; conversationId: string; operator: Operator; now: number }
+  /** `resolvedAt` names the Resolve to take back (see resolve-commands.ts). */
+  | { kind: 'undo_resolve'; conversationId: string; resolvedAt: number; operator: Operator; now: number }
   | { kind: 'mark_read'; conversationId: string; upToId: number }
   | { kind: 'set_operator'; operator: Operator; now: number }
   | { kind: 'audit'; entry: NewAudit };
 
 export type WorkspaceResult =
   | { kind: 'operator_reply'; replyId: number; deliveryId: number }
-  | { kind: 'resolved'; resolvedAt: number }
+  | ResolveResult
+  | UndoResolveResult
   | { kind: 'unread'; unread: number }
   | { kind: 'done' };
 
@@ -139,14 +142,10 @@ export function executeWorkspaceCommand(store: Store, c: WorkspaceCommand): Work
       return operatorReply(store, c);
     case 'console_suggestion':
       return consoleSuggestion(store, c);
-    case 'resolve': {
-      const conv = store.conversations.byId(c.conversationId);
-      if (!conv || !store.conversations.resolve(c.conversationId, c.now, c.operator.name)) return null;
-      // The next agent to open it reads that someone handled it, and who; a no-op says nothing.
-      if (conv.needsHuman) commandLine(store, conv, 'resolve', { source: 'console', operator: { id: c.operator.id, name: c.operator.name } }, c.now);
-      store.audit.insert({ at: c.now, operator: c.operator, action: 'resolve', conversationId: c.conversationId, detail: null });
-      return { kind: 'resolved', resolvedAt: c.now };
-    }
+    case 'resolve':
+      return resolveConversation(store, c.conversationId, c.operator, c.now);
+    case 'undo_resolve':
+      return undoResolve(store, c.conversationId, c.resolvedAt, c.operator, c.now);
     case 'mark_read': {
       const unread = store.conversations.markRead(c.conversationId, c.upToId);
       return unread === undefined ? null : { kind: 'unread', unread };

@@ -284,6 +284,7 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'operator_reply':
     case 'console_suggestion':
     case 'resolve':
+    case 'undo_resolve':
     case 'mark_read':
     case 'set_operator':
     case 'audit':

@@ -70,6 +70,8 @@ export function conversationQueries(db: Db) {
   const flagNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 1, needs_human_since = ? WHERE id = ? AND needs_human = 0');
   const clearNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 0, needs_human_since = NULL WHERE id = ? AND needs_human = 1');
   const resolve = db.prepare('UPDATE conversations SET needs_human = 0, needs_human_since = NULL, resolved_at = ?, resolved_by = ? WHERE id = ?');
+  // Only while it is still out of Needs you: a flag set meanwhile keeps its own time.
+  const unresolve = db.prepare('UPDATE conversations SET needs_human = 1, needs_human_since = ?, resolved_at = ?, resolved_by = ? WHERE id = ? AND needs_human = 0');
   const touch = db.prepare(
     'UPDATE conversations SET message_count = message_count + ?, last_message_at = max(last_message_at, ?) WHERE id = ?',
   );
@@ -129,6 +131,13 @@ export function conversationQueries(db: Db) {
     /** Clears the flag and records who resolved the conversation, and when. */
     resolve(id: string, now: number, by: string): boolean {
       return resolve.run(now, by, id).changes > 0;
+    },
+    /**
+     * Undo of a Resolve: flagged again with the wait it had (its place in Needs you, which is
+     * ordered by needs_human_since), and the resolve before it; true when it was out of Needs you.
+     */
+    unresolve(id: string, needsHumanSince: number, resolvedAt: number | null, resolvedBy: string | null): boolean {
+      return unresolve.run(needsHumanSince, resolvedAt, resolvedBy, id).changes > 0;
     },
     /** Counts entries appended to the transcript and moves the conversation up the list. */
     touch(id: string, added: number, at: number): void {

@@ -40,6 +40,13 @@ export function workspaceQueries(db: Db) {
   const lastCustomerText = db.prepare(
     "SELECT content FROM messages WHERE conversation_id = ? AND role = 'customer' AND content IS NOT NULL ORDER BY id DESC LIMIT 1",
   );
+  // Someone spoke after a transcript line: a customer or staff message in the IM, or an operator
+  // reply from the console (stored after the newest message there was). Bot replies and command
+  // lines do not count: they do not change whether a human is needed.
+  const spokenAfter = db.prepare(
+    `SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND id > ?2 AND role IN ('customer', 'staff'))
+         OR EXISTS (SELECT 1 FROM replies WHERE conversation_id = ?1 AND after_message_id >= ?2 AND kind = 'operator') AS spoken`,
+  );
   const kbQuestions = (n: number) => db.prepare(`SELECT id, question FROM kb_entries WHERE id IN (${Array(n).fill('?').join(',')})`);
 
   return {
@@ -66,6 +73,10 @@ export function workspaceQueries(db: Db) {
     },
     lastCustomerText(conversationId: string): string | null {
       return (lastCustomerText.get(conversationId) as { content: string } | undefined)?.content ?? null;
+    },
+    /** Whether a person wrote in the conversation after its message `messageId` (see spokenAfter). */
+    spokenAfter(conversationId: string, messageId: number): boolean {
+      return (spokenAfter.get(conversationId, messageId) as { spoken: number }).spoken === 1;
     },
     /** Knowledge-base questions by id, for the sources of a transcript. */
     kbQuestions(ids: readonly number[]): Map<number, string> {

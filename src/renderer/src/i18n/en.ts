@@ -145,6 +145,8 @@ export const en = {
     resumeByConsoleWho: 'Auto-reply resumed from the console by {{name}}',
     resolved: 'Resolved: no longer needs a human',
     resolvedWho: 'Resolved by {{name}}: no longer needs a human',
+    resolveUndone: 'Resolve undone: needs a human again',
+    resolveUndoneWho: 'Resolve undone by {{name}}: needs a human again',
     undoOfStop: '(undo of the stop)',
     contextUsed_one: 'from {{count}} line of context',
     contextUsed_other: 'from {{count}} lines of context',
@@ -460,7 +462,20 @@ export const en = {
     },
     resolve: { button: 'Resolve', done: 'Resolved by {{who}}' },
     stop: { button: 'Stop auto-reply', webWhy: 'Web chats are answered inside their own request: there is no auto-reply to stop.' },
-    undo: { stopped: 'Auto-reply stopped for {{name}}.', button: 'Undo' },
+    undo: {
+      stopped: 'Auto-reply stopped for {{name}}.',
+      resolved: 'Resolved {{name}}: out of Needs you.',
+      button: 'Undo',
+      // undoResolve's refusals, by code (undo_<reason>): nothing was changed in each case.
+      refused: {
+        expired: 'Too late to undo: {{name}} stays resolved.',
+        unavailable: 'Nothing to undo: that Resolve did not take {{name}} out of Needs you.',
+        already_undone: 'That Resolve was already undone: {{name}} is back in Needs you.',
+        needs_you_again: 'Not undone: {{name}} is back in Needs you already, flagged again by something new.',
+        resolved_again: 'Not undone: {{name}} was resolved again since, and Undo would take back that Resolve.',
+        changed: 'Not undone: someone wrote in {{name}} since the Resolve. Open it to see what was said.',
+      },
+    },
   },
   auth: {
     missing: 'This page has no console token. Open the console URL that `npm run serve` printed (it ends in #token=…), or run `npm run cli -- console rotate-token` and add the #token=… it prints to this address.',

@@ -1,5 +1,6 @@
 import type { StateCreator } from 'zustand';
-import { operatorSchema, type ApiResult, type Operator } from '../../../shared/console-api.ts';
+import { operatorSchema, UNDO_RESOLVE_REFUSALS, type ApiResult, type Operator, type UndoResolveRefusal } from '../../../shared/console-api.ts';
+import { assertNever } from '../../../shared/assert-never.ts';
 import { api } from '../api/bridge.ts';
 import type { ConsoleState } from './index.ts';
 
@@ -18,6 +19,19 @@ export interface Suggestion {
 type Pending = () => Promise<unknown>;
 
 export const UNDO_MS = 5_000;
+
+/** What the toast offers to take back: a stop, or a Resolve (named by its time, see undoResolve). */
+export type UndoOffer = { kind: 'stop'; conversationId: string; until: number } | { kind: 'resolve'; conversationId: string; resolvedAt: number; until: number };
+
+/** An Undo the service refused: nothing was changed, and the toast area says why until closed. */
+export interface UndoRefused {
+  conversationId: string;
+  /** Known refusals are said in the console's language; anything else as the service put it. */
+  reason: UndoResolveRefusal | null;
+  message: string;
+}
+
+const refusalOf = (code: string): UndoResolveRefusal | null => UNDO_RESOLVE_REFUSALS.find((r) => code === `undo_${r}`) ?? null;
 
 export interface WorkspaceSlice {
   /** Who works this console; undefined until the service said (or when it cannot say). */
@@ -49,10 +63,13 @@ export interface WorkspaceSlice {
   resumeAutoReply(conversationId: string, undoStop?: boolean): Promise<void>;
   resolve(conversationId: string): Promise<void>;
   retryDelivery(deliveryId: number): Promise<void>;
-  /** A stop just made, undoable until `until`. */
-  undo: { conversationId: string; until: number } | null;
-  undoStop(): Promise<void>;
+  /** A stop or Resolve just made, undoable until `until`. */
+  undo: UndoOffer | null;
+  undoRefused: UndoRefused | null;
+  /** Takes back what the toast offers: a stop (with the replies it cancelled) or a Resolve. */
+  runUndo(): Promise<void>;
   dismissUndo(): void;
+  dismissUndoRefused(): void;
 
   /** Bumped by j/k: the list scrolls its selected row into view when it changes. */
   scrollRequest: number;
@@ -65,6 +82,9 @@ type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 let undoTimer: ReturnType<typeof setTimeout> | null = null;
 const marked = new Map<string, number>();
+// A double click must not resolve twice: the second Resolve would be the newer one, and the
+// first one's Undo would then be refused as "resolved again since".
+const resolving = new Set<string>();
 
 export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
   const refresh = async (): Promise<void> => {
@@ -87,6 +107,23 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
     } else if (onError) onError(r.error.message, r.error.code);
     else set({ error: r.error.message });
     return null;
+  }
+
+  function offer(undo: UndoOffer): void {
+    if (undoTimer) clearTimeout(undoTimer);
+    undoTimer = setTimeout(() => get().dismissUndo(), UNDO_MS);
+    set({ undo, undoRefused: null });
+  }
+
+  /** Back in Needs you at its old place; a refusal (too late, or the conversation moved on) is said in the toast area. */
+  async function undoResolve(undo: Extract<UndoOffer, { kind: 'resolve' }>): Promise<void> {
+    const { conversationId, resolvedAt } = undo;
+    await write(
+      () => api.undoResolve({ conversationId, resolvedAt }),
+      () => undoResolve(undo),
+      (message, code) => set({ undoRefused: { conversationId, reason: refusalOf(code), message } }),
+    );
+    await refresh();
   }
 
   return {
@@ -166,11 +203,7 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
 
     async stopAutoReply(conversationId) {
       const r = await write(() => api.stopAutoReply({ conversationId }), () => get().stopAutoReply(conversationId));
-      if (r) {
-        if (undoTimer) clearTimeout(undoTimer);
-        undoTimer = setTimeout(() => get().dismissUndo(), UNDO_MS);
-        set({ undo: { conversationId, until: Date.now() + UNDO_MS } });
-      }
+      if (r) offer({ kind: 'stop', conversationId, until: Date.now() + UNDO_MS });
       await refresh();
     },
     async resumeAutoReply(conversationId, undoStop = false) {
@@ -178,8 +211,13 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       await refresh();
     },
     async resolve(conversationId) {
-      await write(() => api.resolveConversation({ conversationId }), () => get().resolve(conversationId));
+      if (resolving.has(conversationId)) return;
+      resolving.add(conversationId);
+      const r = await write(() => api.resolveConversation({ conversationId }), () => get().resolve(conversationId)).finally(() => resolving.delete(conversationId));
+      // After the reload, which takes the Resolve button away: the toast then knows the focus went with it.
       await refresh();
+      // Offered only when it took the conversation out of Needs you: otherwise there is nothing to put back.
+      if (r?.undoable) offer({ kind: 'resolve', conversationId, resolvedAt: r.resolvedAt, until: Date.now() + UNDO_MS });
     },
     async retryDelivery(deliveryId) {
       const r = await api.retryDelivery({ deliveryId });
@@ -187,18 +225,27 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       await refresh();
     },
     undo: null,
-    async undoStop() {
+    undoRefused: null,
+    async runUndo() {
       const undo = get().undo;
       if (!undo) return;
       get().dismissUndo();
-      // Also brings back the replies the stop cancelled: one stray "s" must not lose a customer's answer.
-      await get().resumeAutoReply(undo.conversationId, true);
+      switch (undo.kind) {
+        case 'stop':
+          // Also brings back the replies the stop cancelled: one stray "s" must not lose a customer's answer.
+          return get().resumeAutoReply(undo.conversationId, true);
+        case 'resolve':
+          return undoResolve(undo);
+        default:
+          return assertNever(undo, 'undo offer');
+      }
     },
     dismissUndo() {
       if (undoTimer) clearTimeout(undoTimer);
       undoTimer = null;
       set({ undo: null });
     },
+    dismissUndoRefused: () => set({ undoRefused: null }),
 
     scrollRequest: 0,
     requestScroll: () => set((s) => ({ scrollRequest: s.scrollRequest + 1 })),

@@ -2,8 +2,9 @@ import type { TFunction } from 'i18next';
 import type { CommandLine, ConversationSummary } from '../../../shared/console-api.ts';
 
 /**
- * A stop or resume line in words, the same in the transcript and in the list's preview: what
- * happened, from where, and who did it when the line says (older console lines name nobody).
+ * A stop, resume, resolve or undone-resolve line in words, the same in the transcript and in the
+ * list's preview: what happened, from where, and who did it when the line says (older console
+ * lines name nobody).
  */
 export function commandText(t: TFunction, c: CommandLine & { undo?: boolean }): string {
   const who = c.operator ? { name: c.operator } : null;
@@ -16,6 +17,7 @@ export function commandText(t: TFunction, c: CommandLine & { undo?: boolean }): 
     return c.undo ? `${line} ${t('transcript.undoOfStop')}` : line;
   }
   if (c.command === 'resolve') return who ? t('transcript.resolvedWho', who) : t('transcript.resolved');
+  if (c.command === 'undo_resolve') return who ? t('transcript.resolveUndoneWho', who) : t('transcript.resolveUndone');
   return c.command;
 }
 

@@ -1,0 +1,89 @@
+import type { Store } from '../store/index.ts';
+import type { AuditItem, Operator, UndoResolveRefusal } from '../../shared/console-api.ts';
+import { commandLine, UNDO_STOP_MS } from './state-commands.ts';
+
+/** Undo of a Resolve has the stop's window: the toast shows 5 s, the service allows for a slow link. */
+export const UNDO_RESOLVE_MS = UNDO_STOP_MS;
+
+export type ResolveResult = { kind: 'resolved'; resolvedAt: number; undoable: boolean };
+
+export type UndoResolveResult =
+  | { kind: 'resolve_undone'; needsHumanSince: number; resolvedAt: number | null; resolvedBy: string | null }
+  | { kind: 'undo_refused'; reason: UndoResolveRefusal; message: string };
+
+/** What a Resolve found, in its audit detail: exactly what its Undo puts back. */
+interface Found {
+  /** Null: it was not in Needs you, the Resolve took nothing out (and there is nothing to undo). */
+  needs_human_since: number | null;
+  resolved_at: number | null;
+  resolved_by: string | null;
+  /** The Resolve's transcript line: whoever speaks after it changed the conversation. */
+  line: number | null;
+}
+
+/** Clears needs_human and records who and when, keeping what it found for an Undo. */
+export function resolveConversation(store: Store, conversationId: string, operator: Operator, now: number): ResolveResult | null {
+  const conv = store.conversations.byId(conversationId);
+  if (!conv || !store.conversations.resolve(conv.id, now, operator.name)) return null;
+  // The next agent to open it reads that someone handled it, and who; a no-op says nothing.
+  const line = conv.needsHuman ? commandLine(store, conv, 'resolve', { source: 'console', operator: { id: operator.id, name: operator.name } }, now) : null;
+  // A flag without its time predates migration 007's backfill; the queue shows such a row by its last message.
+  const found: Found = { needs_human_since: conv.needsHuman ? (conv.needsHumanSince ?? conv.lastMessageAt) : null, resolved_at: conv.resolvedAt, resolved_by: conv.resolvedBy, line };
+  store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify(found) });
+  return { kind: 'resolved', resolvedAt: now, undoable: line !== null };
+}
+
+function detailOf(a: AuditItem): Record<string, unknown> {
+  try {
+    const d: unknown = JSON.parse(a.detail ?? 'null');
+    return typeof d === 'object' && d !== null ? (d as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+
+/** The Resolve made at `at` (an Undo is audited as a resolve with `undo: true`), and whether it was undone. */
+function findResolve(store: Store, conversationId: string, at: number): { record: AuditItem; found: Found; undone: boolean } | null {
+  // Newest first; a conversation does not gather 50 audited actions within the undo window.
+  const recent = store.audit.list(conversationId, 50).filter((a) => a.action === 'resolve');
+  const record = recent.find((a) => a.at === at && detailOf(a)['undo'] !== true);
+  if (!record) return null;
+  const d = detailOf(record);
+  const found: Found = { needs_human_since: num(d['needs_human_since']), resolved_at: num(d['resolved_at']), resolved_by: typeof d['resolved_by'] === 'string' ? d['resolved_by'] : null, line: num(d['line']) };
+  const undone = recent.some((a) => detailOf(a)['undo'] === true && detailOf(a)['resolved_at'] === at);
+  return { record, found, undone };
+}
+
+const refused = (reason: UndoResolveRefusal, message: string): UndoResolveResult => ({ kind: 'undo_refused', reason, message });
+
+/**
+ * Puts the conversation back in Needs you as that Resolve found it, in one transaction with the
+ * checks: only while nothing happened since. Anything that did (a new message that flagged it
+ * again, another Resolve, someone speaking) is refused and changes nothing, because putting back
+ * the old state would then erase what happened since: a newer wait, a colleague's Resolve, an
+ * answer the customer already has.
+ */
+export function undoResolve(store: Store, conversationId: string, resolvedAt: number, operator: Operator, now: number): UndoResolveResult | null {
+  const conv = store.conversations.byId(conversationId);
+  if (!conv) return null;
+  const resolve = findResolve(store, conv.id, resolvedAt);
+  const { found } = resolve ?? {};
+  if (!resolve || !found || found.needs_human_since === null || found.line === null) {
+    return refused('unavailable', 'There is no Resolve of this conversation at that time that took it out of Needs you: nothing was changed.');
+  }
+  if (resolve.undone) return refused('already_undone', 'This Resolve was already undone: the conversation is back in Needs you.');
+  if (now - resolvedAt > UNDO_RESOLVE_MS) return refused('expired', `Too late to undo: a Resolve can be undone for ${UNDO_RESOLVE_MS / 1000} s. Nothing was changed.`);
+  if (conv.needsHuman) return refused('needs_you_again', 'It is already back in Needs you: something new flagged it since the Resolve. Nothing was changed.');
+  if (conv.resolvedAt !== resolvedAt || conv.resolvedBy !== resolve.record.operator.name) {
+    return refused('resolved_again', `It was resolved again since, by ${conv.resolvedBy ?? 'someone'}: undoing would take back their Resolve. Nothing was changed.`);
+  }
+  if (store.workspace.spokenAfter(conv.id, found.line)) {
+    return refused('changed', 'Someone wrote in the conversation since the Resolve (the customer, staff or an operator reply): nothing was changed. Open it to see what was said.');
+  }
+  store.conversations.unresolve(conv.id, found.needs_human_since, found.resolved_at, found.resolved_by);
+  commandLine(store, conv, 'undo_resolve', { source: 'console', operator: { id: operator.id, name: operator.name }, resolved_at: resolvedAt }, now);
+  store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify({ undo: true, resolved_at: resolvedAt, needs_human_since: found.needs_human_since }) });
+  return { kind: 'resolve_undone', needsHumanSince: found.needs_human_since, resolvedAt: found.resolved_at, resolvedBy: found.resolved_by };
+}
