@@ -64,7 +64,7 @@ export async function runIngest(): Promise<string> {
       const replies = eventType === 'auto_dialog' ? fmt(receiver.delivered() - deliveredBefore) : '–';
       // Replies still to compose or deliver would run during the next level and be counted there.
       const drained = await drainBacklog(join(dataDir, 'switchboard.db'));
-      rows.push(`| ${eventType} | ${c} | ${fmt(b.rps)} | ${fmt(r.rps)} | ${fmt(r.rps / b.rps, 3)} | ${fmt(b.p50, 2)} / ${fmt(b.p99, 2)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${loop} | ${replies} | ${fmt(drained.left)} / ${fmt(drained.seconds, 1)} s | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
+      rows.push(`| ${eventType} | ${c} | ${fmt(b.rps)} | ${fmt(r.rps)} | ${fmt(r.rps / b.rps, 3)} | ${fmt(b.p50, 2)} / ${fmt(b.p99, 2)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${loop} | ${replies} | ${fmt(drained.left)} / ${drained.finished ? `${fmt(drained.seconds, 1)} s` : `still ${fmt(drained.stillPending)} after ${fmt(drained.seconds, 0)} s`} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
     }
   }
   await sb.stop();
@@ -81,7 +81,7 @@ export async function runIngest(): Promise<string> {
 
   return [
     `bench/ingest: wrk -t${THREADS}, ${SECONDS} s per level, unique pre-signed bodies, ${fmt(SENDERS)} senders, ${fmt(KB_ENTRIES)}-entry knowledge base, quiet period 1 s, synchronous=FULL`,
-    '| event type | connections | bare req/s | switchboard req/s | ratio | bare p50 / p99 ms | switchboard p50 / p99 ms | event-loop delay p99 / max ms | replies delivered | replies not yet delivered at the end / done after | non-2xx + socket errors |',
+    '| event type | connections | bare req/s | switchboard req/s | ratio | bare p50 / p99 ms | switchboard p50 / p99 ms | event-loop delay p99 / max ms | replies delivered | messages awaiting a reply + deliveries pending at the end / done after | non-2xx + socket errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     check.join('; '),
@@ -92,7 +92,7 @@ export async function runIngest(): Promise<string> {
  * Waits until no message awaits its reply and no delivery is pending: what a level left undone
  * (replies to compose, deliveries to send), and how long the server took to finish it.
  */
-async function drainBacklog(databasePath: string): Promise<{ left: number; seconds: number }> {
+async function drainBacklog(databasePath: string): Promise<{ left: number; seconds: number; finished: boolean; stillPending: number }> {
   const db = new DatabaseSync(databasePath, { readOnly: true });
   const backlog = db.prepare(
     "SELECT (SELECT count(*) FROM messages WHERE reply_outcome = 'pending') + (SELECT count(*) FROM deliveries WHERE state = 'pending') AS n",
@@ -100,7 +100,11 @@ async function drainBacklog(databasePath: string): Promise<{ left: number; secon
   const count = (): number => (backlog.get() as { n: number }).n;
   const started = performance.now();
   const left = count();
-  while (count() > 0 && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 100));
+  let pending = left;
+  while (pending > 0 && performance.now() - started < 120_000) {
+    await new Promise((r) => setTimeout(r, 100));
+    pending = count();
+  }
   db.close();
-  return { left, seconds: left === 0 ? 0 : (performance.now() - started) / 1000 };
+  return { left, seconds: left === 0 ? 0 : (performance.now() - started) / 1000, finished: pending === 0, stillPending: pending };
 }

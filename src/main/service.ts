@@ -22,8 +22,7 @@ import { createMessageService, type MessageWriter } from './conversations/messag
 import { startMaintenance } from './conversations/maintenance.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { createHttpServer, CHAT_PATH } from './http/server.ts';
-import { createMetrics, eventLoopDelayGauges } from './http/metrics.ts';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createMetrics, eventLoopDelayGauges, monitorLoopDelay } from './http/metrics.ts';
 import { createRequestLogger } from './http/request-logger.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import { createSender, type Resolver } from './delivery/sender.ts';
@@ -211,9 +210,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   metrics.gauge('switchboard_outbox_pending', 'Deliveries waiting to be sent (outbox depth).', () => store.deliveries.countByState().pending);
   metrics.gauge('switchboard_outbox_dead', 'Deliveries that gave up; retry them from the console or CLI.', () => store.deliveries.countByState().dead);
   metrics.gauge('switchboard_replies_waiting', 'Conversations in their quiet period.', () => scheduler.waitingConversations());
-  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
-  loopDelay.enable();
-  eventLoopDelayGauges(metrics, loopDelay, LOOP_DELAY_RESOLUTION_MS);
+  const loopDelay = monitorLoopDelay(LOOP_DELAY_RESOLUTION_MS);
+  eventLoopDelayGauges(metrics, loopDelay.histogram, LOOP_DELAY_RESOLUTION_MS);
 
   const flushTimer = setInterval(() => {
     const counted = requestLog.flush(clock.now());
@@ -297,7 +295,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await http.close();
         requestLog.flush(clock.now(), true);
         scheduler.stop();
-        loopDelay.disable();
+        loopDelay.stop();
         await outbox.stop();
         sender.close();
         await engineWorker?.close();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetrics, eventLoopDelayGauges } from './metrics.ts';
+import { createMetrics, eventLoopDelayGauges, monitorLoopDelay } from './metrics.ts';
 
 const series = (text: string, name: string): string[] => text.split('\n').filter((l) => l.startsWith(`${name}{`));
 
@@ -73,4 +73,19 @@ test('an idle loop reads as no delay: the monitor timer\'s own 10 ms interval is
   assert.ok(value('switchboard_event_loop_delay_p99_seconds') < 0.001, text);
   assert.ok(value('switchboard_event_loop_delay_max_seconds') < 0.001, text);
   assert.equal(m.render().includes('switchboard_event_loop_delay_p99_seconds 0\n'), true, 'nothing sampled since the last scrape: 0');
+});
+
+test('a stall that starts right after a scrape shows at the next scrape', async () => {
+  const m = createMetrics();
+  const loop = monitorLoopDelay(10);
+  eventLoopDelayGauges(m, loop.histogram, 10);
+  const value = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
+  await new Promise((r) => setTimeout(r, 30));
+  m.render(); // a scrape, then at once (before the monitor's next tick) a synchronous stall
+  const stallUntil = Date.now() + 120;
+  while (Date.now() < stallUntil);
+  await new Promise((r) => setTimeout(r, 30));
+  const text = m.render();
+  loop.stop();
+  assert.ok(value(text, 'switchboard_event_loop_delay_max_seconds') >= 0.1, text);
 });

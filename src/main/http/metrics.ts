@@ -1,6 +1,6 @@
 import { EVENT_TYPES } from '../../shared/protocol/message-schema.ts';
 import { PROBLEM_CODES } from '../../shared/problem-codes.ts';
-import type { Histogram } from 'node:perf_hooks';
+import { createHistogram, type Histogram, type RecordableHistogram } from 'node:perf_hooks';
 
 /** Prometheus text exposition of the few series this service needs; no registry library required. */
 
@@ -100,7 +100,7 @@ export type Metrics = ReturnType<typeof createMetrics>;
  * Main-thread event-loop delay as two gauges, each covering the time since the previous scrape:
  * a stall shows up once, at the scrape after it, instead of being averaged into a lifetime figure.
  * The histogram resets when the max is read, so with several scrapers each sees only its share.
- * monitorEventLoopDelay records the time between the ticks of its own timer, so an idle loop
+ * The histogram holds the time between the ticks of a timer (monitorLoopDelay), so an idle loop
  * reads as the timer's resolution (10 ms): the delay is what lies beyond it, as load-shedding
  * libraries compute it. Before this, an idle service reported 10 ms of delay.
  */
@@ -114,4 +114,22 @@ export function eventLoopDelayGauges(metrics: Metrics, histogram: Pick<Histogram
     histogram.reset();
     return max;
   });
+}
+
+/**
+ * The main thread's event-loop delay, sampled by a timer of its own every `resolutionMs`: each
+ * sample is the time since the previous tick, in nanoseconds, as monitorEventLoopDelay records.
+ * Not monitorEventLoopDelay itself: its reset() also forgets its last tick, so the interval after
+ * every scrape went unrecorded, and a stall that began within 10 ms of a scrape never showed.
+ */
+export function monitorLoopDelay(resolutionMs: number): { histogram: RecordableHistogram; stop(): void } {
+  const histogram = createHistogram();
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    histogram.record(Math.max(1, Math.round((now - last) * 1e6)));
+    last = now;
+  }, resolutionMs);
+  timer.unref();
+  return { histogram, stop: () => clearInterval(timer) };
 }
