@@ -1,30 +1,16 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
 import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
+import { seriousViolations } from './helpers/integrate-panel.ts';
 import type { ConversationPage } from '../src/shared/console-api.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
-const AXE = createRequire(import.meta.url).resolve('axe-core');
-
-/** axe-core in the page (see console-a11y.test.ts): the serious and critical violations, one line each. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(readFileSync(AXE, 'utf8'));
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)) as Array<{
-    id: string;
-    impact: string | null;
-    nodes: Array<{ target: string[]; failureSummary?: string }>;
-  }>;
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((n) => `${v.impact} ${v.id} at ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ')}`));
-}
 
 /** A stray Resolve in Chromium: Undo brings the customer back to their place in Needs you. */
 describe('Undo of a Resolve in the console', { skip }, () => {

@@ -14,7 +14,8 @@ import type { SendResult } from './retry-policy.ts';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-test('a committed batch of deliveries is started a few per turn, oldest first, and every one is sent once', async () => {
+/** An in-memory store with client `a`, a writer that commits in a microtask, and the clock. */
+function setup() {
   const store = createStore(openDatabase(':memory:'));
   store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
   const clock = manualClock();
@@ -26,6 +27,11 @@ test('a committed batch of deliveries is started a few per turn, oldest first, a
     close: () => Promise.resolve(),
     stats: { batches: 0, jobs: 0, largestBatch: 0 },
   } satisfies MessageWriter;
+  return { store, clock, client, writer };
+}
+
+test('a committed batch of deliveries is started a few per turn, oldest first, and every one is sent once', async () => {
+  const { store, clock, client, writer } = setup();
   const sent: Array<[string, number]> = [];
   let turn = 0;
   // Held open until the test lets go, so every delivery keeps its slot and the count is per start.
@@ -65,17 +71,7 @@ test('a committed batch of deliveries is started a few per turn, oldest first, a
 });
 
 test('a taken delivery starts ahead of the quiet periods already queued on the shared slicer', async () => {
-  const store = createStore(openDatabase(':memory:'));
-  store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
-  const clock = manualClock();
-  const client = { id: 'a', enabled: true, settings: DEFAULT_CLIENT_SETTINGS, keys: [createSecretKey(Buffer.from('s'.repeat(32)))] };
-  const writer = {
-    submit: (command) => new Promise((resolve) => queueMicrotask(() => resolve(executeWrite(store, command)))),
-    send() {},
-    drain: () => Promise.resolve(),
-    close: () => Promise.resolve(),
-    stats: { batches: 0, jobs: 0, largestBatch: 0 },
-  } satisfies MessageWriter;
+  const { store, clock, client, writer } = setup();
   let t = 0;
   const slicer = createTurnSlicer({ budgetMs: 2, now: () => t++ });
   // A backlog of reply timers that fired together, a few per turn: 40 tasks, 20 turns or more.
