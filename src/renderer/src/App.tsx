@@ -15,6 +15,7 @@ import { AlertControls } from './views/AlertControls.tsx';
 import { OperatorBadge, OperatorDialog } from './views/Operator.tsx';
 import { ShortcutSheet } from './views/ShortcutSheet.tsx';
 import { UndoToast } from './views/UndoToast.tsx';
+import { canWrite } from './store/connection-slice.ts';
 import { MoonIcon } from './views/Icons.tsx';
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
@@ -146,6 +147,9 @@ export function App() {
       if (e.key === 'j' || e.key === 'k') {
         s.move(e.key === 'j' ? 1 : -1);
         s.requestScroll();
+      } else if (e.key === 'z' && s.undo && canWrite(s.connection.state)) {
+        // The toast's Undo from anywhere: after a stop by "s" the focus stays in the conversation, far from the toast.
+        void s.runUndo();
       } else if (e.key === '/') {
         e.preventDefault();
         s.setView('conversations');

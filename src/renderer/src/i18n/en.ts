@@ -371,6 +371,7 @@ export const en = {
       canned: 'At the start of the reply box: search canned replies',
       stop: 'Stop auto-reply (IM conversations; undo for 5 s)',
       resume: 'Resume auto-reply (IM conversations)',
+      undo: 'Undo the stop or Resolve its toast offers (for 5 s)',
       escape: 'Leave a field, close a dialog',
       sheet: 'This list',
       note: 'Shortcuts do nothing while you type in a field or hold Ctrl, Cmd or Alt.',

@@ -372,6 +372,7 @@ export const zhCN: Messages = {
       canned: '在回复框开头：搜索快捷回复',
       stop: '停止自动回复（仅 IM 会话；5 秒内可撤销）',
       resume: '恢复自动回复（仅 IM 会话）',
+      undo: '撤销提示条中的停止或“已解决”（5 秒内）',
       escape: '离开输入框，关闭对话框',
       sheet: '本列表',
       note: '在输入框中打字或按住 Ctrl、Cmd、Alt 时，快捷键不起作用。',

@@ -19,6 +19,12 @@ export interface Suggestion {
 type Pending = () => Promise<unknown>;
 
 export const UNDO_MS = 5_000;
+/**
+ * While the pointer rests on the toast it stays, up to this long after it came: the service takes
+ * an Undo for 15 s. Leaving it gives the hand UNDO_LEAVE_MS to come back.
+ */
+export const UNDO_HOLD_MS = 12_000;
+export const UNDO_LEAVE_MS = 1_500;
 
 /** What the toast offers to take back: a stop, or a Resolve (named by its time, see undoResolve). */
 export type UndoOffer = { kind: 'stop'; conversationId: string; until: number } | { kind: 'resolve'; conversationId: string; resolvedAt: number; until: number };
@@ -69,6 +75,8 @@ export interface WorkspaceSlice {
   /** Takes back what the toast offers: a stop (with the replies it cancelled) or a Resolve. */
   runUndo(): Promise<void>;
   dismissUndo(): void;
+  /** The pointer is on the toast (true) or left it: the offer does not vanish under the hand about to press Undo. */
+  holdUndo(held: boolean): void;
   dismissUndoRefused(): void;
 
   /** Bumped by j/k: the list scrolls its selected row into view when it changes. */
@@ -109,9 +117,13 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
     return null;
   }
 
-  function offer(undo: UndoOffer): void {
+  function countdown(ms: number): void {
     if (undoTimer) clearTimeout(undoTimer);
-    undoTimer = setTimeout(() => get().dismissUndo(), UNDO_MS);
+    undoTimer = setTimeout(() => get().dismissUndo(), Math.max(0, ms));
+  }
+
+  function offer(undo: UndoOffer): void {
+    countdown(UNDO_MS);
     set({ undo, undoRefused: null });
   }
 
@@ -244,6 +256,13 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       if (undoTimer) clearTimeout(undoTimer);
       undoTimer = null;
       set({ undo: null });
+    },
+    holdUndo(held) {
+      const undo = get().undo;
+      if (!undo) return;
+      const last = undo.until - UNDO_MS + UNDO_HOLD_MS;
+      const now = Date.now();
+      countdown(held ? last - now : Math.min(last, Math.max(undo.until, now + UNDO_LEAVE_MS)) - now);
     },
     dismissUndoRefused: () => set({ undoRefused: null }),
 

@@ -9,6 +9,7 @@ const KEYS = [
   ['/ …', 'canned'],
   ['s', 'stop'],
   ['r', 'resume'],
+  ['z', 'undo'],
   ['Esc', 'escape'],
   ['?', 'sheet'],
 ] as const;

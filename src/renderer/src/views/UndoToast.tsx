@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { useConsole, type ConsoleState } from '../store/index.ts';
@@ -34,7 +34,7 @@ const focusLost = (): boolean => document.activeElement === null || document.act
  * them) hands the focus to the open conversation's lines, not to the page's start. In a layout
  * effect's cleanup: React runs it before it removes the toast, while the focus is still inside.
  */
-function Toast({ testId, text, takeFocus, wrap = false, children }: { testId: string; text: string; takeFocus: boolean; wrap?: boolean; children: React.ReactNode }) {
+function Toast({ testId, text, takeFocus, wrap = false, onHold, children }: { testId: string; text: string; takeFocus: boolean; wrap?: boolean; onHold?: (held: boolean) => void; children: React.ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
     const el = ref.current;
@@ -44,7 +44,7 @@ function Toast({ testId, text, takeFocus, wrap = false, children }: { testId: st
     };
   }, [takeFocus]);
   return (
-    <div className="toast" data-testid={testId} ref={ref}>
+    <div className="toast" data-testid={testId} ref={ref} onMouseEnter={() => onHold?.(true)} onMouseLeave={() => onHold?.(false)}>
       {/* An offer names the conversation in one line; a refusal says why in full. */}
       {wrap ? <span>{text}</span> : <span className="ellipsis" title={text}>{text}</span>}
       {children}
@@ -53,23 +53,46 @@ function Toast({ testId, text, takeFocus, wrap = false, children }: { testId: st
 }
 
 /**
- * After a stop or a Resolve: five seconds to take it back. The stop's key (s) leaves the focus
- * where it was. Resolve has no key, and its button goes with the flag, dropping the focus: Undo
- * takes it then, so the keyboard user's next Enter or Tab lands somewhere that matters.
+ * The toast floats over the bottom of the list (or of a view). While it shows, the list and the
+ * views get that much room below their last row, so the last row can always be scrolled clear of
+ * it: on a long queue the toast otherwise hid the last row, and a refusal stays until closed.
+ */
+function useRoomBelow(area: React.RefObject<HTMLDivElement | null>): void {
+  useEffect(() => {
+    const el = area.current;
+    const app = el?.closest<HTMLElement>('.app');
+    if (!el || !app) return;
+    const observer = new ResizeObserver(() => app.style.setProperty('--toast-room', `${el.offsetHeight > 0 ? el.offsetHeight + 24 : 0}px`));
+    observer.observe(el);
+    return () => {
+      observer.disconnect();
+      app.style.removeProperty('--toast-room');
+    };
+  }, [area]);
+}
+
+/**
+ * After a stop or a Resolve: five seconds to take it back (longer while the pointer rests on the
+ * toast), with its button or with z from anywhere (App.tsx). The stop's key (s) leaves the focus
+ * where it was. Resolve's button goes with the flag, dropping the focus: Undo takes it then, so the
+ * keyboard user's next Enter or Tab lands somewhere that matters.
  */
 export function UndoToast() {
   const { t } = useTranslation();
+  const area = useRef<HTMLDivElement>(null);
+  useRoomBelow(area);
   const undo = useConsole((s) => s.undo);
   const refused = useConsole((s) => s.undoRefused);
   const runUndo = useConsole((s) => s.runUndo);
   const dismiss = useConsole((s) => s.dismissUndo);
   const dismissRefused = useConsole((s) => s.dismissUndoRefused);
+  const holdUndo = useConsole((s) => s.holdUndo);
   const name = useConsole((s) => titleOf(s, s.undo?.conversationId ?? s.undoRefused?.conversationId));
   return (
-    <div className="toast-area" role="status">
+    <div className="toast-area" role="status" ref={area}>
       {undo && (
-        <Toast key={`${undo.kind}-${undo.until}`} testId="undo-toast" text={offerText(t, undo, name)} takeFocus={undo.kind === 'resolve'}>
-          <WriteButton className="primary" onClick={() => void runUndo()}>
+        <Toast key={`${undo.kind}-${undo.until}`} testId="undo-toast" text={offerText(t, undo, name)} takeFocus={undo.kind === 'resolve'} onHold={holdUndo}>
+          <WriteButton className="primary" onClick={() => void runUndo()} aria-keyshortcuts="z">
             {t('work.undo.button')}
           </WriteButton>
           <button type="button" className="mini" onClick={dismiss} aria-label={t('work.close')}>

@@ -1,0 +1,149 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from '@playwright/test';
+import type { ServeProcess } from './helpers/processes.ts';
+import { buildConsole, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { addSeedClients, LONG_NICKNAME, seedTraffic, type Seed } from './helpers/console-seed.ts';
+import { startReceiver, type Receiver } from './helpers/receiver.ts';
+import { js } from './helpers/console-page.ts';
+import { seriousViolations } from './helpers/integrate-panel.ts';
+import type { ConversationPage } from '../src/shared/console-api.ts';
+
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+
+type Box = { top: number; bottom: number; left: number; right: number };
+const box = (page: Page, selector: string): Promise<Box> =>
+  js<Box>(page, `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; })()`);
+const overlaps = (a: Box, b: Box): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+/** Third support-agent review: the Undo toast on a busy queue at 1024×768, the dead delivery's Retry, Undo by key. */
+describe('support-agent review 3 in Chromium', { skip }, () => {
+  let server: ServeProcess;
+  let receiver: Receiver;
+  let browser: Browser;
+  let page: Page;
+  let seed: Seed;
+  const head = () => page.locator('[data-testid=transcript] .conv-head');
+  const toast = () => page.locator('[data-testid=undo-toast]');
+
+  before(async () => {
+    buildConsole();
+    receiver = await startReceiver();
+    receiver.respond = () => ({ status: 400 });
+    const dir = mkdtempSync(join(tmpdir(), 'sb-review-3-'));
+    const secrets = addSeedClients(dir, receiver.url);
+    ({ server } = await startServe(dir));
+    await consoleCall(server, 'setOperator', { id: 'ann', name: 'Ann Lee' });
+    seed = await seedTraffic(server, secrets);
+    // A busy day: a dozen website visitors more, so the list scrolls at 1024×768.
+    for (let i = 0; i < 12; i++) {
+      const r = await sendAs(server, 'acme', secrets.acme, { event_type: 'website_dialog', msg_id: `r3-web-${i}`, from_user_id: `visitor-${i}`, content: 'Is anyone there?' });
+      assert.equal(r.status, 200);
+    }
+    await waitFor('17 conversations', async () => (await consoleCall<ConversationPage>(server, 'listConversations', {})).items.length >= 17);
+    browser = await launchChromium();
+    page = await openConsole(browser, server, { width: 1024, height: 768 });
+    await page.waitForSelector('[data-conversation]');
+  });
+  after(async () => {
+    await browser?.close();
+    await stopServe(server);
+    await receiver?.close();
+  });
+
+  it('at 1024 px the Resolve toast stays over the list, clear of the reply box, and the last row scrolls clear of it', async () => {
+    await listRow(page, LONG_NICKNAME).click();
+    await head().getByRole('button', { name: 'Resolve' }).click();
+    await toast().waitFor();
+    const shown = await box(page, '[data-testid=undo-toast]');
+    const list = await box(page, 'section.list');
+    assert.ok(shown.right <= list.right, `the toast (right edge ${shown.right}) stays over the list (right edge ${list.right})`);
+    for (const control of ['[data-testid=transcript] textarea', '[data-testid=transcript] button:has-text("Canned replies")']) {
+      const c = await page.locator(control).first().boundingBox();
+      assert.ok(c, control);
+      assert.equal(overlaps(shown, { top: c.y, bottom: c.y + c.height, left: c.x, right: c.x + c.width }), false, `the toast covers no part of ${control}`);
+    }
+    // The busiest list scrolled to its end: its last row is above the toast, not under it.
+    await js(page, `(() => { const s = document.querySelector('[data-testid=conversation-list]'); s.scrollTop = s.scrollHeight; })()`);
+    await page.waitForFunction(`(() => { const s = document.querySelector('[data-testid=conversation-list]'); return s.scrollTop + s.clientHeight >= s.scrollHeight - 1; })()`);
+    const rows = await box(page, '[data-testid=conversation-list] [role=listbox]');
+    const over = await box(page, '[data-testid=undo-toast]');
+    assert.ok(rows.bottom <= over.top, `the last row (bottom ${rows.bottom}) scrolls clear of the toast (top ${over.top})`);
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it('z undoes what the toast offers: the Resolve, and a stop made with s while the focus stays in the conversation', async () => {
+    // The toast from the previous test is still up (5 s); z takes that Resolve back.
+    if ((await toast().count()) === 0) {
+      await head().getByRole('button', { name: 'Resolve' }).click();
+      await toast().waitFor();
+    }
+    await page.keyboard.press('z');
+    await toast().waitFor({ state: 'detached' });
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolve undone by Ann Lee: needs a human again');
+    await head().locator('.badge.warn').waitFor();
+
+    await listRow(page, 'Alice Liddell').click();
+    await page.waitForSelector('[data-testid=transcript] h2:has-text("Alice Liddell")');
+    await page.locator('[data-testid=transcript] .transcript-scroll').focus();
+    await page.keyboard.press('s');
+    await toast().waitFor();
+    assert.match((await toast().textContent()) ?? '', /Auto-reply stopped for Alice Liddell/);
+    assert.equal(await js(page, `document.activeElement?.classList.contains('transcript-scroll')`), true, 'the stop leaves the focus in the conversation');
+    await page.keyboard.press('z');
+    await toast().waitFor({ state: 'detached' });
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=(undo of the stop)');
+    const alice = (await consoleCall<Array<{ autoReply: string }>>(server, 'getConversations', { ids: [seed.conversations.alice] }))[0]!;
+    assert.equal(alice.autoReply, 'active');
+    // Without a toast, z does nothing.
+    await page.keyboard.press('z');
+    assert.equal(await page.locator('[data-testid=undo-refused]').count(), 0);
+    await page.keyboard.press('?');
+    await page.locator('[data-testid=shortcut-sheet] tr:has(kbd:text-is("z"))').filter({ hasText: 'Undo the stop or Resolve' }).waitFor();
+    await page.keyboard.press('Escape');
+  });
+
+  it('the toast stays while the pointer rests on it, so it does not vanish under a hand about to press Undo', async () => {
+    const held = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })).newPage();
+    held.setDefaultTimeout(20_000);
+    await held.clock.install();
+    await held.goto(server.console);
+    await listRow(held, 'visitor-3').click();
+    const resolve = held.locator('[data-testid=transcript] .conv-head').getByRole('button', { name: 'Resolve' });
+    const offer = held.locator('[data-testid=undo-toast]');
+    await resolve.click();
+    await offer.waitFor();
+    await offer.hover();
+    await held.clock.fastForward(8_000);
+    assert.equal(await offer.count(), 1, 'still offered 8 s later, the pointer on it');
+    await offer.getByRole('button', { name: 'Undo' }).click();
+    await held.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolve undone by Ann Lee');
+    assert.equal(await held.locator('[data-testid=undo-refused]').count(), 0);
+    // Once the pointer leaves, the toast goes soon after; it never outlives the service's window.
+    await resolve.click();
+    await offer.waitFor();
+    await offer.hover();
+    await held.clock.fastForward(6_000);
+    await held.mouse.move(900, 300);
+    await held.clock.fastForward(1_600);
+    await offer.waitFor({ state: 'detached' });
+    await held.context().close();
+  });
+
+  it("a dead delivery's Retry is one word on one line, at 1280 and 1024 px", async () => {
+    await page.click('nav [data-view="deliveries"]');
+    const dead = page.locator('[data-testid=deliveries] tbody tr.dead').first();
+    await dead.waitFor();
+    for (const width of [1280, 1024]) {
+      await page.setViewportSize({ width, height: 768 });
+      const retry = await dead.getByRole('button', { name: 'Retry' }).boundingBox();
+      const copy = await dead.locator('[data-testid=copy-delivery-url]').boundingBox();
+      assert.ok(retry && copy);
+      assert.ok(retry.height <= copy.height + 1, `Retry is ${retry.height} px high at ${width} px, a one-line button is ${copy.height}: it broke over two lines`);
+    }
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+});
