@@ -114,6 +114,11 @@ export const consoleInputs = {
    * Resolve's answer: it names the Resolve to take back, so a colleague's later one never is.
    */
   undoResolve: z.object({ conversationId: z.string().min(1).max(64), resolvedAt: z.number().int().nonnegative() }),
+  /**
+   * "Needs a human" by hand: into Needs you at the end of the queue, with a transcript line naming
+   * the operator and the note. Already in Needs you, it keeps its place and nothing is written.
+   */
+  flagConversation: z.object({ conversationId: z.string().min(1).max(64), note: z.string().trim().max(500).optional() }),
   /** The operator has seen the conversation up to this message id. */
   markRead: z.object({ conversationId: z.string().min(1).max(64), upToId: z.number().int().nonnegative() }),
   listCanned: z.object({ search: z.string().max(200).optional() }),
@@ -305,6 +310,8 @@ export interface ConsoleOutputs {
   resolveConversation: { resolvedAt: number; resolvedBy: Operator; undoable: boolean };
   /** What the conversation is back to: the wait it had, and the resolve before the one undone. */
   undoResolve: { needsHumanSince: number; resolvedAt: number | null; resolvedBy: string | null };
+  /** `alreadyFlagged`: it was in Needs you before, and keeps its wait (needsHumanSince). */
+  flagConversation: { needsHumanSince: number; alreadyFlagged: boolean };
   markRead: { unread: number };
   listCanned: CannedReply[];
   saveCanned: CannedReply;

@@ -37,6 +37,7 @@ type WorkspaceMethods =
   | 'sendReply'
   | 'resolveConversation'
   | 'undoResolve'
+  | 'flagConversation'
   | 'markRead'
   | 'listCanned'
   | 'saveCanned'
@@ -125,6 +126,14 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       if (result?.kind !== 'resolve_undone') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
       return { needsHumanSince: result.needsHumanSince, resolvedAt: result.resolvedAt, resolvedBy: result.resolvedBy };
+    },
+    async flagConversation(input) {
+      const operator = requireOperator(store);
+      const result = await deps.writer.submit({ kind: 'flag', conversationId: input.conversationId, note: input.note || null, operator, now: clock.now() });
+      if (result?.kind !== 'flagged') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
+      // The list and Needs you update; no alert, which is for what the agent did not do themselves.
+      if (!result.already) deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+      return { needsHumanSince: result.needsHumanSince, alreadyFlagged: result.already };
     },
     async markRead(input) {
       const result = await deps.writer.submit({ kind: 'mark_read', conversationId: input.conversationId, upToId: input.upToId });

@@ -130,3 +130,27 @@ test('there is no Undo for a Resolve that took nothing out of Needs you, or for 
   assert.deepEqual(snapshot('carol'), before);
   assert.equal(undo('nobody', at), null, 'no such conversation');
 });
+
+test('"Needs a human" by hand puts a resolved conversation at the end of Needs you with a line and an audit; flagging it again keeps its place and writes nothing', () => {
+  const q = queue();
+  q.resolve('alice');
+  q.clock.advance(1000);
+  const flag = (id: string, note: string | null = null) => q.store.transaction(() => executeWorkspaceCommand(q.store, { kind: 'flag', conversationId: id, note, operator: bo, now: q.clock.now() }));
+  const at = q.clock.now();
+  assert.deepEqual(flag('alice', 'refund over 500, for Chen'), { kind: 'flagged', needsHumanSince: at, already: false });
+  assert.deepEqual(q.needsYou(), ['bob', 'carol', 'alice'], 'it joins the end of the queue');
+  assert.equal(q.row('alice').needsHumanSince, at);
+  const info = q.store.console.transcript('alice', 100).at(-1)!.messageInfo;
+  assert.deepEqual([info?.['event_type'], info?.['content'], info?.['note'], (info?.['operator'] as { name: string }).name], ['cmd_dialog', 'flag_human', 'refund over 500, for Chen', 'Bo']);
+  assert.deepEqual(q.store.console.conversation('alice')!.lastCommand, { command: 'flag_human', source: 'console', operator: 'Bo' }, 'the list previews the line');
+  const audit = q.store.audit.list('alice', 10)[0]!;
+  assert.deepEqual([audit.action, audit.operator.name, audit.detail], ['flag', 'Bo', JSON.stringify({ note: 'refund over 500, for Chen' })]);
+
+  // Already in Needs you: it keeps the wait it had; no second line, no audit.
+  const before = q.snapshot('bob');
+  q.clock.advance(1000);
+  assert.deepEqual(flag('bob'), { kind: 'flagged', needsHumanSince: before.row.needsHumanSince!, already: true });
+  assert.deepEqual(q.snapshot('bob'), before);
+  assert.deepEqual(q.needsYou(), ['bob', 'carol', 'alice']);
+  assert.equal(flag('nobody'), null);
+});

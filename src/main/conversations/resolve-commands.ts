@@ -7,6 +7,9 @@ export const UNDO_RESOLVE_MS = UNDO_STOP_MS;
 
 export type ResolveResult = { kind: 'resolved'; resolvedAt: number; undoable: boolean };
 
+/** `already`: it was in Needs you, and keeps its place there; nothing was written. */
+export type FlagResult = { kind: 'flagged'; needsHumanSince: number; already: boolean };
+
 export type UndoResolveResult =
   | { kind: 'resolve_undone'; needsHumanSince: number; resolvedAt: number | null; resolvedBy: string | null }
   | { kind: 'undo_refused'; reason: UndoResolveRefusal; message: string };
@@ -86,4 +89,21 @@ export function undoResolve(store: Store, conversationId: string, resolvedAt: nu
   commandLine(store, conv, 'undo_resolve', { source: 'console', operator: { id: operator.id, name: operator.name }, resolved_at: resolvedAt }, now);
   store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify({ undo: true, resolved_at: resolvedAt, needs_human_since: found.needs_human_since }) });
   return { kind: 'resolve_undone', needsHumanSince: found.needs_human_since, resolvedAt: found.resolved_at, resolvedBy: found.resolved_by };
+}
+
+/**
+ * "Needs a human" by hand: into Needs you at the end of the queue (needs_human_since = now), with
+ * a line saying who did it and why. No alert: the agent who flags it is the one who would hear it;
+ * colleagues see it in the list. Already flagged, it keeps its wait and nothing is written, so
+ * flagging twice never moves a customer behind those who came after them.
+ */
+export function flagConversation(store: Store, conversationId: string, operator: Operator, note: string | null, now: number): FlagResult | null {
+  const conv = store.conversations.byId(conversationId);
+  if (!conv) return null;
+  if (!store.conversations.flagNeedsHuman(conv.id, now)) {
+    return { kind: 'flagged', needsHumanSince: conv.needsHumanSince ?? conv.lastMessageAt, already: true };
+  }
+  commandLine(store, conv, 'flag_human', { source: 'console', operator: { id: operator.id, name: operator.name }, ...(note ? { note } : {}) }, now);
+  store.audit.insert({ at: now, operator, action: 'flag', conversationId: conv.id, detail: note ? JSON.stringify({ note }) : null });
+  return { kind: 'flagged', needsHumanSince: now, already: false };
 }

@@ -22,7 +22,7 @@ export function stopConversation(store: Store, conversationId: string, now: numb
 export function commandLine(
   store: Store,
   conv: { id: string; clientId: string },
-  command: 'stop_auto_reply' | 'resume_auto_reply' | 'resolve' | 'undo_resolve',
+  command: 'stop_auto_reply' | 'resume_auto_reply' | 'resolve' | 'undo_resolve' | 'flag_human',
   info: Record<string, unknown>,
   now: number,
 ): number {

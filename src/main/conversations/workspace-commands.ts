@@ -4,7 +4,7 @@ import type { EngineAnswer } from '../engines/engine.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 import { effectiveAutoReply } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
-import { resolveConversation, undoResolve, type ResolveResult, type UndoResolveResult } from './resolve-commands.ts';
+import { flagConversation, resolveConversation, undoResolve, type FlagResult, type ResolveResult, type UndoResolveResult } from './resolve-commands.ts';
 
 /** An operator reply (protocol section 7), its delivery built on the main thread. */
 export interface OperatorReplyCommand {
@@ -44,6 +44,8 @@ export type WorkspaceCommand =
   | { kind: 'resolve'; conversationId: string; operator: Operator; now: number }
   /** `resolvedAt` names the Resolve to take back (see resolve-commands.ts). */
   | { kind: 'undo_resolve'; conversationId: string; resolvedAt: number; operator: Operator; now: number }
+  /** "Needs a human" by hand; `note`: why, trimmed, or null. */
+  | { kind: 'flag'; conversationId: string; note: string | null; operator: Operator; now: number }
   | { kind: 'mark_read'; conversationId: string; upToId: number }
   | { kind: 'set_operator'; operator: Operator; now: number }
   | { kind: 'audit'; entry: NewAudit };
@@ -52,6 +54,7 @@ export type WorkspaceResult =
   | { kind: 'operator_reply'; replyId: number; deliveryId: number }
   | ResolveResult
   | UndoResolveResult
+  | FlagResult
   | { kind: 'unread'; unread: number }
   | { kind: 'done' };
 
@@ -146,6 +149,8 @@ export function executeWorkspaceCommand(store: Store, c: WorkspaceCommand): Work
       return resolveConversation(store, c.conversationId, c.operator, c.now);
     case 'undo_resolve':
       return undoResolve(store, c.conversationId, c.resolvedAt, c.operator, c.now);
+    case 'flag':
+      return flagConversation(store, c.conversationId, c.operator, c.note, c.now);
     case 'mark_read': {
       const unread = store.conversations.markRead(c.conversationId, c.upToId);
       return unread === undefined ? null : { kind: 'unread', unread };

@@ -285,6 +285,7 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'console_suggestion':
     case 'resolve':
     case 'undo_resolve':
+    case 'flag':
     case 'mark_read':
     case 'set_operator':
     case 'audit':

@@ -341,3 +341,19 @@ test('migration 14 repairs a store whose search insert trigger was lost (an olde
   assert.deepEqual(find('"parcel"'), [1, 2, 3]);
   db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
 });
+
+test('migration 15 lets the audit record a flag by hand, keeping its rows, ids and index', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 14);
+  const insert = db.prepare("INSERT INTO audit (id, at, operator_id, operator_name, action, conversation_id, detail) VALUES (?, 5, 'u1', 'Ann Lee', ?, 'c', NULL)");
+  insert.run(7, 'resolve');
+  assert.throws(() => insert.run(8, 'flag'), /CHECK/);
+  assert.equal(migrate(db, MIGRATIONS, 15), 15);
+  insert.run(8, 'flag');
+  assert.throws(() => insert.run(9, 'maybe'), /CHECK/);
+  assert.deepEqual(
+    db.prepare('SELECT id, action, operator_name FROM audit ORDER BY id').all().map((r) => ({ ...r })),
+    [{ id: 7, action: 'resolve', operator_name: 'Ann Lee' }, { id: 8, action: 'flag', operator_name: 'Ann Lee' }],
+  );
+  assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'audit_conversation'").get());
+});

@@ -147,6 +147,8 @@ export const en = {
     resolvedWho: 'Resolved by {{name}}: no longer needs a human',
     resolveUndone: 'Resolve undone: needs a human again',
     resolveUndoneWho: 'Resolve undone by {{name}}: needs a human again',
+    flagged: 'Flagged for a human',
+    flaggedWho: 'Flagged for a human by {{name}}',
     undoOfStop: '(undo of the stop)',
     contextUsed_one: 'from {{count}} line of context',
     contextUsed_other: 'from {{count}} lines of context',
@@ -462,6 +464,14 @@ export const en = {
       tagWhy: 'Client {{client}} has no default send_url: an operator reply cannot reach this website visitor. Open the conversation for what you can do.',
     },
     resolve: { button: 'Resolve', done: 'Resolved by {{who}}' },
+    flag: {
+      button: 'Needs a human',
+      why: 'Puts this conversation in Needs you, at the end of the queue: for a colleague, or to come back to it.',
+      note: 'Note (optional)',
+      notePlaceholder: 'e.g. refund over 500, for Chen',
+      submit: 'Flag',
+      cancel: 'Cancel',
+    },
     stop: { button: 'Stop auto-reply', webWhy: 'Web chats are answered inside their own request: there is no auto-reply to stop.' },
     undo: {
       stopped: 'Auto-reply stopped for {{name}}.',

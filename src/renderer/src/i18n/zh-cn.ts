@@ -149,6 +149,8 @@ export const zhCN: Messages = {
     resolvedWho: '{{name}} 已解决：不再需要人工',
     resolveUndone: '已撤销“已解决”：重新需要人工',
     resolveUndoneWho: '{{name}} 撤销了“已解决”：重新需要人工',
+    flagged: '已标记为需要人工',
+    flaggedWho: '{{name}} 标记为需要人工',
     contextUsed_one: '参考了 {{count}} 条上下文',
     contextUsed_other: '参考了 {{count}} 条上下文',
     media: { load: '加载', loadFrom: '从 {{origin}} 加载（对方服务器会看到你的地址）', plainHttp: '未加载：明文 http' },
@@ -464,6 +466,14 @@ export const zhCN: Messages = {
       tagWhy: '客户端 {{client}} 没有默认 send_url：客服回复无法送达这位网站访客。打开会话查看可以怎么做。',
     },
     resolve: { button: '标记为已解决', done: '由 {{who}} 解决于' },
+    flag: {
+      button: '需要人工',
+      why: '将此会话放入待处理，排在队列末尾：交给同事，或稍后再处理。',
+      note: '备注（可选）',
+      notePlaceholder: '例如：退款超过 500，交给陈',
+      submit: '标记',
+      cancel: '取消',
+    },
     stop: { button: '停止自动回复', webWhy: '网页会话在请求内直接回答：没有可停止的自动回复。' },
     undo: {
       stopped: '已停止 {{name}} 的自动回复。',

@@ -68,6 +68,8 @@ export interface WorkspaceSlice {
   /** `undoStop`: the Undo of a stop just made, which also restores the replies that stop cancelled. */
   resumeAutoReply(conversationId: string, undoStop?: boolean): Promise<void>;
   resolve(conversationId: string): Promise<void>;
+  /** "Needs a human" by hand: into Needs you at the end of the queue; true when it was written. */
+  flag(conversationId: string, note: string): Promise<boolean>;
   retryDelivery(deliveryId: number): Promise<void>;
   /** A stop or Resolve just made, undoable until `until`. */
   undo: UndoOffer | null;
@@ -230,6 +232,11 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       await refresh();
       // Offered only when it took the conversation out of Needs you: otherwise there is nothing to put back.
       if (r?.undoable) offer({ kind: 'resolve', conversationId, resolvedAt: r.resolvedAt, until: Date.now() + UNDO_MS });
+    },
+    async flag(conversationId, note) {
+      const r = await write(() => api.flagConversation({ conversationId, ...(note.trim() ? { note } : {}) }), () => get().flag(conversationId, note));
+      await refresh();
+      return r !== null;
     },
     async retryDelivery(deliveryId) {
       const r = await api.retryDelivery({ deliveryId });

@@ -11,6 +11,7 @@ import { Compose } from './Compose.tsx';
 import { Avatar } from './Avatar.tsx';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { StateBadge } from './StateBadge.tsx';
+import { FlagButton } from './FlagButton.tsx';
 
 type Ref = React.RefObject<HTMLTextAreaElement | null>;
 
@@ -70,10 +71,12 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
         </span>
       )}
       <span className="actions">
-        {c.needsHuman && (
+        {c.needsHuman ? (
           <WriteButton className="primary" onClick={() => void resolve(c.id)}>
             {t('work.resolve.button')}
           </WriteButton>
+        ) : (
+          <FlagButton conversationId={c.id} />
         )}
         <AutoReplyButton c={c} />
       </span>

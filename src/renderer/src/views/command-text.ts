@@ -2,11 +2,11 @@ import type { TFunction } from 'i18next';
 import type { CommandLine, ConversationSummary } from '../../../shared/console-api.ts';
 
 /**
- * A stop, resume, resolve or undone-resolve line in words, the same in the transcript and in the
+ * A stop, resume, resolve, undone-resolve or flag line in words, the same in the transcript and in the
  * list's preview: what happened, from where, and who did it when the line says (older console
  * lines name nobody).
  */
-export function commandText(t: TFunction, c: CommandLine & { undo?: boolean }): string {
+export function commandText(t: TFunction, c: CommandLine & { undo?: boolean; note?: string | null }): string {
   const who = c.operator ? { name: c.operator } : null;
   if (c.command === 'stop_auto_reply') {
     if (c.source === 'integration') return t('transcript.stopByIm');
@@ -18,17 +18,23 @@ export function commandText(t: TFunction, c: CommandLine & { undo?: boolean }): 
   }
   if (c.command === 'resolve') return who ? t('transcript.resolvedWho', who) : t('transcript.resolved');
   if (c.command === 'undo_resolve') return who ? t('transcript.resolveUndoneWho', who) : t('transcript.resolveUndone');
+  if (c.command === 'flag_human') {
+    const line = who ? t('transcript.flaggedWho', who) : t('transcript.flagged');
+    return c.note ? `${line}: ${c.note}` : line;
+  }
   return c.command;
 }
 
 /** A transcript command line's message_info as a CommandLine. */
-export function commandOf(content: string, info: Record<string, unknown> | undefined): CommandLine & { undo: boolean } {
+export function commandOf(content: string, info: Record<string, unknown> | undefined): CommandLine & { undo: boolean; note: string | null } {
   const operator = info?.['operator'] as { name?: unknown } | undefined;
   return {
     command: content,
     source: info?.['source'] === 'console' ? 'console' : 'integration',
     operator: typeof operator?.name === 'string' ? operator.name : null,
     undo: info?.['undo'] === true,
+    // A flag's note is the agent's own words: shown in the transcript, not in the list's preview.
+    note: typeof info?.['note'] === 'string' ? info['note'] : null,
   };
 }
 
