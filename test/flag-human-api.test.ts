@@ -1,34 +1,24 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, mid, type Harness } from './helpers/harness.ts';
-import { openConsole, type ConsoleClient } from './helpers/console.ts';
+import type { Harness } from './helpers/harness.ts';
+import type { ConsoleClient } from './helpers/console.ts';
 import { eventually } from './helpers/receiver.ts';
-
-const ANN = { id: 'ann', name: 'Ann Lee' };
+import { ANN, startNeedsYou } from './helpers/needs-you.ts';
 
 /** flagConversation over the console listener, as the browser console calls it: zod-checked input, errors as data. */
 describe('"Needs a human" by hand over the console API', () => {
   let h: Harness;
   let c: ConsoleClient;
+  let session: Awaited<ReturnType<typeof startNeedsYou>>;
 
   before(async () => {
-    // No knowledge base: every website message is handed off at once, flagged at the clock's time.
-    h = await startHarness();
-    h.addClient('acme');
-    c = await openConsole(h);
+    session = await startNeedsYou();
+    ({ h, c } = session);
   });
-  after(async () => {
-    await c.close();
-    await h.stop();
-  });
+  after(() => session.stop());
 
-  async function handoff(visitor: string): Promise<string> {
-    const r = await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: visitor, content: 'I need a person' });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    h.clock.advance(60_000);
-    return String(r.body['conversation_id']);
-  }
-  const queue = async () => (await c.ok('listConversations', { view: 'needs_you' })).items.map((x) => x.customerId);
+  const handoff = (visitor: string): Promise<string> => session.handoff(visitor);
+  const queue = (): Promise<Array<string | null>> => session.queue();
 
   it('needs the operator and checks its input', async () => {
     const id = await handoff('early');

@@ -29,7 +29,7 @@ export function resolveConversation(store: Store, conversationId: string, operat
   const conv = store.conversations.byId(conversationId);
   if (!conv || !store.conversations.resolve(conv.id, now, operator.name)) return null;
   // The next agent to open it reads that someone handled it, and who; a no-op says nothing.
-  const line = conv.needsHuman ? commandLine(store, conv, 'resolve', { source: 'console', operator: { id: operator.id, name: operator.name } }, now) : null;
+  const line = conv.needsHuman ? commandLine(store, conv, 'resolve', operator, now) : null;
   // A flag without its time predates migration 007's backfill; the queue shows such a row by its last message.
   const found: Found = { needs_human_since: conv.needsHuman ? (conv.needsHumanSince ?? conv.lastMessageAt) : null, resolved_at: conv.resolvedAt, resolved_by: conv.resolvedBy, line };
   store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify(found) });
@@ -50,12 +50,12 @@ const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 /** The Resolve made at `at` (an Undo is audited as a resolve with `undo: true`), and whether it was undone. */
 function findResolve(store: Store, conversationId: string, at: number): { record: AuditItem; found: Found; undone: boolean } | null {
   // Newest first; a conversation does not gather 50 audited actions within the undo window.
-  const recent = store.audit.list(conversationId, 50).filter((a) => a.action === 'resolve');
-  const record = recent.find((a) => a.at === at && detailOf(a)['undo'] !== true);
-  if (!record) return null;
-  const d = detailOf(record);
+  const recent = store.audit.list(conversationId, 50).flatMap((a) => (a.action === 'resolve' ? [{ record: a, d: detailOf(a) }] : []));
+  const match = recent.find(({ record, d }) => record.at === at && d['undo'] !== true);
+  if (!match) return null;
+  const { record, d } = match;
   const found: Found = { needs_human_since: num(d['needs_human_since']), resolved_at: num(d['resolved_at']), resolved_by: typeof d['resolved_by'] === 'string' ? d['resolved_by'] : null, line: num(d['line']) };
-  const undone = recent.some((a) => detailOf(a)['undo'] === true && detailOf(a)['resolved_at'] === at);
+  const undone = recent.some((r) => r.d['undo'] === true && r.d['resolved_at'] === at);
   return { record, found, undone };
 }
 
@@ -86,7 +86,7 @@ export function undoResolve(store: Store, conversationId: string, resolvedAt: nu
     return refused('changed', 'Someone wrote in the conversation since the Resolve (the customer, staff or an operator reply): nothing was changed. Open it to see what was said.');
   }
   store.conversations.unresolve(conv.id, found.needs_human_since, found.resolved_at, found.resolved_by);
-  commandLine(store, conv, 'undo_resolve', { source: 'console', operator: { id: operator.id, name: operator.name }, resolved_at: resolvedAt }, now);
+  commandLine(store, conv, 'undo_resolve', operator, now, { resolved_at: resolvedAt });
   store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify({ undo: true, resolved_at: resolvedAt, needs_human_since: found.needs_human_since }) });
   return { kind: 'resolve_undone', needsHumanSince: found.needs_human_since, resolvedAt: found.resolved_at, resolvedBy: found.resolved_by };
 }
@@ -103,7 +103,7 @@ export function flagConversation(store: Store, conversationId: string, operator:
   if (!store.conversations.flagNeedsHuman(conv.id, now)) {
     return { kind: 'flagged', needsHumanSince: conv.needsHumanSince ?? conv.lastMessageAt, already: true };
   }
-  commandLine(store, conv, 'flag_human', { source: 'console', operator: { id: operator.id, name: operator.name }, ...(note ? { note } : {}) }, now);
+  commandLine(store, conv, 'flag_human', operator, now, note ? { note } : {});
   store.audit.insert({ at: now, operator, action: 'flag', conversationId: conv.id, detail: note ? JSON.stringify({ note }) : null });
   return { kind: 'flagged', needsHumanSince: now, already: false };
 }

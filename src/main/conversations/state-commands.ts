@@ -15,17 +15,20 @@ export function stopConversation(store: Store, conversationId: string, now: numb
 }
 
 /**
- * A line in the transcript for a change of the conversation's state: the operator reads what
- * happened, when and by whom, where it happened. `info` says where it came from and who did it.
- * Returns the line's message id: an undo of a Resolve looks for what was said after it.
+ * A line in the transcript for a change the console made to the conversation's state: the
+ * operator reads what happened, when and by whom, where it happened. `extra` adds to what the line
+ * records (an Undo's flag, a note). Returns the line's message id: an undo of a Resolve looks for
+ * what was said after it.
  */
 export function commandLine(
   store: Store,
   conv: { id: string; clientId: string },
   command: 'stop_auto_reply' | 'resume_auto_reply' | 'resolve' | 'undo_resolve' | 'flag_human',
-  info: Record<string, unknown>,
+  operator: Operator,
   now: number,
+  extra: Record<string, unknown> = {},
 ): number {
+  const info = { source: 'console', operator: { id: operator.id, name: operator.name }, ...extra };
   return store.messages.insert({
     conversationId: conv.id,
     clientId: conv.clientId,
@@ -48,7 +51,7 @@ export function consoleStop(store: Store, conversationId: string, operator: Oper
   if (!conv) return null;
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
   const cancelledReplies = stopConversation(store, conv.id, now, 'the console');
-  commandLine(store, conv, 'stop_auto_reply', { source: 'console', operator: { id: operator.id, name: operator.name } }, now);
+  commandLine(store, conv, 'stop_auto_reply', operator, now);
   // What Undo puts back: a pause keeps its end (a colleague's takeover still holds the bot off).
   const pausedUntil = previous === 'paused' ? conv.pausedUntil : null;
   store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify({ previous, paused_until: pausedUntil, cancelled_replies: cancelledReplies }) });
@@ -80,7 +83,7 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const restoredReplies = stop ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
   // There is no resume on the wire (protocol section 4): a resume always comes from the console.
   // Resuming what was already active changed nothing, and says nothing.
-  if (previous !== 'active' && restore.state !== 'stopped') commandLine(store, conv, 'resume_auto_reply', { source: 'console', operator: { id: operator.id, name: operator.name }, ...(undoStop ? { undo: true } : {}) }, now);
+  if (previous !== 'active' && restore.state !== 'stopped') commandLine(store, conv, 'resume_auto_reply', operator, now, undoStop ? { undo: true } : {});
   store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...(undoStop ? { undo: true, restored_replies: restoredReplies } : {}) }) });
   return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies };
 }
