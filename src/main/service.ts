@@ -34,9 +34,6 @@ import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
 import type { ConsoleHandlers } from '../shared/console-api.ts';
 
-/** How often the event-loop delay monitor's timer ticks. */
-const LOOP_DELAY_RESOLUTION_MS = 10;
-
 export interface ServiceOptions {
   config: ServerConfig;
   dataDir: string;
@@ -210,8 +207,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   metrics.gauge('switchboard_outbox_pending', 'Deliveries waiting to be sent (outbox depth).', () => store.deliveries.countByState().pending);
   metrics.gauge('switchboard_outbox_dead', 'Deliveries that gave up; retry them from the console or CLI.', () => store.deliveries.countByState().dead);
   metrics.gauge('switchboard_replies_waiting', 'Conversations in their quiet period.', () => scheduler.waitingConversations());
-  const loopDelay = monitorLoopDelay(LOOP_DELAY_RESOLUTION_MS);
-  eventLoopDelayGauges(metrics, loopDelay.histogram, LOOP_DELAY_RESOLUTION_MS);
+  // A 10 ms tick, as monitorEventLoopDelay's default resolution.
+  const loopDelay = monitorLoopDelay(10);
+  eventLoopDelayGauges(metrics, loopDelay);
 
   const flushTimer = setInterval(() => {
     const counted = requestLog.flush(clock.now());

@@ -46,7 +46,7 @@ test('event-loop delay gauges show a stall at the next scrape, then only what ca
   const m = createMetrics();
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
-  eventLoopDelayGauges(m, h, 10);
+  eventLoopDelayGauges(m, { histogram: h, resolutionMs: 10 });
   const value = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
   await new Promise((r) => setTimeout(r, 30));
   const stallUntil = Date.now() + 120;
@@ -67,7 +67,7 @@ test('an idle loop reads as no delay: the monitor timer\'s own 10 ms interval is
   // What monitorEventLoopDelay({ resolution: 10 }) holds for an idle loop: ticks 10.2-10.4 ms apart.
   let count = 200;
   const idle = { percentile: () => 10.29e6, max: 10.37e6, get count() { return count; }, reset: () => void (count = 0) };
-  eventLoopDelayGauges(m, idle, 10);
+  eventLoopDelayGauges(m, { histogram: idle, resolutionMs: 10 });
   const text = m.render();
   const value = (name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
   assert.ok(value('switchboard_event_loop_delay_p99_seconds') < 0.001, text);
@@ -78,7 +78,7 @@ test('an idle loop reads as no delay: the monitor timer\'s own 10 ms interval is
 test('a stall that starts right after a scrape shows at the next scrape', async () => {
   const m = createMetrics();
   const loop = monitorLoopDelay(10);
-  eventLoopDelayGauges(m, loop.histogram, 10);
+  eventLoopDelayGauges(m, loop);
   const value = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
   await new Promise((r) => setTimeout(r, 30));
   m.render(); // a scrape, then at once (before the monitor's next tick) a synchronous stall

@@ -104,7 +104,8 @@ export type Metrics = ReturnType<typeof createMetrics>;
  * reads as the timer's resolution (10 ms): the delay is what lies beyond it, as load-shedding
  * libraries compute it. Before this, an idle service reported 10 ms of delay.
  */
-export function eventLoopDelayGauges(metrics: Metrics, histogram: Pick<Histogram, 'percentile' | 'max' | 'count' | 'reset'>, resolutionMs: number): void {
+export function eventLoopDelayGauges(metrics: Metrics, monitor: { histogram: Pick<Histogram, 'percentile' | 'max' | 'count' | 'reset'>; resolutionMs: number }): void {
+  const { histogram, resolutionMs } = monitor;
   const beyondResolution = (ns: number): number => Math.max(0, ns / 1e6 - resolutionMs) / 1000;
   metrics.gauge('switchboard_event_loop_delay_p99_seconds', 'Main-thread event-loop delay p99 since the previous scrape.', () =>
     histogram.count ? beyondResolution(histogram.percentile(99)) : 0,
@@ -122,7 +123,7 @@ export function eventLoopDelayGauges(metrics: Metrics, histogram: Pick<Histogram
  * Not monitorEventLoopDelay itself: its reset() also forgets its last tick, so the interval after
  * every scrape went unrecorded, and a stall that began within 10 ms of a scrape never showed.
  */
-export function monitorLoopDelay(resolutionMs: number): { histogram: RecordableHistogram; stop(): void } {
+export function monitorLoopDelay(resolutionMs: number): { histogram: RecordableHistogram; resolutionMs: number; stop(): void } {
   const histogram = createHistogram();
   let last = performance.now();
   const timer = setInterval(() => {
@@ -131,5 +132,5 @@ export function monitorLoopDelay(resolutionMs: number): { histogram: RecordableH
     last = now;
   }, resolutionMs);
   timer.unref();
-  return { histogram, stop: () => clearInterval(timer) };
+  return { histogram, resolutionMs, stop: () => clearInterval(timer) };
 }
