@@ -4,7 +4,8 @@ import { useConsole } from '../store/index.ts';
 import { previewOf } from './command-text.ts';
 import { Avatar } from './Avatar.tsx';
 import { displayName } from './conversation-name.ts';
-import { duration, fullDate, useNow } from './relative-time.tsx';
+import { duration, useNow } from './relative-time.tsx';
+import { fullTime } from '../format.ts';
 
 /** Conversations waiting for a human, longest wait first: the operator's queue. */
 export function NeedsYou() {
@@ -44,7 +45,7 @@ export function NeedsYou() {
                     {name}
                     <small> · {c.clientId} · {t(`list.channel.${c.channel}`)}</small>
                   </span>
-                  <time className="waited" dateTime={new Date(since).toISOString()} title={t('views.needsYou.since', { time: fullDate(since, i18n.language) })}>
+                  <time className="waited" dateTime={new Date(since).toISOString()} title={t('views.needsYou.since', { time: fullTime(since, i18n.language) })}>
                     {t('views.needsYou.waiting', { duration: duration(t, now - since) })}
                   </time>
                   <span className="last">{previewOf(t, c)}</span>

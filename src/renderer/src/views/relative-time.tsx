@@ -36,16 +36,11 @@ export function duration(t: TFunction, ms: number): string {
   return t('views.duration.days', { count: Math.floor(d / DAY), hours: Math.floor((d % DAY) / HOUR) });
 }
 
-/** The full date and time, for a title: the app's one format (format.ts). */
-export function fullDate(at: number, lang: string): string {
-  return fullTime(at, lang);
-}
-
 /** A relative time whose element carries the exact instant (datetime) and the full date on hover. */
 export function When({ at, now, className }: { at: number; now: number; className?: string }) {
   const { t, i18n } = useTranslation();
   return (
-    <time className={className} dateTime={new Date(at).toISOString()} title={fullDate(at, i18n.language)}>
+    <time className={className} dateTime={new Date(at).toISOString()} title={fullTime(at, i18n.language)}>
       {relativeTime(t, at, now, i18n.language)}
     </time>
   );
