@@ -103,6 +103,8 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     assert.equal(await page.locator('[data-testid=undo-refused]').count(), 0);
     await page.keyboard.press('?');
     await page.locator('[data-testid=shortcut-sheet] tr:has(kbd:text-is("z"))').filter({ hasText: 'Undo the stop or Resolve' }).waitFor();
+    await page.locator('[data-testid=shortcut-sheet] tr:has(kbd:text-is("e"))').filter({ hasText: 'Resolve the open conversation' }).waitFor();
+    await page.locator('[data-testid=shortcut-sheet] tr:has(kbd:text-is("h"))').filter({ hasText: 'Put the open conversation in Needs you' }).waitFor();
     await page.keyboard.press('Escape');
   });
 

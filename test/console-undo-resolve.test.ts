@@ -114,15 +114,17 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     await refused.waitFor({ state: 'detached' });
   });
 
-  it('"Needs a human" from the header puts a resolved conversation at the end of Needs you, with the note in its line', async () => {
+  it('"Needs a human" (h) puts a conversation resolved by e at the end of Needs you, with the note in its line and in the list', async () => {
     const alice = await idOf('Alice Wu');
     await openFromQueue(alice);
     const head = page.locator('[data-testid=transcript] .conv-head');
-    await head.getByRole('button', { name: 'Resolve' }).click();
+    await head.getByRole('button', { name: 'Resolve' }).waitFor();
+    await page.keyboard.press('e');
     await toast().waitFor();
     const queue = await needsYou();
     assert.ok(!queue.includes(alice));
-    await head.getByRole('button', { name: 'Needs a human' }).click();
+    await head.getByRole('button', { name: 'Needs a human' }).waitFor();
+    await page.keyboard.press('h');
     const dialog = page.locator('[data-testid=flag-dialog]');
     await dialog.getByLabel('Note (optional)').fill('refund over 500, for Chen');
     assert.deepEqual(await seriousViolations(page), []);
@@ -132,10 +134,10 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     await head.getByRole('button', { name: 'Resolve' }).waitFor();
     assert.deepEqual(await needsYou(), [...queue, alice], 'at the end of the queue');
     await waitFor('the queue on screen', async () => JSON.stringify(await queueOnScreen()) === JSON.stringify([...queue, alice]));
-    await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'Flagged for a human by Ann Lee' }).waitFor();
+    await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'Flagged for a human by Ann Lee: refund over 500, for Chen' }).waitFor();
     assert.deepEqual(await seriousViolations(page), []);
     await chooseLanguage(page, 'zh-CN');
-    await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'Ann Lee 标记为需要人工' }).waitFor();
+    await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'Ann Lee 标记为需要人工：refund over 500, for Chen' }).waitFor();
     await chooseLanguage(page, 'en');
   });
 });

@@ -43,7 +43,7 @@ describe('"Needs a human" by hand over the console API', () => {
     assert.deepEqual(await c.ok('flagConversation', { conversationId: first, note: '  over to Chen  ' }), { needsHumanSince: at, alreadyFlagged: false });
     assert.deepEqual(await queue(), ['second', 'first']);
     const t = await c.ok('getTranscript', { conversationId: first });
-    assert.deepEqual(t.conversation.lastCommand, { command: 'flag_human', source: 'console', operator: 'Ann Lee' });
+    assert.deepEqual(t.conversation.lastCommand, { command: 'flag_human', source: 'console', operator: 'Ann Lee', note: 'over to Chen' }, 'the list previews the note');
     assert.equal(t.entries.at(-1)!.messageInfo?.['note'], 'over to Chen', 'the note is stored trimmed');
     await eventually(() => c.events.slice(events).some((e) => e.type === 'conversation' && e.conversationId === first), 'the conversation event');
     assert.ok(!c.events.slice(events).some((e) => e.type === 'alert'), 'no alert for the agent\'s own action');

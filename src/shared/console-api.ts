@@ -192,6 +192,8 @@ export interface CommandLine {
   command: string;
   source: 'console' | 'integration';
   operator: string | null;
+  /** A flag's note, when the agent wrote one: the list previews it, so a colleague sees why. */
+  note?: string | null;
 }
 
 /** One line of a conversation: what engines read as context and the console shows. */

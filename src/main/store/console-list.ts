@@ -27,9 +27,12 @@ export const toSummary = (r: RawConv): ConversationSummary => {
     return { ...row, lastText: content, lastCommand: null, lastReply: { by: kind === 'operator' ? 'operator' : 'bot', operator } };
   }
   if (r.last_line === null) return { ...row, lastText: null, lastCommand: null };
-  const [role, content, source, operator] = JSON.parse(r.last_line) as [string, string | null, string | null, string | null];
+  const [role, content, source, operator, note] = JSON.parse(r.last_line) as [string, string | null, string | null, string | null, unknown];
   // A command line (a stop, a resume) previews as the transcript says it, not as its raw command.
-  const lastCommand = role === 'command' && content !== null ? { command: content, source: source === 'console' ? ('console' as const) : ('integration' as const), operator } : null;
+  const lastCommand =
+    role === 'command' && content !== null
+      ? { command: content, source: source === 'console' ? ('console' as const) : ('integration' as const), operator, ...(typeof note === 'string' && note !== '' ? { note } : {}) }
+      : null;
   return { ...row, lastText: content, lastCommand };
 };
 
@@ -50,13 +53,13 @@ export interface ConversationFilter {
 export const SHORT_SEARCH_WINDOW = 50_000;
 
 /**
- * The conversation's last line as [role, content, source, operator name]: one correlated lookup
+ * The conversation's last line as [role, content, source, operator name, flag note]: one correlated lookup
  * (SQLite has no two-column scalar subquery); only a command line reads its message_info. Then
  * the last reply (the bot's or an operator's; replies live in their own table) if it came after
  * the last message: a reply answers the newest message there was, so it is later than that one.
  */
 export const LAST_TEXT = `(SELECT CASE WHEN m.role = 'command'
-     THEN json_array(m.role, m.content, json_extract(m.message_info, '$.source'), json_extract(m.message_info, '$.operator.name'))
+     THEN json_array(m.role, m.content, json_extract(m.message_info, '$.source'), json_extract(m.message_info, '$.operator.name'), json_extract(m.message_info, '$.note'))
      ELSE json_array(m.role, m.content) END
    FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_line,
   (SELECT json_array(r.kind, r.content, json_extract(r.operator, '$.name')) FROM replies r

@@ -134,7 +134,7 @@ export function App() {
     );
   }, []);
 
-  // Console-wide shortcuts; those on the open conversation (a, s, r) live in Transcript.tsx.
+  // Console-wide shortcuts; those on the open conversation (a, s, r, e) live in Transcript.tsx, h in FlagButton.tsx.
   // The handler reads refs and the store only; registering it once is enough.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {

@@ -1,6 +1,8 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
+import { canWrite } from '../store/connection-slice.ts';
+import { isShortcut } from '../keyboard.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { Modal } from './Modal.tsx';
 
@@ -15,13 +17,23 @@ export function FlagButton({ conversationId }: { conversationId: string }) {
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
   const whyId = useId();
+  // "h" while the button is on screen: it only is for the open conversation, not in Needs you.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key !== 'h' || !isShortcut(e) || !canWrite(useConsole.getState().connection.state)) return;
+      e.preventDefault();
+      setOpen(true);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
   const close = () => {
     setOpen(false);
     setNote('');
   };
   return (
     <>
-      <WriteButton onClick={() => setOpen(true)} data-testid="flag-human">
+      <WriteButton onClick={() => setOpen(true)} data-testid="flag-human" aria-keyshortcuts="h">
         {t('work.flag.button')}
       </WriteButton>
       {open && (

@@ -9,6 +9,8 @@ const KEYS = [
   ['/ …', 'canned'],
   ['s', 'stop'],
   ['r', 'resume'],
+  ['e', 'resolve'],
+  ['h', 'flag'],
   ['z', 'undo'],
   ['Esc', 'escape'],
   ['?', 'sheet'],

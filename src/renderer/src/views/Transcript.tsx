@@ -72,7 +72,7 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
       )}
       <span className="actions">
         {c.needsHuman ? (
-          <WriteButton className="primary" onClick={() => void resolve(c.id)}>
+          <WriteButton className="primary" onClick={() => void resolve(c.id)} aria-keyshortcuts="e">
             {t('work.resolve.button')}
           </WriteButton>
         ) : (
@@ -171,6 +171,7 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
         composeRef.current.focus();
       } else if (e.key === 's' && im && live && c.autoReply !== 'stopped') void s.stopAutoReply(c.id);
       else if (e.key === 'r' && im && live && c.autoReply === 'stopped') void s.resumeAutoReply(c.id);
+      else if (e.key === 'e' && live && c.needsHuman) void s.resolve(c.id);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

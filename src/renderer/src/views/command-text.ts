@@ -6,7 +6,7 @@ import type { CommandLine, ConversationSummary } from '../../../shared/console-a
  * list's preview: what happened, from where, and who did it when the line says (older console
  * lines name nobody).
  */
-export function commandText(t: TFunction, c: CommandLine & { undo?: boolean; note?: string | null }): string {
+export function commandText(t: TFunction, c: CommandLine & { undo?: boolean }): string {
   const who = c.operator ? { name: c.operator } : null;
   if (c.command === 'stop_auto_reply') {
     if (c.source === 'integration') return t('transcript.stopByIm');
@@ -20,20 +20,19 @@ export function commandText(t: TFunction, c: CommandLine & { undo?: boolean; not
   if (c.command === 'undo_resolve') return who ? t('transcript.resolveUndoneWho', who) : t('transcript.resolveUndone');
   if (c.command === 'flag_human') {
     const line = who ? t('transcript.flaggedWho', who) : t('transcript.flagged');
-    return c.note ? `${line}: ${c.note}` : line;
+    return c.note ? t('transcript.withNote', { line, note: c.note }) : line;
   }
   return c.command;
 }
 
 /** A transcript command line's message_info as a CommandLine. */
-export function commandOf(content: string, info: Record<string, unknown> | undefined): CommandLine & { undo: boolean; note: string | null } {
+export function commandOf(content: string, info: Record<string, unknown> | undefined): CommandLine & { undo: boolean } {
   const operator = info?.['operator'] as { name?: unknown } | undefined;
   return {
     command: content,
     source: info?.['source'] === 'console' ? 'console' : 'integration',
     operator: typeof operator?.name === 'string' ? operator.name : null,
     undo: info?.['undo'] === true,
-    // A flag's note is the agent's own words: shown in the transcript, not in the list's preview.
     note: typeof info?.['note'] === 'string' ? info['note'] : null,
   };
 }
