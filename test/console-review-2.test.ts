@@ -105,7 +105,7 @@ describe('the second support-agent review of the console', { skip }, () => {
     assert.match((await card.textContent()) ?? '', /We ship to 40 countries\..*does not follow instructions/);
   });
 
-  it('deliveries show the HTTP status in its own column, 500 and 410 apart, at 1280 and 1024 px', async () => {
+  it('deliveries show the HTTP status in its own column, 500 and 410 apart, and the whole error, at 1280 and 1024 px', async () => {
     await page.click('nav [data-view="deliveries"]');
     const retrying = page.locator('[data-testid=deliveries] tbody tr.retrying');
     const dead = page.locator('[data-testid=deliveries] tbody tr.dead');
@@ -117,6 +117,9 @@ describe('the second support-agent review of the console', { skip }, () => {
       assert.equal(await dead.locator('[data-testid=delivery-status]').textContent(), 'HTTP 410');
       const clipped = await js<boolean>(page, `[...document.querySelectorAll('[data-testid=delivery-status]')].some((c) => c.scrollWidth > c.clientWidth)`);
       assert.equal(clipped, false, `the status is whole at ${width} px`);
+      // Why it failed is what decides a retry: the whole text shows, over more than one line if need be.
+      const cut = await js<string[]>(page, `[...document.querySelectorAll('[data-testid=delivery-problem] > span')].filter((c) => c.scrollHeight > c.clientHeight + 1 || c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent)`);
+      assert.deepEqual(cut, [], `every error is whole at ${width} px`);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
   });

@@ -59,8 +59,9 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
       <td className="status" data-testid="delivery-status">
         {statusText(d, t)}
       </td>
-      <td className="clip" title={problem} data-testid="delivery-problem">
-        {problem || '-'}
+      <td title={problem} data-testid="delivery-problem">
+        {/* Why it failed decides whether to retry: up to three lines, not one cut short. */}
+        <span className="clamp3">{problem || '-'}</span>
       </td>
       <td className="url">
         {/* The query's values may be a token: masked here and on hover; Copy gives the whole URL. */}
