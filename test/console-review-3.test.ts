@@ -148,4 +148,56 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     }
     assert.deepEqual(await seriousViolations(page), []);
   });
+
+  it('j/k walk Needs you without opening anything; a conversation out of sight is not marked read; Esc keeps a search; a long client id stays in the list', async () => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    const marks: string[] = [];
+    page.on('request', (r) => void (r.url().endsWith('/api/markRead') && marks.push(r.postData() ?? '')));
+    const unread = async (id: string) => (await consoleCall<Array<{ unread: number }>>(server, 'getConversations', { ids: [id] }))[0]!.unread;
+    // Alice's conversation is open; then the agent goes to the queue.
+    await page.click('nav [data-view="conversations"]');
+    await listRow(page, 'Alice Liddell').click();
+    await page.waitForSelector('[data-testid=transcript] h2 >> text=Alice Liddell');
+    await page.click('nav [data-view="needs_you"]');
+    const queue = await js<string[]>(page, `[...document.querySelectorAll('[data-testid=needs-you] .queue-row')].map((r) => r.dataset.conversation)`);
+    assert.ok(queue.length >= 3, JSON.stringify(queue));
+    const before = await Promise.all(queue.map(unread));
+    await js(page, 'document.activeElement && document.activeElement.blur()');
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    assert.equal(await js(page, 'document.activeElement?.dataset.conversation'), queue[1], 'the focus is on the second row');
+    await page.keyboard.press('k');
+    assert.equal(await js(page, 'document.activeElement?.dataset.conversation'), queue[0]);
+    assert.deepEqual(await Promise.all(queue.map(unread)), before, 'nothing in the queue was opened or marked read');
+    assert.equal(await page.locator('[data-testid=needs-you]').count(), 1, 'still in Needs you');
+
+    // On the dashboard, Alice writes again: her conversation is loaded but not on screen, so it stays unread.
+    await page.click('nav [data-view="dashboard"]');
+    const reloaded = page.waitForResponse((r) => r.url().endsWith('/api/getTranscript'));
+    const r = await sendAs(server, 'acme', seed.acme, { event_type: 'auto_dialog', msg_id: 'r3-alice-again', from_user_id: 'alice', from_user_type: 2, content: 'Any news?', nickname: 'Alice Liddell' });
+    assert.equal(r.status, 200);
+    await reloaded;
+    await page.waitForTimeout(300);
+    assert.ok((await unread(seed.conversations.alice)) >= 1, 'unread while out of sight');
+    assert.deepEqual(marks, [], 'no read marker was sent');
+    await page.click('nav [data-view="conversations"]');
+    await waitFor('read once on screen', async () => (await unread(seed.conversations.alice)) === 0);
+
+    // Esc leaves the search box and keeps its results.
+    await page.keyboard.press('/');
+    await page.keyboard.type('kettle');
+    await waitFor('one result', async () => (await page.locator('[data-conversation]').count()) === 1);
+    await page.keyboard.press('Escape');
+    assert.equal(await page.locator('.filters input[type=search]').inputValue(), 'kettle');
+    assert.equal(await page.locator('[data-conversation]').count(), 1, 'the results stay');
+    await page.locator('.filters input[type=search]').fill('');
+
+    // A client with a long id: the client filter keeps inside the list column.
+    await consoleCall(server, 'addClient', { id: 'a-client-with-an-identifier-long-enough-to-widen-any-select-box-1', settings: {} });
+    await page.reload();
+    await page.waitForSelector('.chips select option:nth-child(4)', { state: 'attached' });
+    const list = await box(page, 'section.list');
+    const select = await box(page, '.chips select');
+    assert.ok(select.right <= list.right, `the client filter ends at ${select.right} px, the list column at ${list.right} px`);
+  });
 });

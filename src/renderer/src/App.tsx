@@ -39,6 +39,16 @@ function throttle(fn: () => void, ms: number): () => void {
   };
 }
 
+/** Moves the keyboard focus to the next or previous of `selector`'s elements (the first when none has it), kept in view. */
+function moveFocus(selector: string, delta: number): void {
+  const rows = [...document.querySelectorAll<HTMLElement>(selector)];
+  if (rows.length === 0) return;
+  const at = rows.findIndex((r) => r === document.activeElement);
+  const next = rows[at < 0 ? 0 : Math.min(rows.length - 1, Math.max(0, at + delta))]!;
+  next.focus();
+  next.scrollIntoView({ block: 'nearest' });
+}
+
 export function App() {
   const { t } = useTranslation();
   const view = useConsole((s) => s.view);
@@ -74,6 +84,7 @@ export function App() {
     document.addEventListener('visibilitychange', seenNow);
     const stop = useConsole.subscribe((s, prev) => {
       if (s.conversations !== prev.conversations) s.noteUnread(s.conversations);
+      if (s.view !== prev.view && s.view === 'conversations') void s.markOpenRead();
       if (s.transcript !== prev.transcript && s.transcript) {
         s.setUnread(s.transcript.conversation.id, s.transcript.conversation.unread ?? 0);
         s.noteTranscript(s.transcript);
@@ -139,14 +150,21 @@ export function App() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (isTyping(e.target)) {
-        if (e.key === 'Escape' && !e.defaultPrevented && e.target instanceof HTMLElement) e.target.blur();
+        if (e.key === 'Escape' && !e.defaultPrevented && e.target instanceof HTMLElement) {
+          // Esc leaves the field; in a search box Chromium would also empty it, losing the results to walk with j/k.
+          if (e.target instanceof HTMLInputElement && e.target.type === 'search' && !e.target.closest('dialog')) e.preventDefault();
+          e.target.blur();
+        }
         return;
       }
       if (!isShortcut(e)) return;
       const s = useConsole.getState();
-      if (e.key === 'j' || e.key === 'k') {
+      if ((e.key === 'j' || e.key === 'k') && s.view === 'conversations') {
         s.move(e.key === 'j' ? 1 : -1);
         s.requestScroll();
+      } else if ((e.key === 'j' || e.key === 'k') && s.view === 'needs_you') {
+        // The queue: j/k move the focus along its rows and Enter opens one; nothing is opened, so nothing is marked read.
+        moveFocus('[data-testid=needs-you] .queue-row', e.key === 'j' ? 1 : -1);
       } else if (e.key === 'z' && s.undo && canWrite(s.connection.state)) {
         // The toast's Undo from anywhere: after a stop by "s" the focus stays in the conversation, far from the toast.
         void s.runUndo();

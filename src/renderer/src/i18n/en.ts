@@ -367,7 +367,7 @@ export const en = {
       title: 'Keyboard shortcuts',
       key: 'Key',
       action: 'Action',
-      move: 'Next / previous conversation',
+      move: 'Next / previous conversation (in Conversations and Needs you)',
       search: 'Search conversations',
       reply: 'Write a reply in the open conversation',
       send: 'Send the reply (Cmd+Enter on a Mac)',

@@ -368,7 +368,7 @@ export const zhCN: Messages = {
       title: '快捷键',
       key: '按键',
       action: '操作',
-      move: '下一个 / 上一个会话',
+      move: '下一个 / 上一个会话（在会话列表和待处理中）',
       search: '搜索会话',
       reply: '在当前会话中撰写回复',
       send: '发送回复（Mac 上为 Cmd+Enter）',

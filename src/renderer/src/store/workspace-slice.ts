@@ -277,7 +277,8 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
     requestScroll: () => set((s) => ({ scrollRequest: s.scrollRequest + 1 })),
     async markOpenRead() {
       const t = get().transcript;
-      if (!t || !(t.conversation.unread > 0) || document.visibilityState !== 'visible') return;
+      // Read means seen: the transcript is on screen only in Conversations (another view keeps it loaded, hidden).
+      if (!t || !(t.conversation.unread > 0) || document.visibilityState !== 'visible' || get().view !== 'conversations') return;
       const id = t.conversation.id;
       const upToId = Math.max(0, ...t.entries.filter((e) => e.kind === 'message').map((e) => e.id));
       if (marked.get(id) === upToId) return;
