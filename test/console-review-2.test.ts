@@ -179,6 +179,13 @@ describe('the second support-agent review of the console', { skip }, () => {
       await hung.waitForSelector('[data-testid=connection][data-state=reconnecting], [data-testid=connection][data-state=offline]', { timeout: 6_000 });
       await hung.waitForSelector('[data-testid=connection][data-state=offline]:has-text("Offline since")', { timeout: 10_000 });
       assert.ok(Date.now() - stoppedAt < 12_000);
+      // "Offline since …" and "Reconnect now" take the room of "Live": the header stays one row at 1280 px.
+      const rows = await js<number>(
+        hung,
+        `(() => { const kids = [...document.querySelector('header.top').children].filter((k) => !k.classList.contains('endpoint') && k.getBoundingClientRect().width > 1);
+          const mids = kids.map((k) => { const r = k.getBoundingClientRect(); return (r.top + r.bottom) / 2; }); return Math.max(...mids) - Math.min(...mids) < 16 ? 1 : 2; })()`,
+      );
+      assert.equal(rows, 1, 'offline, the header is still one row');
       await row(hung, 'Alice Chen').click();
       await hung.locator('[data-testid=transcript-loading]:has-text("Loading the conversation…")').waitFor({ timeout: 2_000 });
       const failed = hung.locator('[data-testid=transcript-failed]');
