@@ -200,4 +200,24 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     const select = await box(page, '.chips select');
     assert.ok(select.right <= list.right, `the client filter ends at ${select.right} px, the list column at ${list.right} px`);
   });
+
+  it('scrolled down the list, the rows in view stay put when a new conversation arrives', async () => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.click('nav [data-view="conversations"]');
+    const list = page.locator('[data-testid=conversation-list]');
+    await list.evaluate((el) => void (el.scrollTop = 150));
+    const rowAt = () => js<string | undefined>(page, `(() => { const r = document.querySelector('[data-testid=conversation-list]').getBoundingClientRect();
+      return document.elementFromPoint(r.left + 40, r.top + 100)?.closest('[data-conversation]')?.dataset.conversation; })()`);
+    const before = await rowAt();
+    assert.ok(before);
+    const count = await page.locator('[data-conversation]').count();
+    const r = await sendAs(server, 'shop', seed.shop, { event_type: 'auto_dialog', msg_id: 'r3-newcomer', from_user_id: 'newcomer', from_user_type: 2, content: 'Hello?' });
+    assert.equal(r.status, 200);
+    await waitFor('the newcomer in the list', async () => (await consoleCall<ConversationPage>(server, 'listConversations', {})).items[0]?.customerId === 'newcomer');
+    await page.waitForFunction(`document.querySelectorAll('[data-conversation]').length > ${count} || [...document.querySelectorAll('[data-conversation]')].some((e) => e.textContent.includes('newcomer'))`);
+    await page.waitForFunction(`document.querySelector('[data-testid=conversation-list]').scrollTop !== 150`);
+    assert.equal(await rowAt(), before, 'the same row under the pointer');
+    // At the top of the list, new conversations push it down as they come.
+    await list.evaluate((el) => void (el.scrollTop = 0));
+  });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
@@ -9,6 +9,9 @@ import { previewOf } from './command-text.ts';
 import { StateBadge } from './StateBadge.tsx';
 import { displayName } from './conversation-name.ts';
 import { useNow, When } from './relative-time.tsx';
+
+/** Every row is this tall (the virtual list does not measure them). */
+const ROW_HEIGHT = 64;
 
 export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTMLInputElement | null> }) {
   const { t } = useTranslation();
@@ -25,7 +28,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const loadMore = useConsole((s) => s.loadMore);
   const scroller = useRef<HTMLDivElement>(null);
   const listbox = useRef<HTMLDivElement>(null);
-  const rows = useVirtualizer({ count: conversations.length, getScrollElement: () => scroller.current, estimateSize: () => 64, overscan: 8 });
+  const rows = useVirtualizer({ count: conversations.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
   const now = useNow();
   const clients = useConsole((s) => s.clients);
   const loadClients = useConsole((s) => s.loadClients);
@@ -50,6 +53,34 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
     requestAnimationFrame(() => listbox.current?.querySelector<HTMLElement>('[aria-selected=true]')?.focus());
     // Only a new selection or a key press scrolls; live reordering of the list must not move the operator's view.
   }, [selectedId, scrollRequest]);
+
+  // Scrolled down the list, the rows in view stay put when conversations arrive or move to the top
+  // (at the top, new ones push the list down as they come). Without this a row jumped 64 px under
+  // the pointer with each new conversation, and a click landed on its neighbour.
+  const anchor = useRef<{ ids: string[]; offset: number } | null>(null);
+  const noteAnchor = (): void => {
+    const el = scroller.current;
+    if (!el) return;
+    const list = useConsole.getState().conversations;
+    const first = Math.floor(el.scrollTop / ROW_HEIGHT);
+    anchor.current = el.scrollTop > 0 ? { ids: list.slice(first, first + 4).map((c) => c.id), offset: el.scrollTop - first * ROW_HEIGHT } : null;
+  };
+  // A new filter or search is a new list: it keeps no old row in place.
+  useLayoutEffect(() => void (anchor.current = null), [filter]);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    const was = anchor.current;
+    if (el && was) {
+      // The first row that was in view and is still below the top: a row that moved up had new activity.
+      const at = was.ids.map((id) => conversations.findIndex((c) => c.id === id)).find((i) => i > 0);
+      if (at !== undefined) {
+        const top = at * ROW_HEIGHT + was.offset - was.ids.indexOf(conversations[at]!.id) * ROW_HEIGHT;
+        if (Math.abs(el.scrollTop - top) >= 1) el.scrollTop = top;
+      }
+    }
+    noteAnchor();
+    // Only a change of the rows re-anchors; scrolling records the new anchor (onScroll).
+  }, [conversations]);
 
   const chip = (on: boolean) => ({ className: on ? 'chip on' : 'chip', 'aria-pressed': on });
   return (
@@ -89,7 +120,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
           ))}
         </div>
       </div>
-      <div className="scroller" ref={scroller} data-testid="conversation-list">
+      <div className="scroller" ref={scroller} data-testid="conversation-list" onScroll={noteAnchor}>
         {loaded && conversations.length === 0 && <p className="empty">{filtered ? t('list.noMatch') : t('list.empty')}</p>}
         {conversations.length > 0 && (
           <div
