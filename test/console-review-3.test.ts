@@ -162,6 +162,9 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     const queue = await js<string[]>(page, `[...document.querySelectorAll('[data-testid=needs-you] .queue-row')].map((r) => r.dataset.conversation)`);
     assert.ok(queue.length >= 3, JSON.stringify(queue));
     const before = await Promise.all(queue.map(unread));
+    // A website handoff's row says what the visitor asked, not the fallback the bot answered with.
+    const lasts = await page.locator('[data-testid=needs-you] [data-testid=queue-last]').allTextContents();
+    assert.ok(lasts.includes('Is anyone there?'), JSON.stringify(lasts));
     await js(page, 'document.activeElement && document.activeElement.blur()');
     await page.keyboard.press('j');
     await page.keyboard.press('j');
@@ -214,8 +217,8 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     const r = await sendAs(server, 'shop', seed.shop, { event_type: 'auto_dialog', msg_id: 'r3-newcomer', from_user_id: 'newcomer', from_user_type: 2, content: 'Hello?' });
     assert.equal(r.status, 200);
     await waitFor('the newcomer in the list', async () => (await consoleCall<ConversationPage>(server, 'listConversations', {})).items[0]?.customerId === 'newcomer');
-    await page.waitForFunction(`document.querySelectorAll('[data-conversation]').length > ${count} || [...document.querySelectorAll('[data-conversation]')].some((e) => e.textContent.includes('newcomer'))`);
-    await page.waitForFunction(`document.querySelector('[data-testid=conversation-list]').scrollTop !== 150`);
+    await waitFor('the newcomer on screen', () => js<boolean>(page, `document.querySelectorAll('[data-conversation]').length > ${count} || [...document.querySelectorAll('[data-conversation]')].some((e) => e.textContent.includes('newcomer'))`));
+    await waitFor('the list kept its rows in view', () => js<boolean>(page, `document.querySelector('[data-testid=conversation-list]').scrollTop !== 150`));
     assert.equal(await rowAt(), before, 'the same row under the pointer');
     // At the top of the list, new conversations push it down as they come.
     await list.evaluate((el) => void (el.scrollTop = 0));

@@ -174,6 +174,8 @@ export interface ConversationSummary {
   lastCommand?: CommandLine | null;
   /** When the last line is a reply: the bot's, or an operator's (with their name); `lastText` is what it said. */
   lastReply?: { by: 'bot' | 'operator'; operator: string | null } | null;
+  /** In Needs you: the customer's latest message (the last line is often the bot's fallback or an undelivered reply). */
+  lastCustomerText?: string | null;
   /** In a search's results: the matching message, cut to begin near the match (the list shows it in place of the last line). */
   matchText?: string | null;
   /** The customer's nickname from their latest message, when the integrator sends one. */

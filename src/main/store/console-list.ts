@@ -4,7 +4,7 @@ import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
 import { encodeCursor, type ListCursor } from '../../shared/list-cursor.ts';
 import { toConversationRow, type RawConversation } from './conversations.ts';
 
-type RawConv = RawConversation & { last_line: string | null; last_reply?: string | null; match_id?: number; match_text?: string | null };
+type RawConv = RawConversation & { last_line: string | null; last_reply?: string | null; last_customer?: string | null; match_id?: number; match_text?: string | null };
 
 /** How much of a matching message precedes the match in its excerpt. */
 const EXCERPT_LEAD = 24;
@@ -20,7 +20,8 @@ export function excerpt(content: string, needle: string): string {
 }
 
 export const toSummary = (r: RawConv): ConversationSummary => {
-  const { createdAt: _createdAt, ...row } = toConversationRow(r);
+  const { createdAt: _createdAt, ...plain } = toConversationRow(r);
+  const row = r.last_customer === undefined ? plain : { ...plain, lastCustomerText: r.last_customer };
   if (r.last_reply) {
     // The bot or an operator spoke last: the preview says what the customer was told, and by whom.
     const [kind, content, operator] = JSON.parse(r.last_reply) as ['auto' | 'website' | 'operator', string, string | null];
@@ -96,6 +97,13 @@ export function messageSearch(search: string): { from: string; where: string; or
   };
 }
 
+/**
+ * In Needs you, what the customer last said: the last line is often the bot's fallback or a failed
+ * reply, and the queue is triaged by what the customer wants. Read only for the page's rows.
+ */
+const LAST_CUSTOMER = `(SELECT m.content FROM messages m
+   WHERE m.conversation_id = c.id AND m.role = 'customer' AND m.content IS NOT NULL ORDER BY m.id DESC LIMIT 1) AS last_customer`;
+
 type Args = Array<string | number>;
 
 function filterClauses(f: ConversationFilter): { where: string[]; args: Args } {
@@ -151,7 +159,7 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
     // the table and a sort of the matches (+ keeps the order index out) is 3x cheaper than
     // walking the order index and fetching each row from it.
     const inner = fieldMatch ? order.replace(/^c\./, '+c.') : order;
-    const sql = `SELECT c.*, ${LAST_TEXT}
+    const sql = `SELECT c.*, ${LAST_TEXT}${needsYou ? `, ${LAST_CUSTOMER}` : ''}
                  FROM (SELECT c.* FROM conversations c ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${inner} LIMIT ?) c
                  ORDER BY ${order}`;
     const rows = (db.prepare(sql).all(...args, f.limit + 1) as unknown as RawConv[]).map(toSummary);

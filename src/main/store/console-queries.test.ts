@@ -95,3 +95,16 @@ test('Resolve leaves a line in the transcript naming who resolved it, and the li
   assert.deepEqual(lines.map((e) => [e.content, e.at, e.messageInfo?.['operator']]), [['resolve', 50, ann]]);
   assert.deepEqual(store.console.conversation('c')!.lastCommand, { command: 'resolve', source: 'console', operator: 'Ann Lee' });
 });
+
+test('Needs you shows what the customer last said, where the list shows the bot\'s reply', () => {
+  const { store } = answered();
+  store.conversations.flagNeedsHuman('c', 3);
+  const queue = () => store.console.conversations({ view: 'needs_you', limit: 10, now: 30 }).items;
+  assert.deepEqual(queue().map((c) => [c.lastText, c.lastCustomerText]), [['Track it.', 'Where is my parcel?']]);
+  store.messages.insert({
+    conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: 'm3', role: 'staff', fromUserId: 'agent', fromUserType: 3,
+    content: 'Looking', messageInfo: '{}', createTimestamp: null, receivedAt: 6, replyScheduled: false, replyReason: 'sender_not_customer',
+  });
+  assert.equal(queue()[0]!.lastCustomerText, 'Where is my parcel?', 'a staff line is not the customer');
+  assert.equal('lastCustomerText' in store.console.conversations({ limit: 10, now: 30 }).items[0]!, false, 'the list does not read it');
+});

@@ -48,7 +48,8 @@ export function NeedsYou() {
                   <time className="waited" dateTime={new Date(since).toISOString()} title={t('views.needsYou.since', { time: fullTime(since, i18n.language) })}>
                     {t('views.needsYou.waiting', { duration: duration(t, now - since) })}
                   </time>
-                  <span className="last">{previewOf(t, c)}</span>
+                  {/* What the customer wants, not the bot's fallback or a reply that never arrived; a flag's line (with its note) says it best. */}
+                  <span className="last" data-testid="queue-last">{c.lastCommand || !c.lastCustomerText ? previewOf(t, c) : c.lastCustomerText}</span>
                   <span className="badges">
                     {c.channel === 'web' && unreachable(c.clientId) && (
                       <span className="badge muted" data-testid="no-send-tag" title={t('work.noSend.tagWhy', { client: c.clientId })}>
