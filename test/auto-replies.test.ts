@@ -267,6 +267,21 @@ describe('auto replies: when to answer (section 6)', () => {
     await eventually(() => rx.received.length === 1, 'the reply after restart');
   });
 
+  it('a console stop undone in the quiet period, then a restart: the message is still answered', async () => {
+    const handlers = () => h.service.console.handlers;
+    await handlers().setOperator({ id: 'ann', name: 'Ann' });
+    const m = await say('asked just before a stray stop');
+    const conversationId = String(m.body['conversation_id']);
+    h.clock.advance(500);
+    await handlers().stopAutoReply({ conversationId });
+    await handlers().resumeAutoReply({ conversationId, undoStop: true });
+    // Down before the quiet period ended: the start-up load of pending messages finds it.
+    await h.restart();
+    h.clock.advance(1500);
+    const [d] = await eventually(() => rx.received.length === 1 && rx.received, 'the reply after restart');
+    assert.deepEqual(d!.body.message_info['reply_to'], [m.body['msg_id']]);
+  });
+
   it('after a long outage, a pending message past the stale limit is not answered', async () => {
     const m = await say('asked before the outage');
     await h.restart(11 * 60_000);

@@ -118,6 +118,48 @@ describe('console API over HTTP (the browser bridge)', () => {
     void n;
   });
 
+  it('a stray stop in the quiet period, undone: the customer is answered as if there had been no stop', async () => {
+    type Entry = { kind: string; msgId: string; decision?: Record<string, unknown> | null };
+    const decisionOf = async (conversationId: string, msgId: string) => {
+      const t = await call<{ entries: Entry[] }>('getTranscript', { conversationId });
+      return t.result.ok ? t.result.value.entries.find((e) => e.msgId === msgId)?.decision : undefined;
+    };
+    const repliesTo = (msgId: string) => rx.received.filter((r) => (r.body.message_info['reply_to'] as string[] | undefined)?.includes(msgId));
+    const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'gail', from_user_type: 2, content: 'do you ship to Norway?' });
+    const conversationId = String(m.body['conversation_id']);
+    const msgId = String(m.body['msg_id']);
+    const before = await decisionOf(conversationId, msgId);
+    assert.deepEqual({ ...before }, { scheduled: true, reason: 'scheduled', outcome: 'pending', note: null, delivery: null });
+    h.clock.advance(500);
+    await call('stopAutoReply', { conversationId });
+    assert.equal((await decisionOf(conversationId, msgId))?.['outcome'], 'cancelled');
+    h.clock.advance(500);
+    const undo = await call<{ previous: string; restoredReplies: number }>('resumeAutoReply', { conversationId, undoStop: true });
+    assert.deepEqual(undo.result, { ok: true, value: { previous: 'stopped', restoredReplies: 0 } }, 'no delivery existed yet');
+    assert.deepEqual(await decisionOf(conversationId, msgId), before, 'its why-line reads as before the stop');
+    // The quiet period it had: 2 s after the message, not after the Undo.
+    h.clock.advance(999);
+    await settleAll();
+    assert.equal(repliesTo(msgId).length, 0, 'not before its quiet period ends');
+    h.clock.advance(1);
+    const [got] = await eventually(() => repliesTo(msgId).length === 1 && repliesTo(msgId), 'the reply at the receiver');
+    assert.equal(got!.body.message_info['content'], 'answer to: do you ship to Norway?');
+    assert.equal(got!.body.message_info['to_user_id'], 'gail');
+    await eventually(async () => (await decisionOf(conversationId, msgId))?.['outcome'] === 'answered', 'answered in the transcript');
+
+    // Undone after the quiet period ran out: answered at once.
+    const late = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'gail', from_user_type: 2, content: 'and to Iceland?' });
+    const lateId = String(late.body['msg_id']);
+    h.clock.advance(1000);
+    await call('stopAutoReply', { conversationId });
+    h.clock.advance(10_000);
+    await call('resumeAutoReply', { conversationId, undoStop: true });
+    await eventually(() => repliesTo(lateId).length === 1, 'the reply at once');
+    assert.deepEqual(rx.received.at(-1)!.body.message_info['reply_to'], [lateId]);
+    await settleAll();
+    assert.equal(repliesTo(msgId).length, 1, 'the first message is not answered twice');
+  });
+
   it('the request log shows rejected requests with their code and problem details', async () => {
     await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'x', from_user_type: 2, content: 'hi' }, { secret: 'wrong-secret-wrong-secret-wrong-secret' });
     type Logged = { code: string | null; problem: { detail: string } | null };

@@ -8,6 +8,7 @@ import { spawnServe, cli, secretFrom, type ServeProcess } from './helpers/proces
 import { signBody } from './helpers/sign.ts';
 import { startReceiver, eventually, type Receiver, type Received } from './helpers/receiver.ts';
 import { ALERT_SPY, CHROMIUM, buildConsole, js, launchChromium, shoot } from './helpers/console-page.ts';
+import { consoleCall } from './helpers/console-session.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 
@@ -419,6 +420,41 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     assert.ok((await js<number>(page, `document.querySelector('[data-testid=conversation-list]').scrollTop`)) > 0, 'the list scrolled down to it');
     for (let i = 0; i < 30; i++) await page.keyboard.press('k');
     await eventually(visible, 'the selected row in view after k', 3000);
+    await open('alice');
+  });
+
+  it('a customer writing in the open conversation a human has enters Needs you with no tone or notification; elsewhere it alerts', async () => {
+    // The alerts test above allowed notifications and turned the sound on.
+    assert.equal(await js(page, `localStorage.getItem('sb.sound')`), 'on');
+    assert.equal(await js(page, `document.visibilityState === 'visible' && document.hasFocus()`), true, 'the operator looks at the page');
+    const wendy = (msgId: string, content: string) => send('slow', { event_type: 'auto_dialog', msg_id: msgId, from_user_id: 'wendy', from_user_type: 2, content, nickname: 'Wendy Wu' });
+    // At the top, the list shows a new conversation as it arrives.
+    await js(page, `document.querySelector('[data-testid=conversation-list]').scrollTo(0, 0)`);
+    await wendy('ws-wendy-1', 'Hello, a question about my order');
+    await page.waitForSelector('[data-conversation]:has-text("wendy")');
+    await open('wendy');
+    // A live chat: the operator's reply pauses auto-reply, so Wendy's next line waits for a human.
+    await reply().fill('Hi Wendy, I am here.');
+    await reply().press('Control+Enter');
+    await eventually(() => operatorDeliveries().find((r) => r.body.message_info['content'] === 'Hi Wendy, I am here.'), 'the operator reply', 10_000);
+    await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Paused until")');
+    const tones = await js<number>(page, 'window.__tones');
+    const notes = (await js<unknown[]>(page, 'window.__notes')).length;
+    await wendy('ws-wendy-2', 'Thanks! And the invoice?');
+    await page.waitForSelector('[data-entry="ws-wendy-2"]');
+    const needsYou = async () => (await consoleCall<{ items: Array<{ customerId: string | null }> }>(server, 'listConversations', { view: 'needs_you' })).items.map((c) => c.customerId);
+    await eventually(async () => (await needsYou()).includes('wendy'), 'Wendy in Needs you', 5000);
+    // Xena, stopped and not on screen, writes: that alerts as ever, after Wendy's alert on the same stream.
+    await send('slow', { event_type: 'cmd_dialog', msg_id: 'ws-xena-stop', from_user_id: 'xena', content: 'stop_auto_reply' });
+    await send('slow', { event_type: 'auto_dialog', msg_id: 'ws-xena-1', from_user_id: 'xena', from_user_type: 2, content: 'Hello?' });
+    const fresh = await eventually(async () => {
+      const all = await js<Array<{ title: string; body: string }>>(page, 'window.__notes');
+      return all.length > notes && all.slice(notes);
+    }, 'a notification', 10_000);
+    assert.deepEqual(fresh.map((n) => n.body), ['xena wrote while a human has the conversation: “Hello?”'], 'none for Wendy');
+    assert.match(fresh[0]!.title, /wrote while a human has the conversation$/);
+    assert.equal((await js<number>(page, 'window.__tones')) - tones, 2, 'one chime (its two tones), for Xena only');
+    assert.ok((await needsYou()).includes('xena'));
     await open('alice');
   });
 

@@ -88,6 +88,9 @@ describe('the agent\'s workspace over the console API', () => {
     await say('cust-u', 'four', { from_user_name: 'u.k' });
     s = await summary(a.conversationId);
     assert.deepEqual([s.unread, s.customerName], [1, 'u.k']);
+    // The staff line paused the bot: the customer who wrote since waits for a human.
+    assert.equal(s.needsHuman, true);
+    await c.ok('resolveConversation', { conversationId: a.conversationId });
     void third;
     const missing = await c.call('markRead', { conversationId: 'c_nope', upToId: 1 });
     assert.equal(!missing.ok && missing.error.code, 'not_found');
@@ -152,6 +155,44 @@ describe('the agent\'s workspace over the console API', () => {
     assert.deepEqual(await ids('fine, thanks'), [(await say('wait-4', 'again')).conversationId], 'message text still');
     for (const conv of needsYou) await c.ok('resolveConversation', { conversationId: conv.id });
     assert.deepEqual(await c.ok('listConversations', { view: 'needs_you' }), { items: [], nextCursor: null });
+  });
+
+  it('a customer writing while a human has the conversation enters Needs you with one alert; the response is as before', async () => {
+    const seen = c.events.length;
+    const alerts = (): Array<Extract<ConsoleEvent, { type: 'alert' }>> => c.events.slice(seen).filter((e): e is Extract<ConsoleEvent, { type: 'alert' }> => e.type === 'alert');
+    const inNeedsYou = async (id: string) => (await c.ok('listConversations', { view: 'needs_you' })).items.some((s) => s.id === id);
+    const m = await say('cust-w', 'hello', { nickname: 'Wanda' });
+    h.clock.advance(2000);
+    await eventually(() => rx.received.some((r) => r.body.message_info['to_user_id'] === 'cust-w'), 'the bot answered');
+    // The agent stops auto-reply (s in the console) and moves on; the customer writes again.
+    await c.ok('stopAutoReply', { conversationId: m.conversationId });
+    const r = await h.post({ event_type: 'auto_dialog', msg_id: 'wait-1', from_user_id: 'cust-w', from_user_type: 2, content: 'are you there?' });
+    assert.deepEqual(r.body, { request_id: r.body['request_id'], event_type: 'auto_dialog', conversation_id: m.conversationId, msg_id: 'wait-1', auto_reply: 'stopped', reply: { scheduled: false, reason: 'auto_reply_stopped' } }, 'section 6, unchanged');
+    await eventually(() => alerts().length === 1, 'the alert');
+    const alert = alerts()[0]!;
+    assert.deepEqual([alert.conversationId, alert.reason], [m.conversationId, 'customer_waiting']);
+    assert.equal(alert.text, 'Wanda (cust-w) wrote while a human has the conversation: “are you there?”');
+    assert.ok(await inNeedsYou(m.conversationId));
+    assert.equal((await summary(m.conversationId)).needsHumanSince, h.clock.now());
+    await say('cust-w', 'hello??');
+    await settle(50);
+    assert.equal(alerts().length, 1, 'already in Needs you: no second alert');
+
+    // An operator reply takes the customer out of Needs you and pauses auto-reply for 10 minutes...
+    await c.ok('resumeAutoReply', { conversationId: m.conversationId });
+    await c.ok('sendReply', { conversationId: m.conversationId, content: 'Yes, Wanda, I am here.' });
+    assert.equal(await inNeedsYou(m.conversationId), false);
+    // ...then a staff line in the IM is no customer waiting, and a customer line is.
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-7', from_user_type: 3, to_user_id: 'cust-w', content: 'noted' });
+    await settle(50);
+    assert.equal(alerts().length, 1);
+    h.clock.advance(60_000);
+    const paused = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-w', from_user_type: 2, content: 'one more thing' });
+    assert.deepEqual(paused.body['reply'], { scheduled: false, reason: 'auto_reply_paused' });
+    await eventually(() => alerts().length === 2, 'a new alert');
+    assert.equal(alerts()[1]!.reason, 'customer_waiting');
+    assert.ok(await inNeedsYou(m.conversationId));
+    await c.ok('resolveConversation', { conversationId: m.conversationId });
   });
 
   it('a suggestion works on the latest customer message with the instruction, and writes no customer message', async () => {

@@ -354,8 +354,12 @@ export type ConsoleEvent =
   | { type: 'conversation'; conversationId: string }
   | { type: 'request'; status: number; code: string | null }
   | { type: 'delivery'; conversationId: string; state: string }
-  /** A conversation newly needs a human (a handoff, or flagged): the console alerts the operator. */
-  | { type: 'alert'; conversationId: string; reason: 'needs_human' | 'handoff' | 'delivery_failed'; text: string };
+  /**
+   * A conversation newly needs a human: a handoff, a delivery that gave up, a customer who wrote
+   * while a human has the conversation (auto-reply stopped or paused), or flagged. The console
+   * alerts the operator.
+   */
+  | { type: 'alert'; conversationId: string; reason: 'needs_human' | 'handoff' | 'delivery_failed' | 'customer_waiting'; text: string };
 
 /** Builds a client from a transport: the preload (IPC) and the browser (HTTP) bridges are both this. */
 export function createConsoleClient(call: (method: ConsoleMethod, input: unknown) => Promise<ApiResult<unknown>>): ConsoleClient {

@@ -41,6 +41,27 @@ function addressedInGroup(input: DecisionInput): boolean {
 }
 
 /**
+ * A customer message left unanswered only because a human has the conversation (stopped, or
+ * paused by a staff message or an operator reply): someone must be told, or nobody answers it.
+ * Every other reason is no one's to answer (staff, not addressed, too old) or answered later.
+ */
+export function waitsForHuman(reason: ReplyReason): boolean {
+  switch (reason) {
+    case 'auto_reply_stopped':
+    case 'auto_reply_paused':
+      return true;
+    case 'scheduled':
+    case 'sender_not_customer':
+    case 'not_mentioned':
+    case 'stale_message':
+    case 'rate_limited':
+      return false;
+    default:
+      return assertNever(reason, 'reply reason');
+  }
+}
+
+/**
  * Whether a message gets an automatic reply, and why. The reasons are checked from the most
  * intrinsic to the message (who sent it, whether it was addressed to us, its age) to the state
  * of the conversation, so the reason shown is the one an operator can act on last.

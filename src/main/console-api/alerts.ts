@@ -27,6 +27,8 @@ export function alertText(store: Store, conversationId: string, reason: AlertRea
       return `A reply to ${who} could not be delivered${said}`;
     case 'needs_human':
       return `${who} needs you${said}`;
+    case 'customer_waiting':
+      return `${who} wrote while a human has the conversation${said}`;
     default:
       return assertNever(reason, 'alert reason');
   }

@@ -30,6 +30,8 @@ export interface AllHandlerDeps {
   endpoint: () => string;
   retryDelivery: (id: number) => Promise<boolean>;
   notifyOutbox: () => void;
+  /** An undone stop put customer messages back to pending: the reply scheduler takes them up. */
+  onReplyScheduled: (conversationId: string, clientId: string, receivedAt: number) => void;
   outboxDepth: () => Array<[number, number]>;
   engineTimeoutMs: number;
   fallbackText: string;

@@ -25,6 +25,8 @@ export interface HandlerDeps {
   retryDelivery: (id: number) => Promise<boolean>;
   /** Wakes the outbox for deliveries made due again (an undone stop). */
   notifyOutbox: () => void;
+  /** Customer messages pending again (an undone stop): the reply scheduler's own entry, as at ingest. */
+  onReplyScheduled: (conversationId: string, clientId: string, receivedAt: number) => void;
   /** Outbox depth samples, oldest first (kept in memory by the service). */
   outboxDepth: () => Array<[number, number]>;
   /** A suggestion for the conversation's latest customer message (console-assist.ts). */
@@ -86,6 +88,9 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       const r = await setState('console_resume', input.conversationId, input.undoStop);
       const restoredReplies = r.restoredReplies ?? 0;
       if (restoredReplies > 0) deps.notifyOutbox();
+      // Each message at its own arrival: the quiet period is the one the stop interrupted (over: at once).
+      const again = r.rescheduled;
+      if (again) for (const at of again.receivedAt) deps.onReplyScheduled(input.conversationId, again.clientId, at);
       return { previous: r.previous === 'none' ? 'active' : r.previous, restoredReplies };
     },
     async listRequests(input) {

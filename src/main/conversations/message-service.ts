@@ -9,7 +9,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 import { newId } from '../store/ids.ts';
 import { channelOf, nicknameOf, peerOf, senderRole } from './identity.ts';
-import { priorOutcome, type IngestRequest, type Outcome, type WriteCommand, type WriteResult } from './write-commands.ts';
+import { priorOutcome, type IngestAlert, type IngestRequest, type Outcome, type WriteCommand, type WriteResult } from './write-commands.ts';
 
 /** One authenticated, validated request, ready to be processed. */
 export interface Accepted {
@@ -29,8 +29,8 @@ export interface MessageServiceOptions {
   onStored?: (eventType: string, conversationId: string) => void;
   /** An auto_dialog message was stored with a scheduled reply. */
   onReplyScheduled?: (conversationId: string, clientId: string, at: number) => void;
-  /** A conversation newly needs a human (a website handoff), after the write committed. */
-  onAlert?: (conversationId: string, reason: 'handoff') => void;
+  /** A conversation newly needs a human (a website handoff, a customer waiting for a human), after the write committed. */
+  onAlert?: (conversationId: string, reason: IngestAlert) => void;
 }
 
 export type MessageWriter = Writer<WriteCommand, WriteResult>;

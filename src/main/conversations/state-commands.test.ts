@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../store/db.ts';
 import { createStore } from '../store/index.ts';
-import { consoleResume, consoleStop, UNDO_STOP_MS } from './state-commands.ts';
+import { consoleResume, consoleStop, stopConversation, UNDO_STOP_MS } from './state-commands.ts';
 
 const ann = { id: 'ann', name: 'Ann Lee' };
 
@@ -65,4 +65,73 @@ test('Undo of a stop of a conversation already stopped leaves it stopped, and wr
   assert.equal(state().autoReply, 'stopped');
   const lines = store.console.transcript('c', 50).filter((e) => e.kind === 'message').map((e) => e.content);
   assert.deepEqual(lines, ['stop_auto_reply']);
+});
+
+/** A customer message of conversation c waiting for its auto reply, as ingest stores it. */
+function waiting(store: ReturnType<typeof setup>['store'], msgId: string, receivedAt: number): number {
+  return store.messages.insert({
+    conversationId: 'c',
+    clientId: 'a',
+    eventType: 'auto_dialog',
+    msgId,
+    role: 'customer',
+    fromUserId: 'dave',
+    fromUserType: 2,
+    content: msgId,
+    messageInfo: JSON.stringify({ event_type: 'auto_dialog', msg_id: msgId, from_user_id: 'dave', content: msgId }),
+    createTimestamp: null,
+    receivedAt,
+    replyScheduled: true,
+    replyReason: 'scheduled',
+  });
+}
+
+test('Undo of a stop made in the quiet period puts the waiting messages back to pending, with their reason, for the scheduler', () => {
+  const { store } = setup();
+  const first = waiting(store, 'm1', 500);
+  const second = waiting(store, 'm2', 800);
+  consoleStop(store, 'c', ann, 1_000);
+  assert.deepEqual(store.messages.replyTrace(first), { scheduled: true, reason: 'scheduled', outcome: 'cancelled', replyMsgId: null, note: 'auto-reply stopped by the console before the reply was made' });
+  assert.deepEqual(store.messages.pendingReplies('c'), []);
+  const undo = consoleResume(store, 'c', ann, 3_000, true);
+  assert.deepEqual(undo?.rescheduled, { clientId: 'a', receivedAt: [500, 800] }, 'each at its own arrival: the quiet period it had');
+  for (const id of [first, second]) {
+    assert.deepEqual(store.messages.replyTrace(id), { scheduled: true, reason: 'scheduled', outcome: 'pending', replyMsgId: null, note: null }, 'as before the stop');
+  }
+  // What the scheduler loads at start-up: a restart after the Undo answers them too.
+  assert.deepEqual(store.messages.pendingReplies().map((p) => p.msgId), ['m1', 'm2']);
+  const resume = store.audit.list('c', 1)[0]!;
+  assert.deepEqual(JSON.parse(resume.detail!), { previous: 'stopped', undo: true, restored_replies: 0, restored_messages: 2 });
+});
+
+test('Undo puts back only what its own stop cancelled: not an earlier stop\'s, not cmd_dialog\'s, not too late, not on a plain resume', () => {
+  const { store } = setup();
+  const outcome = (id: number) => store.messages.replyTrace(id)!.outcome;
+  // An earlier console stop, resumed plainly: its message stays cancelled.
+  const earlier = waiting(store, 'earlier', 500);
+  consoleStop(store, 'c', ann, 1_000);
+  assert.equal(consoleResume(store, 'c', ann, 2_000)?.rescheduled ?? null, null, 'a plain resume puts nothing back');
+  assert.equal(outcome(earlier), 'cancelled');
+  // cmd_dialog's stop_auto_reply (the integrator's), then a console stop and its Undo.
+  const byCommand = waiting(store, 'by-command', 2_500);
+  stopConversation(store, 'c', 3_000, 'stop_auto_reply');
+  consoleResume(store, 'c', ann, 3_200);
+  const mine = waiting(store, 'mine', 3_500);
+  consoleStop(store, 'c', ann, 4_000);
+  const undo = consoleResume(store, 'c', ann, 5_000, true);
+  assert.deepEqual(undo?.rescheduled, { clientId: 'a', receivedAt: [3_500] });
+  assert.deepEqual([outcome(earlier), outcome(byCommand), outcome(mine)], ['cancelled', 'cancelled', 'pending']);
+  // A second Undo of the same stop finds nothing more to put back.
+  assert.equal(consoleResume(store, 'c', ann, 5_500, true)?.rescheduled ?? null, null);
+  // Too late: UNDO_STOP_MS after the stop, its message stays cancelled.
+  const late = waiting(store, 'late', 9_000);
+  consoleStop(store, 'c', ann, 10_000);
+  assert.equal(consoleResume(store, 'c', ann, 10_000 + UNDO_STOP_MS + 1, true)?.rescheduled ?? null, null);
+  assert.equal(outcome(late), 'cancelled');
+  // A message settled otherwise after the stop (a reply already made) keeps that fate.
+  const settled = waiting(store, 'settled', 30_000);
+  consoleStop(store, 'c', ann, 31_000);
+  store.connection.prepare("UPDATE messages SET reply_outcome = 'answered', reply_note = NULL WHERE id = ?").run(settled);
+  assert.equal(consoleResume(store, 'c', ann, 32_000, true)?.rescheduled ?? null, null);
+  assert.equal(outcome(settled), 'answered');
 });

@@ -3,15 +3,31 @@ import { effectiveAutoReply, type AutoReplyState } from '../../shared/conversati
 import { newId } from '../store/ids.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 
-export type StateResult = { kind: 'auto_reply_state'; previous: AutoReplyState | 'none'; cancelledReplies: number; restoredReplies?: number };
+/** Customer messages an Undo put back to pending: the reply scheduler takes them up again. */
+export interface Rescheduled {
+  clientId: string;
+  /** When each message arrived, oldest first: its quiet period runs from there, as it did before the stop. */
+  receivedAt: number[];
+}
+
+export type StateResult = {
+  kind: 'auto_reply_state';
+  previous: AutoReplyState | 'none';
+  cancelledReplies: number;
+  restoredReplies?: number;
+  /** An Undo of a stop made in a quiet period: the messages whose reply is to be made after all. */
+  rescheduled?: Rescheduled | null;
+};
 
 /** What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent. */
 const STOPPED_BY = 'auto-reply stopped by ';
+const beforeReply = (by: string): string => `${STOPPED_BY}${by} before the reply was made`;
 
-export function stopConversation(store: Store, conversationId: string, now: number, by: string): number {
+/** Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made. */
+export function stopConversation(store: Store, conversationId: string, now: number, by: string): { deliveries: number; messageIds: number[] } {
   store.conversations.setAutoReply(conversationId, 'stopped', null);
-  store.messages.cancelPendingReplies(conversationId, `auto-reply stopped by ${by} before the reply was made`);
-  return store.deliveries.cancelForConversation(conversationId, `${STOPPED_BY}${by}`, now);
+  const messageIds = store.messages.cancelPendingReplies(conversationId, beforeReply(by));
+  return { deliveries: store.deliveries.cancelForConversation(conversationId, `${STOPPED_BY}${by}`, now), messageIds };
 }
 
 /**
@@ -50,20 +66,25 @@ export function consoleStop(store: Store, conversationId: string, operator: Oper
   const conv = store.conversations.byId(conversationId);
   if (!conv) return null;
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
-  const cancelledReplies = stopConversation(store, conv.id, now, 'the console');
+  const stopped = stopConversation(store, conv.id, now, 'the console');
+  const cancelledReplies = stopped.deliveries;
   commandLine(store, conv, 'stop_auto_reply', operator, now);
-  // What Undo puts back: a pause keeps its end (a colleague's takeover still holds the bot off).
+  // What Undo puts back: a pause keeps its end (a colleague's takeover still holds the bot off),
+  // and the customer messages still in their quiet period get their reply after all.
   const pausedUntil = previous === 'paused' ? conv.pausedUntil : null;
-  store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify({ previous, paused_until: pausedUntil, cancelled_replies: cancelledReplies }) });
+  const detail = { previous, paused_until: pausedUntil, cancelled_replies: cancelledReplies, cancelled_messages: stopped.messageIds };
+  store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify(detail) });
   return { kind: 'auto_reply_state', previous, cancelledReplies };
 }
 
-/** The state a console stop found, from its audit record: what its Undo restores. */
-function stateBeforeStop(detail: string | null, now: number): { state: AutoReplyState; pausedUntil: number | null } {
-  const d = JSON.parse(detail ?? '{}') as { previous?: string; paused_until?: number | null };
-  if (d.previous === 'paused' && typeof d.paused_until === 'number' && d.paused_until > now) return { state: 'paused', pausedUntil: d.paused_until };
-  if (d.previous === 'stopped') return { state: 'stopped', pausedUntil: null };
-  return { state: 'active', pausedUntil: null };
+/** What a console stop found and cancelled, from its audit record: what its Undo restores. */
+function undoOfStop(detail: string | null, now: number): { state: AutoReplyState; pausedUntil: number | null; messageIds: number[] } {
+  const d = JSON.parse(detail ?? '{}') as { previous?: string; paused_until?: number | null; cancelled_messages?: unknown };
+  // Stops recorded before the messages were: nothing of theirs to put back.
+  const messageIds = Array.isArray(d.cancelled_messages) ? d.cancelled_messages.filter((id): id is number => Number.isSafeInteger(id)) : [];
+  if (d.previous === 'paused' && typeof d.paused_until === 'number' && d.paused_until > now) return { state: 'paused', pausedUntil: d.paused_until, messageIds };
+  if (d.previous === 'stopped') return { state: 'stopped', pausedUntil: null, messageIds };
+  return { state: 'active', pausedUntil: null, messageIds };
 }
 
 /** How long after a console stop its Undo still brings back the replies the stop cancelled (the toast shows 5 s). */
@@ -73,18 +94,23 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const conv = store.conversations.byId(conversationId);
   if (!conv) return null;
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
-  // Undo puts back exactly what that stop changed: the state it found (a pause with its end) and
-  // the deliveries it cancelled, at its own time. A plain resume lets the bot answer again. Neither
-  // touches "needs a human": the customer still waits for a person until someone resolves it.
+  // Undo puts back exactly what that stop changed: the state it found (a pause with its end), the
+  // deliveries it cancelled, at its own time, and the customer messages whose reply it cancelled
+  // in their quiet period (pending again, with their reason: the scheduler answers them as if
+  // there had been no stop). A plain resume lets the bot answer again. Neither touches "needs a
+  // human": the customer still waits for a person until someone resolves it.
   const found = undoStop ? store.audit.list(conv.id, 20).find((a) => a.action === 'stop') : undefined;
   const stop = found && now - found.at <= UNDO_STOP_MS ? found : undefined;
-  const restore = stop ? stateBeforeStop(stop.detail, now) : { state: 'active' as const, pausedUntil: null };
+  const restore = stop ? undoOfStop(stop.detail, now) : { state: 'active' as const, pausedUntil: null, messageIds: [] };
   store.conversations.setAutoReply(conv.id, restore.state, restore.pausedUntil);
   const restoredReplies = stop ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
+  const receivedAt = store.messages.restoreCancelledReplies(conv.id, restore.messageIds, beforeReply('the console'));
   // There is no resume on the wire (protocol section 4): a resume always comes from the console.
   // Resuming what was already active changed nothing, and says nothing.
   if (previous !== 'active' && restore.state !== 'stopped') commandLine(store, conv, 'resume_auto_reply', operator, now, undoStop ? { undo: true } : {});
-  store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...(undoStop ? { undo: true, restored_replies: restoredReplies } : {}) }) });
-  return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies };
+  const undone = undoStop ? { undo: true, restored_replies: restoredReplies, restored_messages: receivedAt.length } : {};
+  store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...undone }) });
+  const rescheduled = receivedAt.length > 0 ? { clientId: conv.clientId, receivedAt } : null;
+  return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies, rescheduled };
 }
 

@@ -6,7 +6,7 @@ import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
 import { effectiveAutoReply, type AutoReplyState, type Channel } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
-import { decideReply, type Decision } from '../autoreply/decide.ts';
+import { decideReply, waitsForHuman, type Decision } from '../autoreply/decide.ts';
 import { newId } from '../store/ids.ts';
 import { channelOf, nicknameOf, peerOf, senderRole, type Peer } from './identity.ts';
 import { commitAutoReply, settleReplies, type AutoReplyCommand, type AutoReplyResult, type SettleCommand } from '../autoreply/reply-commands.ts';
@@ -65,6 +65,8 @@ export type WriteResult =
   | WorkspaceResult
   | null;
 
+export type IngestAlert = 'handoff' | 'customer_waiting';
+
 export type Outcome =
   | {
       kind: 'ok';
@@ -76,8 +78,11 @@ export type Outcome =
       replayed: boolean;
       /** An auto_dialog message now waits for its reply: the scheduler takes over. */
       replyScheduled?: boolean;
-      /** A website handoff newly flagged the conversation needs_human: the console alerts once. */
-      alert?: 'handoff';
+      /**
+       * The conversation newly needs a human: a website handoff, or a customer writing while a
+       * human has it (auto-reply stopped or paused). The console alerts once.
+       */
+      alert?: IngestAlert;
     }
   | { kind: 'conflict'; msgId: string };
 
@@ -177,6 +182,9 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
     autoRepliesLastMinute: () => store.messages.countAutoRepliesSince(conv.id, r.now - 60_000),
   });
   const messageId = insertInbound(store, r, conv, msgId, decision);
+  // Nobody else will answer it: the conversation goes to Needs you, as a handoff does. The
+  // response is as before (section 6): the flag is the console's business, not the integrator's.
+  const alert = waitsForHuman(decision.reason) && store.conversations.flagNeedsHuman(conv.id, r.now);
   const outcome = commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,
@@ -185,7 +193,8 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
     auto_reply: state,
     reply: { scheduled: decision.scheduled, reason: decision.reason },
   });
-  return outcome.kind === 'ok' ? { ...outcome, replyScheduled: decision.scheduled } : outcome;
+  if (outcome.kind !== 'ok') return outcome;
+  return alert ? { ...outcome, replyScheduled: decision.scheduled, alert: 'customer_waiting' } : { ...outcome, replyScheduled: decision.scheduled };
 }
 
 function cmdDialog(store: Store, r: IngestRequest): Outcome {
@@ -196,7 +205,7 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
   const existing = store.conversations.byKey(r.clientId, 'im', peer.peer);
   const previous = existing ? effectiveAutoReply(existing.autoReply, existing.pausedUntil, r.now) : 'none';
   const conv = existing ?? conversationFor(store, r, 'im', peer, 'stopped');
-  const cancelled = stopConversation(store, conv.id, r.now, 'stop_auto_reply');
+  const cancelled = stopConversation(store, conv.id, r.now, 'stop_auto_reply').deliveries;
   const messageId = insertInbound(store, r, conv, msgId);
   return commit(store, r, msgId, messageId, {
     request_id: r.requestId,

@@ -174,7 +174,13 @@ export function messageQueries(db: Db) {
   const allPending = db.prepare(`${pendingSelect} INDEXED BY messages_pending_order WHERE reply_outcome = 'pending' ORDER BY id`);
   const setOutcome = db.prepare("UPDATE messages SET reply_outcome = ?, reply_msg_id = ?, reply_note = ? WHERE id = ? AND reply_outcome = 'pending'");
   const cancelPending = db.prepare(
-    "UPDATE messages SET reply_outcome = 'cancelled', reply_note = ? WHERE conversation_id = ? AND reply_outcome = 'pending'",
+    "UPDATE messages SET reply_outcome = 'cancelled', reply_note = ? WHERE conversation_id = ? AND reply_outcome = 'pending' RETURNING id",
+  );
+  // Only what is still as that cancel left it: a message settled otherwise since keeps its fate.
+  const restoreCancelled = db.prepare(
+    `UPDATE messages SET reply_outcome = 'pending', reply_note = NULL
+     WHERE id IN (SELECT value FROM json_each(?)) AND conversation_id = ? AND reply_outcome = 'cancelled' AND reply_note = ?
+     RETURNING id, received_at`,
   );
   const trace = db.prepare('SELECT reply_scheduled, reply_reason, reply_outcome, reply_msg_id, reply_note FROM messages WHERE id = ?');
   const autoRepliesSince = db.prepare(
@@ -261,8 +267,18 @@ export function messageQueries(db: Db) {
     settleReply(id: number, outcome: Exclude<ReplyOutcome, 'pending'>, replyMsgId: string | null, note: string | null): boolean {
       return setOutcome.run(outcome, replyMsgId, note, id).changes > 0;
     },
-    cancelPendingReplies(conversationId: string, note: string): number {
-      return Number(cancelPending.run(note, conversationId).changes);
+    /** Cancels the conversation's pending replies; returns the messages cancelled, by id. */
+    cancelPendingReplies(conversationId: string, note: string): number[] {
+      return (cancelPending.all(note, conversationId) as Array<{ id: number }>).map((r) => r.id).sort((a, b) => a - b);
+    },
+    /**
+     * Puts messages a cancel with `note` settled back to pending, as they were before it (the note
+     * of a pending message is null). Returns when each restored message arrived, oldest first.
+     */
+    restoreCancelledReplies(conversationId: string, messageIds: readonly number[], note: string): number[] {
+      if (messageIds.length === 0) return [];
+      const rows = restoreCancelled.all(JSON.stringify(messageIds), conversationId, note) as Array<{ id: number; received_at: number }>;
+      return rows.sort((a, b) => a.id - b.id).map((r) => r.received_at);
     },
     replyTrace(id: number): { scheduled: boolean | null; reason: ReplyReason | null; outcome: ReplyOutcome | null; replyMsgId: string | null; note: string | null } | undefined {
       const r = trace.get(id) as

@@ -12,6 +12,8 @@ function titleOf(reason: AlertReason): string {
       return 'Switchboard: a reply could not be delivered';
     case 'needs_human':
       return 'Switchboard: a conversation needs you';
+    case 'customer_waiting':
+      return 'Switchboard: a customer wrote while a human has the conversation';
     default:
       return assertNever(reason, 'alert reason');
   }

@@ -345,7 +345,12 @@ export const en = {
       deniedWhy: 'This browser blocks notifications for this page: allow them in the site settings.',
       sound: 'Sound',
     },
-    alert: { needs_human: '{{who}} needs a human', handoff: '{{who}} was handed to a human', delivery_failed: 'A reply to {{who}} could not be delivered' },
+    alert: {
+      needs_human: '{{who}} needs a human',
+      handoff: '{{who}} was handed to a human',
+      delivery_failed: 'A reply to {{who}} could not be delivered',
+      customer_waiting: '{{who}} wrote while a human has the conversation',
+    },
     live: {
       message: 'New message from {{who}}: {{text}}',
       messages_one: '{{count}} new message, the latest from {{who}}: {{text}}',

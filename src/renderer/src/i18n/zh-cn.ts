@@ -346,7 +346,12 @@ export const zhCN: Messages = {
       deniedWhy: '浏览器阻止了此页面的通知：请在网站设置中允许。',
       sound: '声音',
     },
-    alert: { needs_human: '{{who}} 需要人工', handoff: '{{who}} 已转人工', delivery_failed: '给 {{who}} 的回复未能送达' },
+    alert: {
+      needs_human: '{{who}} 需要人工',
+      handoff: '{{who}} 已转人工',
+      delivery_failed: '给 {{who}} 的回复未能送达',
+      customer_waiting: '{{who}} 在人工接管期间发来了消息',
+    },
     live: {
       message: '{{who}} 发来新消息：{{text}}',
       messages_one: '{{count}} 条新消息，最新一条来自 {{who}}：{{text}}',

@@ -74,6 +74,10 @@ export const alertsSlice: Slice<AlertsSlice> = (set, get) => ({
     const who = c ? conversationTitle(c) : event.conversationId;
     const title = i18n.t(`work.alert.${event.reason}`, { who });
     s.announce(`${title}: ${clip(event.text)}`);
+    // The operator is looking at this very conversation: it still enters Needs you, but a tone or a
+    // notification for each line of a live chat would only be noise.
+    const watching = s.view === 'conversations' && s.selectedId === event.conversationId && document.visibilityState === 'visible' && document.hasFocus();
+    if (watching) return;
     if (s.notify && s.notifyPermission === 'granted') {
       showNotification(title, clip(event.text, 200), event.conversationId, () => {
         const st = get();
