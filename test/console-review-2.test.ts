@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
-import { js } from './helpers/console-page.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, useTheme, waitFor } from './helpers/console-session.ts';
+import { js, shoot } from './helpers/console-page.ts';
+import { seriousViolations } from './helpers/integrate-panel.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import type { ConsoleOutputs, DeliveryItem } from '../src/shared/console-api.ts';
 
@@ -203,6 +204,112 @@ describe('the second support-agent review of the console', { skip }, () => {
     await hung.waitForSelector('[data-testid=connection][data-state=live]', { timeout: 15_000 });
     await hung.waitForSelector('[data-testid=transcript] h2:has-text("Alice Chen")', { timeout: 10_000 });
     await context.close();
+  });
+
+  // The third review: a failing reply held the agent's next one back without saying so, Retry now
+  // and Cancel were missing, and a retry's outcome was never told.
+  const conversationOf = async (customer: string): Promise<string> => {
+    const list = await consoleCall<{ items: Array<{ id: string; customerId: string | null }> }>(server, 'listConversations', { limit: 50 });
+    return list.items.find((x) => x.customerId === customer)!.id;
+  };
+  const deliveryOf = async (customer: string, state: DeliveryItem['state']): Promise<DeliveryItem> => {
+    const conversationId = await conversationOf(customer);
+    return waitFor(`${customer}'s ${state} delivery`, async () => (await consoleCall<DeliveryItem[]>(server, 'listDeliveries', { states: [state] })).find((d) => d.conversationId === conversationId));
+  };
+
+  it('the transcript says why a reply waits and when the failing one is tried next; Retry now tells how it went; Cancel lets the next reply go', async () => {
+    failing.respond = (r) => ({ status: r.body.message_info['content'] === 'Second answer' ? 200 : 500 });
+    const bob = await conversationOf('bob');
+    const first = await consoleCall<{ deliveryId: number }>(server, 'sendReply', { conversationId: bob, content: 'First answer' });
+    await waitFor('the first answer to fail once', async () => (await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {})).some((d) => d.id === first.deliveryId && d.attempts >= 1));
+    const second = await consoleCall<{ msgId: string; deliveryId: number }>(server, 'sendReply', { conversationId: bob, content: 'Second answer' });
+    await open('Bob Retry');
+    const firstLine = page.locator('[data-testid=transcript] li.entry.operator:has-text("First answer") [data-testid=delivery]');
+    const secondLine = page.locator('[data-testid=transcript] li.entry.operator:has-text("Second answer") [data-testid=delivery]');
+    await firstLine.and(page.locator('[data-state=retrying]')).waitFor();
+    assert.match((await firstLine.textContent()) ?? '', /^Delivery: retrying after \d+ failed attempts? · the receiver answered HTTP 500 · next try .*\d{2}:\d{2}/);
+    await secondLine.and(page.locator('[data-held=failing]')).waitFor();
+    assert.match((await secondLine.textContent()) ?? '', /^Delivery: waiting behind an earlier reply that is failing \(next try .*\d{2}:\d{2}.*\)$/);
+    await shoot(page, 'review3-held-reply');
+    for (const theme of ['dark', 'light'] as const) {
+      await useTheme(page, theme);
+      assert.deepEqual(await seriousViolations(page), [], theme);
+    }
+
+    // Retry now: tried at once (the next try was minutes away), and the line says it failed again.
+    const tries = failing.received.filter((r) => r.body.message_info['content'] === 'First answer').length;
+    await firstLine.getByRole('button', { name: 'Retry now' }).click();
+    await firstLine.and(page.locator('[data-retry=failed]')).waitFor();
+    assert.equal(failing.received.filter((r) => r.body.message_info['content'] === 'First answer').length, tries + 1);
+    assert.match((await firstLine.locator('[data-testid=retry-result]').textContent()) ?? '', /Retried: failed again \(HTTP 500\)$/);
+    assert.match((await firstLine.textContent()) ?? '', /next try/, 'still retrying, with its next try');
+
+    // Cancel: it says who cancelled it, and the reply held behind it is delivered.
+    await firstLine.getByRole('button', { name: 'Cancel delivery' }).click();
+    await firstLine.and(page.locator('[data-state=cancelled]')).waitFor();
+    assert.match((await firstLine.textContent()) ?? '', /cancelled by Ann Lee from the console/);
+    await secondLine.and(page.locator('[data-state=sent]')).waitFor();
+    assert.ok(failing.received.some((r) => r.body.message_info['msg_id'] === second.msgId));
+    await chooseLanguage(page, 'zh-CN');
+    assert.match((await firstLine.textContent()) ?? '', /由 Ann Lee 在控制台取消/);
+    await chooseLanguage(page, 'en');
+  });
+
+  it('Deliveries: Retry now and Cancel a retrying row; Retry all dead says how each went; a retried row keeps its place and shows "Sending…" then its result', async () => {
+    // Two more dead replies beside Dan's; Fay's receiver comes back, the others stay gone.
+    for (const who of ['erin', 'fay']) {
+      await send('closed', { event_type: 'auto_dialog', msg_id: `r3-${who}`, from_user_id: who, from_user_type: 2, content: 'Where is my parcel?', nickname: `${who} Gone` });
+    }
+    await deliveryOf('erin', 'dead');
+    await deliveryOf('fay', 'dead');
+    await send('flaky', { event_type: 'auto_dialog', msg_id: 'r3-gus', from_user_id: 'gus', from_user_type: 2, content: 'Where is my parcel?', nickname: 'Gus Flaky' });
+    const gus = await deliveryOf('gus', 'retrying');
+    gone.respond = (r) => ({ status: r.body.message_info['to_user_id'] === 'fay' ? 200 : 410 });
+
+    await page.click('nav [data-view="deliveries"]');
+    const status = page.locator('[data-testid=deliveries-said]');
+    const gusRow = page.locator(`[data-testid=deliveries] tr[data-delivery="${gus.id}"]`);
+    await gusRow.waitFor();
+    const tries = failing.received.length;
+    await gusRow.getByRole('button', { name: 'Retry now' }).click();
+    await waitFor('the row to say it failed again', async () => (await status.textContent()) === 'Retried 1: 1 failed again (HTTP 500)');
+    assert.equal(failing.received.length, tries + 1, 'tried at once');
+    assert.equal(await gusRow.locator('[data-testid=retry-result]').textContent(), 'Failed again (HTTP 500)');
+    assert.equal(await gusRow.locator('[data-testid=retry-result]').getAttribute('title'), 'Retried: failed again (HTTP 500)');
+    await gusRow.getByRole('button', { name: 'Cancel' }).click();
+    await gusRow.waitFor({ state: 'detached' });
+    assert.equal(await status.textContent(), 'Cancelled: that reply will not be sent.');
+    const cancelled = await deliveryOf('gus', 'cancelled');
+    assert.equal(cancelled.lastError, 'cancelled by Ann Lee from the console');
+
+    const retryAll = page.getByRole('button', { name: 'Retry all dead (3)' });
+    await retryAll.waitFor();
+    const ids = await page.locator('[data-testid=deliveries] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-delivery')));
+    await retryAll.click();
+    await waitFor('the outcome of all three', async () => (await status.textContent()) === 'Retried 3: 1 delivered, 2 failed again (HTTP 410)');
+    const fay = await conversationOf('fay');
+    const after = await page.locator('[data-testid=deliveries] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-delivery')));
+    const delivered = (await consoleCall<Array<{ id: number; conversationId: string; state: string }>>(server, 'getDeliveries', { ids: ids.map(Number) })).find((d) => d.conversationId === fay)!;
+    assert.equal(delivered.state, 'sent');
+    assert.deepEqual(after, ids.filter((id) => id !== String(delivered.id)), 'the rows that failed again kept their places; the delivered one left');
+    assert.equal(await page.locator('[data-testid=deliveries] tr.dead [data-testid=retry-result]').count(), 2);
+    await chooseLanguage(page, 'zh-CN');
+    assert.equal(await status.textContent(), '已重试 3 条：1 条已送达，2 条再次失败（HTTP 410）');
+    await chooseLanguage(page, 'en');
+    await shoot(page, 'review3-retry-outcome');
+    for (const theme of ['dark', 'light'] as const) {
+      await useTheme(page, theme);
+      assert.deepEqual(await seriousViolations(page), [], theme);
+    }
+
+    // One row's Retry: "Sending…" while it is under way would be a flash; its result is what stays.
+    const rows = () => page.locator('[data-testid=deliveries] tbody tr').evaluateAll((all) => all.map((r) => r.getAttribute('data-delivery')));
+    const before = await rows();
+    const dead = page.locator('[data-testid=deliveries] tbody tr.dead').last();
+    await dead.getByRole('button', { name: 'Retry', exact: true }).click();
+    await waitFor('its result', async () => (await status.textContent()) === 'Retried 1: 1 failed again (HTTP 410)');
+    assert.deepEqual(await rows(), before, 'it did not move');
+    assert.deepEqual(await seriousViolations(page), []);
   });
 });
 

@@ -219,19 +219,25 @@ describe('the agent workspace views in Chromium', { skip }, () => {
     await page.getByRole('combobox', { name: 'Client' }).selectOption('shop');
     await page.waitForSelector('[data-testid=deliveries] tbody tr.dead', { state: 'detached' });
     await page.getByRole('combobox', { name: 'Client' }).selectOption('');
-    // Retry one dead delivery: the receiver gets it again (and refuses it again).
+    // Retry one dead delivery: a retry is sent under the operator's name, asked for first; the
+    // receiver gets it again (and refuses it again), and the status line says so.
     const dead = page.locator('[data-testid=deliveries] tbody tr.dead').first();
     const id = Number(await dead.getAttribute('data-delivery'));
     const before = receiver.received.length;
     await dead.getByRole('button', { name: 'Retry' }).click();
+    const who = page.locator('[data-testid=operator-dialog]');
+    await who.locator('input[autocomplete=username]').fill('ann');
+    await who.locator('input[autocomplete=name]').fill('Ann Lee');
+    await who.getByRole('button', { name: 'Save' }).click();
     await waitFor('the retried delivery to reach the receiver', async () => receiver.received.length > before);
     await waitFor('the delivery to be dead again', async () => (await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {})).find((d) => d.id === id && d.state === 'dead'));
+    await page.waitForSelector('[role=status]:has-text("Retried 1: 1 failed again (HTTP 400)")');
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.waitForSelector(`[data-testid=deliveries] tr.dead[data-delivery="${id}"]`);
     const again = receiver.received.length;
     await page.getByRole('button', { name: /^Retry all dead \(1\)$/ }).click();
-    await page.waitForSelector('[role=status]:has-text("1 delivery queued again.")');
     await waitFor('retry all to reach the receiver', async () => receiver.received.length > again);
+    await page.waitForSelector('[role=status]:has-text("Retried 1: 1 failed again (HTTP 400)")');
     await page.screenshot({ path: join(SHOTS, 'deliveries-flow.png') });
     // Each row links to its conversation.
     await page.locator(`[data-testid=deliveries] tr[data-delivery="${id}"]`).getByRole('button', { name: 'Alice Liddell' }).click();

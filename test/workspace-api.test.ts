@@ -283,9 +283,9 @@ describe('the agent\'s workspace over the console API', () => {
     assert.deepEqual((await c.ok('listDeliveries', { clientId: 'flaky', states: ['dead'] })).length, 2);
     assert.deepEqual(await c.ok('listDeliveries', { clientId: 'acme-none' }), []);
     bad.respond = () => ({ status: 200 });
-    assert.deepEqual(await c.ok('retryDeliveries', { clientId: 'flaky' }), { retried: 2 }, 'every dead one of the client');
+    assert.equal((await c.ok('retryDeliveries', { clientId: 'flaky' })).retried, 2, 'every dead one of the client');
     await eventually(() => bad.received.length === 5, 'both dead ones sent');
-    assert.deepEqual(await c.ok('retryDeliveries', { ids: [retrying.id] }), { retried: 1 }, 'a retrying one goes now');
+    assert.equal((await c.ok('retryDeliveries', { ids: [retrying.id] })).retried, 1, 'a retrying one goes now');
     await eventually(() => bad.received.length === 6, 'the retrying one sent without waiting');
     await eventually(async () => (await c.ok('listDeliveries', { clientId: 'flaky' })).length === 0, 'nothing left to attend to');
     const retries = (await c.ok('listAudit', {})).filter((a) => a.action === 'retry');

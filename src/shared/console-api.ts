@@ -130,8 +130,16 @@ export const consoleInputs = {
     states: z.array(z.enum(DELIVERY_VIEW_STATES)).min(1).default([...DELIVERY_PROBLEM_STATES]),
     limit: z.number().int().min(1).max(5000).default(500),
   }),
-  /** These dead deliveries, or (without ids) every dead one, of one client or all. */
+  /**
+   * These deliveries, or (without ids) every dead one, of one client or all. A dead one starts a
+   * fresh retry schedule; a retrying one is tried now ("Retry now"), as its next attempt, its
+   * schedule carrying on from there. Named ones must be dead or retrying (else wrong_state).
+   */
   retryDeliveries: z.object({ ids: z.array(z.number().int().positive()).max(5000).optional(), clientId: z.string().max(128).optional() }),
+  /** A retrying or dead delivery is never sent: cancelled, naming the operator; the conversation's later deliveries go. */
+  cancelDelivery: z.object({ deliveryId: z.number().int().positive() }),
+  /** Where these deliveries stand now: how a retry turned out. */
+  getDeliveries: z.object({ ids: z.array(z.number().int().positive()).max(1000) }),
   listAudit: z.object({ conversationId: z.string().max(64).optional(), limit: z.number().int().min(1).max(5000).default(200) }),
   /** First run and "Integrate": a real signed website_dialog to the endpoint, as an integrator sends it. */
   sendTestMessage: z.object({
@@ -217,7 +225,7 @@ export interface TranscriptEntry extends TranscriptLine {
     outcome: string | null;
     note: string | null;
     /** The delivery of the reply that answered it: "answered" reaches the customer only once it is sent. */
-    delivery?: { state: string; attempts: number; lastError: string | null } | null;
+    delivery?: ({ id?: number; state: string; attempts: number; lastError: string | null } & Partial<DeliveryWait>) | null;
   } | null;
   /** Replies: engine outcome and delivery state. */
   handoff?: boolean;
@@ -232,8 +240,29 @@ export interface TranscriptEntry extends TranscriptLine {
   /** Suggestions: the agent's instruction, if any. */
   instruction?: string | null;
   engine?: string;
-  delivery?: { id: number; state: string; attempts: number; lastError: string | null } | null;
+  delivery?: ({ id: number; state: string; attempts: number; lastError: string | null } & Partial<DeliveryWait>) | null;
   messageInfo?: Record<string, unknown>;
+}
+
+/** A delivery as stored now; `nextAttemptAt` only while it is pending. */
+export interface DeliveryNow {
+  id: number;
+  conversationId: string;
+  state: 'pending' | 'sent' | 'dead' | 'cancelled';
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+/**
+ * A pending delivery's place in its conversation's queue (protocol section 7: in order per
+ * conversation). `nextAttemptAt`: when it is tried next, or would be if nothing held it.
+ * `behind`: the earlier undelivered reply it waits for (its next try, and whether it failed before).
+ */
+export interface DeliveryWait {
+  nextAttemptAt: number | null;
+  behind?: { id: number; failing: boolean; nextAttemptAt: number } | null;
 }
 
 export interface RequestLogItem {
@@ -321,7 +350,11 @@ export interface ConsoleOutputs {
   saveCanned: CannedReply;
   removeCanned: { removed: boolean };
   listDeliveries: DeliveryItem[];
-  retryDeliveries: { retried: number };
+  /** `deliveries`: those retried, with their attempt count then: the next attempt is the retry's result (see getDeliveries). */
+  retryDeliveries: { retried: number; deliveries: Array<{ id: number; attempts: number }> };
+  /** `reason`: as stored and shown, "cancelled by <operator> from the console". */
+  cancelDelivery: { reason: string };
+  getDeliveries: DeliveryNow[];
   listAudit: AuditItem[];
   /** The endpoint's whole answer to a real signed website_dialog (the secret never leaves main). */
   sendTestMessage: {

@@ -50,7 +50,7 @@ export interface DeliveryItem {
   createdAt: number;
 }
 
-export const AUDIT_ACTIONS = ['reply', 'resolve', 'flag', 'stop', 'resume', 'assist', 'retry', 'client_settings', 'operator'] as const;
+export const AUDIT_ACTIONS = ['reply', 'resolve', 'flag', 'stop', 'resume', 'assist', 'retry', 'cancel', 'client_settings', 'operator'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditItem {

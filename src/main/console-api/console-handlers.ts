@@ -12,6 +12,7 @@ import { createConsoleHandlers } from './handlers.ts';
 import { createConsoleAssist } from './console-assist.ts';
 import { createAdminHandlers } from './admin-handlers.ts';
 import { createWorkspaceHandlers } from './workspace-handlers.ts';
+import { createDeliveryHandlers } from './delivery-handlers.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 import { clientAdmin } from '../auth/client-admin.ts';
 
@@ -38,7 +39,7 @@ export interface AllHandlerDeps {
   contextLines: number;
 }
 
-/** Every console method, from its three parts: conversations, the agent's workspace, administration. */
+/** Every console method, from its parts: conversations, the agent's workspace, deliveries, administration. */
 export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers {
   const { store, writer, clock } = deps;
   return {
@@ -47,6 +48,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
       assist: createConsoleAssist({ ...deps }),
     }),
     ...createWorkspaceHandlers(deps),
+    ...createDeliveryHandlers(deps),
     ...createAdminHandlers({
       ...deps,
       admin: clientAdmin(store, deps.box),

@@ -22,7 +22,6 @@ export interface HandlerDeps {
   events: EventBus;
   endpoint: () => string;
   lookupClient: (clientId: string) => ActiveClient | undefined;
-  retryDelivery: (id: number) => Promise<boolean>;
   /** Wakes the outbox for deliveries made due again (an undone stop). */
   notifyOutbox: () => void;
   /** Customer messages pending again (an undone stop): the reply scheduler's own entry, as at ingest. */
@@ -111,16 +110,6 @@ export function createConsoleHandlers(deps: HandlerDeps) {
           lastAt: r.lastAt,
         }),
       );
-    },
-    async retryDelivery(input) {
-      const retried = await deps.retryDelivery(input.deliveryId);
-      if (retried) {
-        const d = store.deliveries.get(input.deliveryId);
-        const entry = { at: clock.now(), operator: store.settings.operator(), action: 'retry' as const, conversationId: d?.conversationId ?? null, detail: JSON.stringify({ delivery: input.deliveryId }) };
-        await deps.writer.submit({ kind: 'audit', entry });
-        if (d) deps.events.emit({ type: 'delivery', conversationId: d.conversationId, state: 'pending' });
-      }
-      return { retried };
     },
     async assist(input) {
       const operator = requireOperator(store);

@@ -5,13 +5,12 @@ import type { MessageWriter } from '../conversations/message-service.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { CannedReply, ConsoleHandlers, DeliveryItem } from '../../shared/console-api.ts';
+import type { CannedReply, ConsoleHandlers } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
 import type { AnsweredMessage } from '../store/workspace-queries.ts';
 import { ConsoleError } from './console-error.ts';
 import { requireOperator } from './operator-guard.ts';
 import { operatorDeliveryInfo, sendTargetOf } from '../delivery/operator-delivery.ts';
-import { auditDetail } from '../conversations/workspace-commands.ts';
 import { newId } from '../store/ids.ts';
 import { sendTestMessage, TEST_RESOLVER } from './test-message.ts';
 
@@ -26,8 +25,6 @@ export interface WorkspaceDeps {
   /** Opens client secrets, for the test message (the secret never leaves this process). */
   box: SecretBox;
   endpoint: () => string;
-  /** The writer's delivery_retry, then a nudge to the outbox: retryDelivery's own path. */
-  retryDelivery: (id: number) => Promise<boolean>;
   notifyOutbox: () => void;
 }
 
@@ -42,15 +39,10 @@ type WorkspaceMethods =
   | 'listCanned'
   | 'saveCanned'
   | 'removeCanned'
-  | 'listDeliveries'
-  | 'retryDeliveries'
   | 'listAudit'
   | 'sendTestMessage';
 
-/** Retry all: at most this many dead deliveries per call (the console shows as many). */
-const RETRY_ALL_LIMIT = 5000;
-
-/** The agent's workspace: who they are, answering and resolving, canned replies, deliveries, the audit. */
+/** The agent's workspace: who they are, answering and resolving, canned replies, the audit (deliveries: delivery-handlers.ts). */
 export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandlers, WorkspaceMethods> {
   const { store, clock } = deps;
   const conversation = (id: string) => {
@@ -151,35 +143,6 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
     },
     async removeCanned(input) {
       return { removed: store.canned.remove(input.id) };
-    },
-    async listDeliveries(input) {
-      return (await deps.reads.deliveryProblems(input.states, input.clientId ?? null, input.limit)).map(
-        (d): DeliveryItem => ({
-          id: d.id,
-          conversationId: d.conversationId,
-          clientId: d.clientId,
-          replyMsgId: d.replyMsgId,
-          kind: d.kind,
-          state: d.problem,
-          attempts: d.attempts,
-          nextAttemptAt: d.problem === 'retrying' ? d.nextAttemptAt : null,
-          lastError: d.lastError,
-          lastStatus: d.lastStatus,
-          url: d.sendUrl,
-          createdAt: d.createdAt,
-        }),
-      );
-    },
-    async retryDeliveries(input) {
-      let ids = input.ids ?? store.deliveries.deadIds(input.clientId ?? null, RETRY_ALL_LIMIT);
-      if (input.ids && input.clientId) ids = ids.filter((id) => store.deliveries.get(id)?.clientId === input.clientId);
-      const changed = await Promise.all(ids.map((id) => deps.retryDelivery(id)));
-      const retried = changed.filter(Boolean).length;
-      if (retried > 0) {
-        const detail = auditDetail({ retried, ...(input.ids ? { ids: ids.slice(0, 50) } : { all_dead: true }), ...(input.clientId ? { client: input.clientId } : {}) });
-        await deps.writer.submit({ kind: 'audit', entry: { at: clock.now(), operator: store.settings.operator(), action: 'retry', conversationId: null, detail } });
-      }
-      return { retried };
     },
     async listAudit(input) {
       return deps.reads.audit(input.conversationId, input.limit);

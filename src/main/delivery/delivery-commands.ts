@@ -1,10 +1,15 @@
 import type { Store } from '../store/index.ts';
 import type { AttemptRecord } from '../store/deliveries.ts';
+import type { NewAudit } from '../store/audit.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 
 export type DeliveryCommand =
   | ({ kind: 'delivery_attempt'; conversationId: string } & AttemptRecord)
-  | { kind: 'delivery_cancel'; deliveryId: number; reason: string; now: number }
+  /**
+   * Without `audit`: the outbox's re-check cancels a pending auto reply. With it: the console's
+   * Cancel of a retrying or dead delivery, recorded in the audit in the same transaction.
+   */
+  | { kind: 'delivery_cancel'; deliveryId: number; reason: string; now: number; audit?: NewAudit }
   | { kind: 'delivery_retry'; deliveryId: number; now: number };
 
 /**
@@ -18,8 +23,12 @@ export function executeDeliveryCommand(store: Store, c: DeliveryCommand): { coun
       // A reply that will never arrive leaves the customer unanswered: a person has to step in.
       return c.state === 'dead' && store.conversations.flagNeedsHuman(c.conversationId, c.now) ? { count: 1, alert: 'delivery_failed' } : { count: 1 };
     }
-    case 'delivery_cancel':
-      return { count: store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0 };
+    case 'delivery_cancel': {
+      if (!c.audit) return { count: store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0 };
+      if (!store.deliveries.cancelFailed(c.deliveryId, c.reason, c.now)) return { count: 0 };
+      store.audit.insert(c.audit);
+      return { count: 1 };
+    }
     case 'delivery_retry':
       // The console's retry: a dead delivery starts over, one waiting for a retry goes now.
       return { count: store.deliveries.retry(c.deliveryId, c.now) || store.deliveries.retryNow(c.deliveryId, c.now) ? 1 : 0 };

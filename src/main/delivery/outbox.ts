@@ -121,6 +121,12 @@ export function createOutbox(deps: OutboxDeps) {
   /** `release` frees the delivery's slot; it stays taken (in flight) until its record commits. */
   async function attempt(d: DeliveryRow, release: () => void): Promise<void> {
     const now = deps.clock.now();
+    // Taken a turn or more ago: an operator may have cancelled it since (the console's Cancel).
+    // Cancelled is final: it is never sent, nor recorded as tried.
+    if (deps.store.deliveries.stateOf(d.id) !== 'pending') {
+      deps.onAttempt?.('cancelled', d.conversationId);
+      return;
+    }
     // A human took over after an auto reply was made: it is never sent. An operator's own answer
     // is that human speaking, so the takeover never cancels it.
     if (d.kind === 'auto') {

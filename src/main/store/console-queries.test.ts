@@ -26,13 +26,14 @@ function answered() {
 
 test('a customer message\'s why-line knows what became of its reply\'s delivery, as the trace does', () => {
   const { store, messageId, deliveryId, decision } = answered();
-  assert.deepEqual(decision().delivery, { state: 'pending', attempts: 0, lastError: null });
+  // A pending one also says when it goes next, and what it waits behind (nothing: it is the first).
+  assert.deepEqual(decision().delivery, { id: deliveryId, state: 'pending', attempts: 0, lastError: null, nextAttemptAt: 2, behind: null });
   store.deliveries.recordAttempt({ deliveryId, attempt: 1, startedAt: 3, durationMs: 1, status: 503, error: 'HTTP 503', outcome: 'retry', state: 'pending', nextAttemptAt: 10, now: 3 });
-  assert.deepEqual(decision().delivery, { state: 'pending', attempts: 1, lastError: 'HTTP 503' });
+  assert.deepEqual(decision().delivery, { id: deliveryId, state: 'pending', attempts: 1, lastError: 'HTTP 503', nextAttemptAt: 10, behind: null });
   // A stop cancels the reply made but not delivered: "answered" alone would say the customer has it.
   consoleStop(store, 'c', ann, 4);
   assert.equal(decision().outcome, 'answered');
-  assert.deepEqual(decision().delivery, { state: 'cancelled', attempts: 1, lastError: 'auto-reply stopped by the console' });
+  assert.deepEqual(decision().delivery, { id: deliveryId, state: 'cancelled', attempts: 1, lastError: 'auto-reply stopped by the console' });
   assert.equal(store.trace.forMessage(messageId)!.delivery!.state, decision().delivery!.state);
 });
 

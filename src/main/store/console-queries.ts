@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import type { ConversationPage, ConversationSummary, Operator, TranscriptEntry } from '../../shared/console-api.ts';
+import type { ConversationPage, ConversationSummary, DeliveryWait, Operator, TranscriptEntry } from '../../shared/console-api.ts';
 import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { RawConversation } from './conversations.ts';
 import { conversationPage, LAST_TEXT, toSummary, type ConversationFilter } from './console-list.ts';
@@ -17,7 +17,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
   // delivery of the reply that answered it (one made, then cancelled by a stop, never arrived).
   const messages = db.prepare(
     `SELECT m.id, m.msg_id, m.role, m.from_user_id, m.content, m.received_at, m.reply_scheduled, m.reply_reason, m.reply_outcome, m.reply_note, m.message_info,
-            d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error
+            d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error, d.next_attempt_at AS delivery_next
      FROM (SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?) m
      LEFT JOIN replies r ON m.reply_msg_id IS NOT NULL AND r.msg_id = m.reply_msg_id
      LEFT JOIN deliveries d ON d.id = (SELECT max(id) FROM deliveries WHERE reply_id = r.id)
@@ -27,9 +27,14 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
   const replies = db.prepare(
     `SELECT r.id, r.kind, r.msg_id, r.after_message_id, r.content, r.handoff, r.confidence, r.cause, r.created_at, r.sources, r.engine,
             r.operator, r.instruction,
-            d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error
+            d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error, d.next_attempt_at AS delivery_next
      FROM replies r LEFT JOIN deliveries d ON d.reply_id = r.id
      WHERE r.conversation_id = ? AND r.after_message_id >= ? AND r.after_message_id < ? ORDER BY r.id`,
+  );
+  // The conversation's oldest pending delivery: the only one the outbox may send (in order per
+  // conversation); every later pending one waits behind it.
+  const head = db.prepare(
+    "SELECT id, attempts, next_attempt_at FROM deliveries INDEXED BY deliveries_pending WHERE conversation_id = ? AND state = 'pending' ORDER BY id LIMIT 1",
   );
 
   return {
@@ -58,10 +63,18 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         reply_outcome: string | null;
         reply_note: string | null;
         message_info: string;
+        delivery_id: number | null;
         delivery_state: string | null;
         delivery_attempts: number | null;
         delivery_error: string | null;
+        delivery_next: number | null;
       }>).reverse();
+      const first = head.get(conversationId) as { id: number; attempts: number; next_attempt_at: number } | undefined;
+      const waitOf = (id: number, state: string, next: number | null): DeliveryWait | Record<string, never> => {
+        if (state !== 'pending') return {};
+        const behind = first && first.id < id ? { id: first.id, failing: first.attempts > 0, nextAttemptAt: first.next_attempt_at } : null;
+        return { nextAttemptAt: next, behind };
+      };
       const firstId = rows[0]?.id ?? 0;
       const messageEntries: TranscriptEntry[] = rows.map((m) => {
         const messageInfo = JSON.parse(m.message_info) as Record<string, unknown>;
@@ -80,7 +93,10 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
                 reason: m.reply_reason,
                 outcome: m.reply_outcome,
                 note: m.reply_note,
-                delivery: m.delivery_state === null ? null : { state: m.delivery_state, attempts: m.delivery_attempts!, lastError: m.delivery_error },
+                delivery:
+                  m.delivery_state === null
+                    ? null
+                    : { id: m.delivery_id!, state: m.delivery_state, attempts: m.delivery_attempts!, lastError: m.delivery_error, ...waitOf(m.delivery_id!, m.delivery_state, m.delivery_next) },
               }
             : null,
           messageInfo,
@@ -105,6 +121,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         delivery_state: string | null;
         delivery_attempts: number | null;
         delivery_error: string | null;
+        delivery_next: number | null;
       }>) {
         // An operator reply is a staff line, named by the operator who sent it from the console.
         const operator = r.operator ? (JSON.parse(r.operator) as Operator) : undefined;
@@ -123,7 +140,10 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
           cause: r.cause,
           sources: JSON.parse(r.sources) as Array<{ id: number; score: number }>,
           engine: r.engine,
-          delivery: r.delivery_id === null ? null : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error },
+          delivery:
+            r.delivery_id === null
+              ? null
+              : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error, ...waitOf(r.delivery_id, r.delivery_state!, r.delivery_next) },
           afterMessageId: r.after_message_id,
         });
       }

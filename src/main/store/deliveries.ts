@@ -143,9 +143,16 @@ export function deliveryQueries(db: Db) {
     "UPDATE deliveries SET state = 'pending', round_attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'dead'",
   );
   // A delivery waiting for its next try goes now; its retry schedule carries on from where it was.
+  // One already due (held behind an earlier one, or being tried) keeps its time and still counts.
   const retryNow = db.prepare(
-    "UPDATE deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND attempts > 0 AND next_attempt_at > ?",
+    "UPDATE deliveries SET next_attempt_at = min(next_attempt_at, ?), updated_at = ? WHERE id = ? AND state = 'pending' AND attempts > 0",
   );
+  // The console's Cancel: only a delivery that failed (retrying or dead); one never tried is on its way.
+  const cancelFailed = db.prepare(
+    "UPDATE deliveries SET state = 'cancelled', last_error = ?, updated_at = ? WHERE id = ? AND ((state = 'pending' AND attempts > 0) OR state = 'dead')",
+  );
+  const stateOf = db.prepare('SELECT state FROM deliveries WHERE id = ?');
+  const byIds = db.prepare('SELECT * FROM deliveries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id');
   const autoDueNow = db.prepare(
     "UPDATE deliveries SET next_attempt_at = ? WHERE conversation_id = ? AND state = 'pending' AND kind = 'auto' AND next_attempt_at > ?",
   );
@@ -213,7 +220,19 @@ export function deliveryQueries(db: Db) {
     },
     /** A delivery waiting for its next retry is tried now (the operator asked); its schedule carries on. */
     retryNow(id: number, now: number): boolean {
-      return retryNow.run(now, now, id, now).changes > 0;
+      return retryNow.run(now, now, id).changes > 0;
+    },
+    /** The console's Cancel of a retrying or dead delivery; `reason` names who cancelled it. */
+    cancelFailed(id: number, reason: string, now: number): boolean {
+      return cancelFailed.run(reason, now, id).changes > 0;
+    },
+    /** The state as stored now: the outbox's last look before it sends. */
+    stateOf(id: number): DeliveryState | undefined {
+      return (stateOf.get(id) as { state: DeliveryState } | undefined)?.state;
+    },
+    /** These deliveries, by id (those that exist). */
+    byIds(ids: readonly number[]): DeliveryRow[] {
+      return (byIds.all(JSON.stringify(ids)) as unknown as Raw[]).map(toRow);
     },
     /** Auto replies of a conversation waiting for a retry are due now, to be re-checked (and cancelled) at once. */
     autoDueNow(conversationId: string, now: number): number {

@@ -357,3 +357,20 @@ test('migration 15 lets the audit record a flag by hand, keeping its rows, ids a
   );
   assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'audit_conversation'").get());
 });
+
+test('migration 16 lets the audit record a cancelled delivery, keeping its rows, ids and index', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 15);
+  const insert = db.prepare("INSERT INTO audit (id, at, operator_id, operator_name, action, conversation_id, detail) VALUES (?, 5, 'u1', 'Ann Lee', ?, 'c', NULL)");
+  insert.run(7, 'flag');
+  insert.run(8, 'retry');
+  assert.throws(() => insert.run(9, 'cancel'), /CHECK/);
+  assert.equal(migrate(db, MIGRATIONS, 16), 16);
+  insert.run(9, 'cancel');
+  assert.throws(() => insert.run(10, 'maybe'), /CHECK/);
+  assert.deepEqual(
+    db.prepare('SELECT id, action FROM audit ORDER BY id').all().map((r) => ({ ...r })),
+    [{ id: 7, action: 'flag' }, { id: 8, action: 'retry' }, { id: 9, action: 'cancel' }],
+  );
+  assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'audit_conversation'").get());
+});

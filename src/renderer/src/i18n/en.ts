@@ -260,6 +260,8 @@ export const en = {
       step3Text: 'The console sends a real signed website_dialog to the endpoint, as your integration would, and shows the answer.',
       send: 'Send a test message',
       sending: 'Sending…',
+    lineSending: 'Delivery: sending…',
+    failedAgain: 'Failed again',
       response: 'Response',
       status: 'HTTP {{status}} · request_id {{requestId}} · {{latency}} ms',
       done: 'Open conversations',
@@ -455,6 +457,8 @@ export const en = {
       hint: 'Ctrl+Enter sends · / at the start for canned replies',
       send: 'Send',
       sending: 'Sending…',
+    lineSending: 'Delivery: sending…',
+    failedAgain: 'Failed again',
     },
     noSend: {
       noClient: 'You cannot reply from here: client {{client}} no longer exists, so there is nowhere to send a reply.',
@@ -499,6 +503,51 @@ export const en = {
   auth: {
     missing: 'This page has no console token. Open the console URL that `npm run serve` printed (it ends in #token=…), or run `npm run cli -- console rotate-token` and add the #token=… it prints to this address.',
     refused: 'The console token was refused: it was rotated or is wrong. Open the console URL that `npm run serve` printed, or run `npm run cli -- console rotate-token` and add the #token=… it prints to this address.',
+  },
+  // Retry now, Cancel, why a delivery waits, and how a retry turned out (Deliveries and the transcript).
+  deliveryActions: {
+    retryNow: 'Retry now',
+    retryNowWhy: 'Try it now instead of at its next try. If it fails again, its retry schedule goes on from there.',
+    cancel: 'Cancel',
+    cancelDelivery: 'Cancel delivery',
+    cancelWhy: 'Never send this reply. Replies after it in the conversation then go.',
+    nextTry: 'next try {{time}}',
+    behindFailing: 'waiting behind an earlier reply that is failing (next try {{time}})',
+    behindSending: 'waiting behind an earlier reply that is being sent',
+    held: {
+      failing: 'Delivery: waiting behind an earlier reply that is failing (next try {{time}})',
+      sending: 'Delivery: waiting behind an earlier reply that is being sent',
+    },
+    reply: {
+      failing: 'reply made, waiting behind an earlier reply that is failing (next try {{time}})',
+      sending: 'reply made, waiting behind an earlier reply that is being sent',
+    },
+    sending: 'Sending…',
+    lineSending: 'Delivery: sending…',
+    failedAgain: 'Failed again',
+    // A retried delivery's result, on its row and its transcript line.
+    result: {
+      delivered: 'Retried: delivered',
+      failed: 'Retried: failed again ({{why}})',
+      cancelled: 'Retried, then cancelled',
+    },
+    summary_one: 'Retried {{count}}: {{parts}}',
+    summary_other: 'Retried {{count}}: {{parts}}',
+    part: {
+      delivered_one: '{{count}} delivered',
+      delivered_other: '{{count}} delivered',
+      failed_one: '{{count}} failed again ({{why}})',
+      failed_other: '{{count}} failed again ({{why}})',
+      cancelled_one: '{{count}} cancelled meanwhile',
+      cancelled_other: '{{count}} cancelled meanwhile',
+      waiting_one: '{{count}} still waiting',
+      waiting_other: '{{count}} still waiting',
+    },
+    separator: ', ',
+    queuedSending_one: '{{count}} delivery queued again. Sending…',
+    queuedSending_other: '{{count}} deliveries queued again. Sending…',
+    cancelled: 'Cancelled: that reply will not be sent.',
+    cancelledBy: 'cancelled by {{name}} from the console',
   },
 };
 

@@ -7,7 +7,9 @@ import { i18n } from './index.ts';
  */
 interface Rule {
   re: RegExp;
-  key: string;
+  /** Under work.note; `path` instead names a whole key. */
+  key?: string;
+  path?: string;
   vars?: (m: RegExpExecArray) => Record<string, string>;
 }
 
@@ -25,12 +27,13 @@ const RULES: Rule[] = [
   { re: /^no customer text to answer$/, key: 'noText' },
   { re: /^engine "(.+)" is not configured$/, key: 'engineMissing', vars: (m) => ({ engine: m[1]! }) },
   { re: /^HTTP (\d{3})$/, key: 'http', vars: (m) => ({ status: m[1]! }) },
+  { re: /^cancelled by (.+) from the console$/, path: 'deliveryActions.cancelledBy', vars: (m) => ({ name: m[1]! }) },
 ];
 
 export function translateNote(note: string): string {
   for (const rule of RULES) {
     const m = rule.re.exec(note);
-    if (m) return i18n.t(`work.note.${rule.key}`, rule.vars?.(m) ?? {});
+    if (m) return i18n.t(rule.path ?? `work.note.${rule.key}`, rule.vars?.(m) ?? {});
   }
   return note;
 }

@@ -4,6 +4,7 @@ import { api } from '../api/bridge.ts';
 import { clientsSlice, kbSlice, statsSlice, type ClientsSlice, type KbSlice, type StatsSlice } from './admin-slices.ts';
 import { requestQuery, viewsSlice, type ViewsSlice } from './views-slice.ts';
 import { workspaceSlice, type WorkspaceSlice } from './workspace-slice.ts';
+import { deliveriesSlice, type DeliveriesSlice } from './deliveries-slice.ts';
 import { cannedSlice, type CannedSlice } from './canned-slice.ts';
 import { connectionSlice, type ConnectionSlice } from './connection-slice.ts';
 import { alertsSlice, type AlertsSlice } from './alerts-slice.ts';
@@ -34,7 +35,7 @@ interface RequestsSlice {
 }
 
 export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice &
-  ViewsSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice;
+  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -81,6 +82,7 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...kbSlice(...a),
   ...statsSlice(...a),
   ...viewsSlice(...a),
+  ...deliveriesSlice(...a),
   ...workspaceSlice(...a),
   ...cannedSlice(...a),
   ...connectionSlice(...a),

@@ -1,5 +1,5 @@
 import type { StateCreator } from 'zustand';
-import { DELIVERY_PROBLEM_STATES, type ConsoleInput, type ConsoleOutputs, type ConversationSummary, type DeliveryItem, type DeliveryViewState } from '../../../shared/console-api.ts';
+import type { ConsoleInput, ConsoleOutputs, ConversationSummary, DeliveryViewState } from '../../../shared/console-api.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
 import { api } from '../api/bridge.ts';
 import type { ConsoleState, View } from './index.ts';
@@ -33,13 +33,6 @@ export interface ViewsSlice {
   /** Reloads the queue from the top, as many rows as were loaded. */
   loadNeedsYou(): Promise<void>;
   loadMoreNeedsYou(): Promise<void>;
-  deliveries: DeliveryItem[];
-  deliveriesLoaded: boolean;
-  deliveryFilter: { clientId?: string; states: DeliveryViewState[] };
-  setDeliveryFilter(patch: Partial<ViewsSlice['deliveryFilter']>): void;
-  loadDeliveries(): Promise<void>;
-  /** These dead deliveries, or every dead one of the filtered client; resolves to how many went back in the queue. */
-  retryDeliveries(ids?: number[]): Promise<number | null>;
   requestFilter: RequestFilter;
   setRequestFilter(filter: RequestFilter): void;
   /** The client added in the first-run flow, whose endpoint, id and test message it shows next. */
@@ -104,25 +97,6 @@ export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
       if (r.ok) set((s) => ({ needsYou: appendPage(s.needsYou, r.value.items), needsYouCursor: r.value.nextCursor }));
       else set({ error: r.error.message });
     }),
-  deliveries: [],
-  deliveriesLoaded: false,
-  deliveryFilter: { states: [...DELIVERY_PROBLEM_STATES] },
-  setDeliveryFilter(patch) {
-    set((s) => ({ deliveryFilter: { ...s.deliveryFilter, ...patch } }));
-    void get().loadDeliveries();
-  },
-  async loadDeliveries() {
-    const { clientId, states } = get().deliveryFilter;
-    const r = await api.listDeliveries({ clientId, states, limit: 1000 });
-    if (r.ok) set({ deliveries: r.value, deliveriesLoaded: true });
-    else set({ error: r.error.message });
-  },
-  async retryDeliveries(ids) {
-    const r = await api.retryDeliveries(ids ? { ids } : { clientId: get().deliveryFilter.clientId });
-    await get().loadDeliveries();
-    if (!r.ok) return (set({ error: r.error.message }), null);
-    return r.value.retried;
-  },
   requestFilter: NO_REQUEST_FILTER,
   setRequestFilter(requestFilter) {
     set({ requestFilter });
@@ -148,7 +122,7 @@ export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
       case 'needs_you':
         return void s.loadNeedsYou();
       case 'deliveries':
-        return void Promise.all([s.loadDeliveries(), s.loadClients()]);
+        return void Promise.all([s.loadDeliveries({ fresh: true }), s.loadClients()]);
       case 'requests':
         return void Promise.all([s.loadRequests(), s.loadClients()]);
       case 'clients':

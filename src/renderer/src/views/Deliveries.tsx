@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { DELIVERY_PROBLEM_STATES, DELIVERY_VIEW_STATES, type DeliveryItem, type DeliveryViewState } from '../../../shared/console-api.ts';
@@ -7,9 +7,12 @@ import { translateNote } from '../i18n/server-notes.ts';
 import { displayName } from './conversation-name.ts';
 import { fullTime, shortTime } from '../format.ts';
 import { useNow, When } from './relative-time.tsx';
-import { deliveryStatus, maskUrl, shortUrl } from '../../../shared/console-display.ts';
+import { deliveryStatus, maskUrl, shortUrl, type DeliveryStatus } from '../../../shared/console-display.ts';
 import { CopyButton } from './SecretDialog.tsx';
+import { WriteButton } from './ConnectionStatus.tsx';
+import type { Retried, RetryResult } from '../store/deliveries-slice.ts';
 import type { TFunction } from 'i18next';
+import './deliveries.css';
 
 function badgeOf(state: DeliveryViewState): string {
   switch (state) {
@@ -30,21 +33,90 @@ function problemOf(d: DeliveryItem): string {
 }
 
 /** "HTTP 500", "HTTP 410", "refused", "timeout": what failed, readable at any width. */
-function statusText(d: DeliveryItem, t: TFunction): string {
-  const status = deliveryStatus(d);
+export function statusText(status: DeliveryStatus, t: TFunction): string {
   if (status === null) return '-';
   return 'http' in status ? `HTTP ${status.http}` : t(`views.deliveries.status.${status.kind}`);
+}
+
+/** A retried delivery's result in words ("Retried: failed again (HTTP 410)"); null while it is being sent or no longer watched. */
+export function retryResultText(result: RetryResult, t: TFunction): string | null {
+  switch (result.kind) {
+    case 'delivered':
+    case 'cancelled':
+      return t(`deliveryActions.result.${result.kind}`);
+    case 'failed':
+      return t('deliveryActions.result.failed', { why: statusText(result.status, t) });
+    case 'sending':
+    case 'waiting':
+      return null;
+    default:
+      return assertNever(result, 'retry result');
+  }
+}
+
+/**
+ * What the last retry came to: "3 deliveries queued again. Sending…" until their attempts are
+ * recorded, then "Retried 3: 1 delivered, 2 failed again (HTTP 410)".
+ */
+export function retrySummary(results: ReadonlyArray<Retried | undefined>, t: TFunction): string {
+  const count = results.length;
+  const of = (kind: RetryResult['kind']) => results.filter((r) => r?.result.kind === kind);
+  const sending = of('sending').length;
+  if (count === 0) return t('views.deliveries.retried', { count });
+  if (sending === count) return t('deliveryActions.queuedSending', { count });
+  const failed = of('failed').map((r) => statusText((r!.result as Extract<RetryResult, { kind: 'failed' }>).status, t));
+  const parts = [
+    of('delivered').length ? t('deliveryActions.part.delivered', { count: of('delivered').length }) : null,
+    failed.length ? t('deliveryActions.part.failed', { count: failed.length, why: [...new Set(failed)].join(', ') }) : null,
+    of('cancelled').length ? t('deliveryActions.part.cancelled', { count: of('cancelled').length }) : null,
+    sending + of('waiting').length ? t('deliveryActions.part.waiting', { count: sending + of('waiting').length }) : null,
+  ].filter((p): p is string => p !== null);
+  return t('deliveryActions.summary', { count, parts: parts.join(t('deliveryActions.separator')) });
+}
+
+/** Retry (a dead one starts over) or Retry now (a retrying one goes at once), and Cancel. */
+function Actions({ d, sending }: { d: DeliveryItem; sending: boolean }) {
+  const { t } = useTranslation();
+  const retry = useConsole((s) => s.retryDeliveries);
+  const cancel = useConsole((s) => s.cancelDelivery);
+  if (d.state === 'cancelled') return null;
+  const now = d.state === 'retrying';
+  return (
+    <div className="delivery-actions">
+      <WriteButton className="mini" disabled={sending} title={now ? t('deliveryActions.retryNowWhy') : undefined} onClick={() => void retry([d.id])}>
+        {now ? t('deliveryActions.retryNow') : t('views.deliveries.retry')}
+      </WriteButton>
+      <WriteButton className="mini" disabled={sending} title={t('deliveryActions.cancelWhy')} onClick={() => void cancel(d.id)}>
+        {t('deliveryActions.cancel')}
+      </WriteButton>
+    </div>
+  );
 }
 
 function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
   const { t, i18n } = useTranslation();
   const open = useConsole((s) => s.openConversation);
-  const retry = useConsole((s) => s.retryDeliveries);
+  const retried = useConsole((s) => s.retried[d.id]);
   const problem = problemOf(d);
+  // Retried: "Sending…" until its attempt is recorded, then the state it is in, marked if it failed again.
+  const sending = retried?.result.kind === 'sending';
+  const again = retried?.result.kind === 'failed' ? { text: retryResultText(retried.result, t)!, why: statusText(retried.result.status, t) } : null;
   return (
-    <tr data-delivery={d.id} className={d.state}>
+    <tr data-delivery={d.id} className={d.state} data-retry={retried?.result.kind}>
       <td>
-        <span className={`badge ${badgeOf(d.state)}`}>{t(`views.deliveries.state.${d.state}`)}</span>
+        {sending ? (
+          <span className="badge sending" data-testid="delivery-sending">
+            {t('deliveryActions.sending')}
+          </span>
+        ) : (
+          <span className={`badge ${badgeOf(d.state)}`}>{t(`views.deliveries.state.${d.state}`)}</span>
+        )}
+        {again && (
+          <span className="badge stopped retry-result" title={again.text} data-testid="retry-result">
+            {t('deliveryActions.failedAgain')}
+            <span className="sr-only"> ({again.why})</span>
+          </span>
+        )}
       </td>
       <td className="clip">
         <button className="link" onClick={() => open(d.conversationId)} title={t('views.deliveries.open', { id: `${name} (${d.conversationId})` })}>
@@ -57,7 +129,7 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
       <td className="clip">{t(`views.deliveries.kind.${d.kind}`)}</td>
       <td>{d.attempts}</td>
       <td className="status" data-testid="delivery-status">
-        {statusText(d, t)}
+        {statusText(deliveryStatus(d), t)}
       </td>
       <td title={problem} data-testid="delivery-problem">
         {/* Why it failed decides whether to retry: up to three lines, not one cut short. */}
@@ -80,11 +152,7 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
         )}
       </td>
       <td>
-        {d.state === 'dead' && (
-          <button className="mini" onClick={() => void retry([d.id])}>
-            {t('views.deliveries.retry')}
-          </button>
-        )}
+        <Actions d={d} sending={sending} />
       </td>
     </tr>
   );
@@ -101,7 +169,8 @@ export function Deliveries() {
   const retry = useConsole((s) => s.retryDeliveries);
   const clients = useConsole((s) => s.clients);
   const now = useNow();
-  const [retried, setRetried] = useState<number | null>(null);
+  const notice = useConsole((s) => s.deliveryNotice);
+  const results = useConsole((s) => s.retried);
   const dead = items.filter((d) => d.state === 'dead').length;
   const conversations = useConsole((s) => s.conversations);
   // The loaded list knows who each conversation is with; one outside it shows its id.
@@ -145,14 +214,16 @@ export function Deliveries() {
             );
           })}
         </div>
-        <button onClick={() => void load()}>{t('views.deliveries.refresh')}</button>
+        <button onClick={() => void load({ fresh: true })}>{t('views.deliveries.refresh')}</button>
         {filter.states.includes('dead') && (
-          <button disabled={dead === 0} onClick={() => void retry().then(setRetried)}>
+          <WriteButton disabled={dead === 0} onClick={() => void retry()}>
             {t('views.deliveries.retryAllDead', { count: dead })}
-          </button>
+          </WriteButton>
         )}
-        <span role="status" className="muted">
-          {retried !== null && t('views.deliveries.retried', { count: retried })}
+        <span role="status" className="muted" data-testid="deliveries-said">
+          {/* A retry's outcome as its deliveries settle: the agent learns how it went without looking row by row. */}
+          {notice?.kind === 'cancel' && t('deliveryActions.cancelled')}
+          {notice?.kind === 'retry' && retrySummary(notice.ids.map((id) => results[id]), t)}
         </span>
       </div>
       {loaded && items.length === 0 ? (

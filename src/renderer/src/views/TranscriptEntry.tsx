@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { groupsUnreachable, replySettingsOf } from './ReplySettingsSummary.tsx';
 import { useConsole } from '../store/index.ts';
-import type { TranscriptEntry } from '../../../shared/console-api.ts';
+import type { DeliveryWait, TranscriptEntry } from '../../../shared/console-api.ts';
 import { translateNote } from '../i18n/server-notes.ts';
 import { fullTime, shortTime, speakerOf } from '../format.ts';
 import { Attachments } from './Attachments.tsx';
@@ -12,6 +12,7 @@ import { commandOf, commandText } from './command-text.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { sourceUse } from '../../../shared/console-display.ts';
 import { BUILTIN_ENGINE } from '../../../shared/engine-config.ts';
+import { retryResultText } from './Deliveries.tsx';
 
 type Decision = NonNullable<TranscriptEntry['decision']>;
 type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'neutral';
@@ -49,6 +50,21 @@ export function deliveryState(d: NonNullable<TranscriptEntry['delivery']>): stri
   return d.state === 'pending' && d.attempts > 0 ? 'retrying' : d.state;
 }
 
+type Waiting = { state: string } & Partial<DeliveryWait>;
+
+/**
+ * A pending delivery held behind an earlier undelivered reply of its conversation (in order per
+ * conversation, protocol section 7): what that one is doing, so "waiting" says why.
+ */
+export function heldBehind(d: Waiting): 'failing' | 'sending' | null {
+  if (d.state !== 'pending' || !d.behind) return null;
+  return d.behind.failing ? 'failing' : 'sending';
+}
+
+/** What a line shows of a delivery's wait changed: its next try, or what it waits behind. */
+const waitKey = (d: Partial<DeliveryWait> | null | undefined): string =>
+  d ? `${d.nextAttemptAt ?? ''}:${d.behind?.id ?? ''}:${d.behind?.failing ?? ''}:${d.behind?.nextAttemptAt ?? ''}` : '';
+
 // The parts of a line take `t` and the language from the line: a transcript shows hundreds of
 // them, and one translation hook per line (not per part) keeps opening a big one fast.
 
@@ -72,9 +88,11 @@ export function When({ at, lang }: { at: number; lang: string }) {
   );
 }
 
-function WhyLine({ d, t }: { d: Decision; t: TFunction }) {
+function WhyLine({ d, t, lang }: { d: Decision; t: TFunction; lang: string }) {
   const outcome = d.outcome ?? (d.scheduled ? 'pending' : 'not_scheduled');
   const missing = undelivered(d);
+  const held = missing === 'sending' && d.delivery ? heldBehind(d.delivery) : null;
+  const next = missing === 'retrying' ? d.delivery?.nextAttemptAt : null;
   // An answer that never arrived reads as such, in place of "answered"; a handoff keeps its word and adds it.
   const said = d.outcome && !(missing && d.outcome === 'answered') ? t(`transcript.outcome.${d.outcome}`, { defaultValue: d.outcome }) : null;
   const why = missing === 'cancelled' || missing === 'dead' ? d.delivery?.lastError : null;
@@ -82,7 +100,9 @@ function WhyLine({ d, t }: { d: Decision; t: TFunction }) {
     <div className={`why tone-${whyTone(d)}`} data-testid="why" data-outcome={outcome} data-delivery={missing ?? undefined}>
       {t(`transcript.reason.${d.reason}`)}
       {said && ` · ${said}`}
-      {missing && ` · ${t(`transcript.undelivered.${missing}`, { count: d.delivery?.attempts ?? 0 })}`}
+      {missing && !held && ` · ${t(`transcript.undelivered.${missing}`, { count: d.delivery?.attempts ?? 0 })}`}
+      {held && ` · ${t(`deliveryActions.reply.${held}`, { time: shortTime(d.delivery!.behind!.nextAttemptAt, lang) })}`}
+      {typeof next === 'number' && ` (${t('deliveryActions.nextTry', { time: shortTime(next, lang) })})`}
       {why && <small> ({translateNote(why)})</small>}
       {d.note && <small> ({translateNote(d.note)})</small>}
       {d.reason === 'not_mentioned' && <NoBotIdsHint t={t} />}
@@ -99,17 +119,48 @@ function NoBotIdsHint({ t }: { t: TFunction }) {
   return unreachable ? <small data-testid="no-bot-ids"> ({t('transcript.noBotIds')})</small> : null;
 }
 
-function Delivery({ d, t }: { d: NonNullable<TranscriptEntry['delivery']>; t: TFunction }) {
-  const retry = (id: number): void => void useConsole.getState().retryDelivery(id);
+/**
+ * A reply's delivery: its state, why it waits (its next try, or the earlier reply it is held
+ * behind), and for a retrying or dead one Retry now / Retry and Cancel. A retried one says
+ * "sending…" until its attempt is recorded, then how that went.
+ */
+function Delivery({ d, t, lang }: { d: NonNullable<TranscriptEntry['delivery']>; t: TFunction; lang: string }) {
+  const retried = useConsole((s) => s.retried[d.id]);
   const state = deliveryState(d);
+  const sending = retried?.result.kind === 'sending';
+  const held = heldBehind(d);
+  const result = retried && !sending ? retryResultText(retried.result, t) : null;
+  const act = state === 'retrying' || state === 'dead';
+  let text: string;
+  if (sending) text = t('deliveryActions.lineSending');
+  else if (held) text = t(`deliveryActions.held.${held}`, { time: shortTime(d.behind!.nextAttemptAt, lang) });
+  else text = t(`work.delivery.${state}`, { count: d.attempts, defaultValue: t('work.delivery.other', { state, count: d.attempts }) });
+  const next = !sending && state === 'retrying' && typeof d.nextAttemptAt === 'number' ? d.nextAttemptAt : null;
   return (
-    <div className={`delivery state-${state}`} data-testid="delivery" data-state={state}>
-      {t(`work.delivery.${state}`, { count: d.attempts, defaultValue: t('work.delivery.other', { state, count: d.attempts }) })}
-      {d.lastError && <small> · {translateNote(d.lastError)}</small>}
-      {state === 'dead' && (
-        <WriteButton className="mini" onClick={() => retry(d.id)}>
-          {t('transcript.retry')}
-        </WriteButton>
+    <div className={`delivery state-${state}`} data-testid="delivery" data-state={state} data-held={held ?? undefined} data-retry={retried?.result.kind}>
+      {text}
+      {!sending && d.lastError && <small> · {translateNote(d.lastError)}</small>}
+      {next !== null && (
+        <small data-testid="next-try" title={fullTime(next, lang)}>
+          {' '}
+          · {t('deliveryActions.nextTry', { time: shortTime(next, lang) })}
+        </small>
+      )}
+      {result && (
+        <small className="retry-result" data-testid="retry-result">
+          {' '}
+          · {result}
+        </small>
+      )}
+      {act && (
+        <span className="delivery-buttons">
+          <WriteButton className="mini" disabled={sending} title={state === 'retrying' ? t('deliveryActions.retryNowWhy') : undefined} onClick={() => void useConsole.getState().retryDeliveries([d.id])}>
+            {state === 'retrying' ? t('deliveryActions.retryNow') : t('transcript.retry')}
+          </WriteButton>
+          <WriteButton className="mini" disabled={sending} title={t('deliveryActions.cancelWhy')} onClick={() => void useConsole.getState().cancelDelivery(d.id)}>
+            {t('deliveryActions.cancelDelivery')}
+          </WriteButton>
+        </span>
       )}
     </div>
   );
@@ -163,9 +214,11 @@ function sameLine(a: EntryProps, b: EntryProps): boolean {
     x.decision?.delivery?.state === y.decision?.delivery?.state &&
     x.decision?.delivery?.attempts === y.decision?.delivery?.attempts &&
     x.decision?.delivery?.lastError === y.decision?.delivery?.lastError &&
+    waitKey(x.decision?.delivery) === waitKey(y.decision?.delivery) &&
     x.delivery?.state === y.delivery?.state &&
     x.delivery?.attempts === y.delivery?.attempts &&
-    x.delivery?.lastError === y.delivery?.lastError
+    x.delivery?.lastError === y.delivery?.lastError &&
+    waitKey(x.delivery) === waitKey(y.delivery)
   );
 }
 
@@ -218,7 +271,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
         <div className="content">{e.kind === 'suggestion' && e.handoff ? <em>{t('transcript.noSuggestion')}</em> : e.content}</div>
         <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />
         {/* Staff and the AI are not asked anything: "not answered" on their lines is noise. */}
-        {e.decision && e.decision.reason !== 'sender_not_customer' && <WhyLine d={e.decision} t={t} />}
+        {e.decision && e.decision.reason !== 'sender_not_customer' && <WhyLine d={e.decision} t={t} lang={lang} />}
         <Sources e={e} t={t} />
         {e.handoff && (
           <div className="why tone-warn">
@@ -227,7 +280,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
           </div>
         )}
         {!e.handoff && e.cause && <div className="why tone-muted">{translateNote(e.cause)}</div>}
-        {e.delivery && <Delivery d={e.delivery} t={t} />}
+        {e.delivery && <Delivery d={e.delivery} t={t} lang={lang} />}
         {e.kind === 'suggestion' && !e.handoff && onUse && (
           <button type="button" className="mini" onClick={() => onUse(e.content)}>
             {t('work.suggest.use')}

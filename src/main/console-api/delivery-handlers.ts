@@ -1,0 +1,144 @@
+import type { Store } from '../store/index.ts';
+import type { DeliveryRow } from '../store/deliveries.ts';
+import type { ConsoleReads } from '../store/console-reads.ts';
+import type { Reads } from '../store/worker-reader.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { ConsoleHandlers, DeliveryItem, DeliveryNow } from '../../shared/console-api.ts';
+import type { EventBus } from './events.ts';
+import { ConsoleError } from './console-error.ts';
+import { requireOperator } from './operator-guard.ts';
+import { auditDetail } from '../conversations/workspace-commands.ts';
+
+export interface DeliveryHandlerDeps {
+  store: Store;
+  /** The heavy reads (the problem list), awaited: see HandlerDeps. */
+  reads: Reads<ConsoleReads>;
+  writer: MessageWriter;
+  clock: Clock;
+  events: EventBus;
+  /** The writer's delivery_retry, then a nudge to the outbox: the service's own path. */
+  retryDelivery: (id: number) => Promise<boolean>;
+  notifyOutbox: () => void;
+}
+
+type DeliveryMethods = 'listDeliveries' | 'retryDeliveries' | 'retryDelivery' | 'cancelDelivery' | 'getDeliveries';
+
+/** Retry all: at most this many dead deliveries per call (the console shows as many). */
+const RETRY_ALL_LIMIT = 5000;
+/** Consoles are told about this many conversations of one retry at most; the attempts tell the rest. */
+const EVENTS_MAX = 100;
+
+/** "retrying" (pending after a failed attempt) and "dead" are the states an operator acts on. */
+const failed = (d: DeliveryRow): boolean => d.state === 'dead' || (d.state === 'pending' && d.attempts > 0);
+
+function stateWords(d: DeliveryRow): string {
+  if (d.state === 'pending') return d.attempts > 0 ? 'retrying' : 'waiting for its first try';
+  return d.state;
+}
+
+function delivery(store: Store, id: number): DeliveryRow {
+  const d = store.deliveries.get(id);
+  if (!d) throw new ConsoleError('not_found', `no delivery ${id}`);
+  return d;
+}
+
+/**
+ * The console's deliveries: the list of those that need attention, Retry (a dead one starts over),
+ * Retry now (a retrying one goes at once), Cancel, and where retried ones stand. Every change
+ * needs the operator and is audited under their name.
+ */
+export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleHandlers, DeliveryMethods> {
+  const { store, clock } = deps;
+
+  function announce(rows: readonly DeliveryRow[], state: string): void {
+    for (const conversationId of [...new Set(rows.map((d) => d.conversationId))].slice(0, EVENTS_MAX)) {
+      deps.events.emit({ type: 'delivery', conversationId, state });
+    }
+  }
+
+  async function retry(ids: number[] | undefined, clientId: string | undefined) {
+    const operator = requireOperator(store);
+    let rows: DeliveryRow[];
+    if (ids) {
+      // Named ones are checked first: a refusal changes nothing.
+      rows = [...new Set(ids)].map((id) => delivery(store, id)).filter((d) => !clientId || d.clientId === clientId);
+      const wrong = rows.find((d) => !failed(d));
+      if (wrong) throw new ConsoleError('wrong_state', `delivery ${wrong.id} is ${stateWords(wrong)}: only a dead or retrying delivery can be retried`);
+    } else {
+      rows = store.deliveries.byIds(store.deliveries.deadIds(clientId ?? null, RETRY_ALL_LIMIT));
+    }
+    const changed = await Promise.all(rows.map((d) => deps.retryDelivery(d.id)));
+    // One delivered or cancelled meanwhile is left out: nothing was retried.
+    const retried = rows.filter((_, i) => changed[i]);
+    if (retried.length > 0) {
+      const conversations = new Set(retried.map((d) => d.conversationId));
+      const detail = auditDetail({ retried: retried.length, ...(ids ? { ids: retried.slice(0, 50).map((d) => d.id) } : { all_dead: true }), ...(clientId ? { client: clientId } : {}) });
+      const conversationId = conversations.size === 1 ? retried[0]!.conversationId : null;
+      await deps.writer.submit({ kind: 'audit', entry: { at: clock.now(), operator, action: 'retry', conversationId, detail } });
+      announce(retried, 'pending');
+    }
+    return { retried: retried.length, deliveries: retried.map((d) => ({ id: d.id, attempts: d.attempts })) };
+  }
+
+  return {
+    async listDeliveries(input) {
+      return (await deps.reads.deliveryProblems(input.states, input.clientId ?? null, input.limit)).map(
+        (d): DeliveryItem => ({
+          id: d.id,
+          conversationId: d.conversationId,
+          clientId: d.clientId,
+          replyMsgId: d.replyMsgId,
+          kind: d.kind,
+          state: d.problem,
+          attempts: d.attempts,
+          nextAttemptAt: d.problem === 'retrying' ? d.nextAttemptAt : null,
+          lastError: d.lastError,
+          lastStatus: d.lastStatus,
+          url: d.sendUrl,
+          createdAt: d.createdAt,
+        }),
+      );
+    },
+    retryDeliveries: (input) => retry(input.ids, input.clientId),
+    async retryDelivery(input) {
+      return { retried: (await retry([input.deliveryId], undefined)).retried === 1 };
+    },
+    async cancelDelivery(input) {
+      const operator = requireOperator(store);
+      const d = delivery(store, input.deliveryId);
+      const wrong = (now: DeliveryRow): ConsoleError =>
+        new ConsoleError('wrong_state', `delivery ${now.id} is ${stateWords(now)}: only a retrying or dead delivery can be cancelled`);
+      if (!failed(d)) throw wrong(d);
+      const reason = `cancelled by ${operator.name} from the console`;
+      const now = clock.now();
+      const detail = auditDetail({ delivery: d.id, was: stateWords(d), attempts: d.attempts });
+      const result = await deps.writer.submit({
+        kind: 'delivery_cancel',
+        deliveryId: d.id,
+        reason,
+        now,
+        audit: { at: now, operator, action: 'cancel', conversationId: d.conversationId, detail },
+      });
+      // Sent meanwhile (its last try got through), say: the operator learns what it is now.
+      if (result?.kind !== 'changed' || result.count === 0) throw wrong(delivery(store, d.id));
+      // The conversation's next delivery no longer waits behind this one.
+      deps.notifyOutbox();
+      announce([d], 'cancelled');
+      return { reason };
+    },
+    async getDeliveries(input) {
+      return store.deliveries.byIds(input.ids).map(
+        (d): DeliveryNow => ({
+          id: d.id,
+          conversationId: d.conversationId,
+          state: d.state,
+          attempts: d.attempts,
+          nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt : null,
+          lastStatus: d.lastStatus,
+          lastError: d.lastError,
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSecretKey } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../store/db.ts';
+import { createStore, type Store } from '../store/index.ts';
+import { executeWrite, type WriteCommand, type WriteResult } from '../conversations/write-commands.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { TurnSlicer } from '../loop/turn-slicer.ts';
+import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
+import { manualClock } from '../../shared/clock.ts';
+import { createOutbox } from './outbox.ts';
+import type { SendResult } from './retry-policy.ts';
+
+const ANN = { id: 'ann', name: 'Ann Lee' };
+
+/** Lets the outbox run what is ready now (immediates, microtasks), without moving the clock. */
+async function settle(turns = 20): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * An outbox over a real SQLite file, a receiver that answers what `answer` says, and a slicer the
+ * test runs by hand: between the outbox taking a delivery and starting its attempt, the test can
+ * act as a console would.
+ */
+function setup(t: { after: (fn: () => void) => void }, answer: (content: string) => number) {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-outbox-cancel-'));
+  const store = createStore(openDatabase(join(dir, 'switchboard.db')));
+  const clock = manualClock();
+  const queued: Array<() => void> = [];
+  const slicer: TurnSlicer = { run: (task) => (queued.push(task), () => {}), pending: () => queued.length };
+  const writer = {
+    submit: (command: WriteCommand): Promise<WriteResult> => new Promise((resolve) => queueMicrotask(() => resolve(executeWrite(store, command)))),
+    send() {},
+    drain: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    stats: { batches: 0, jobs: 0, largestBatch: 0 },
+  } satisfies MessageWriter;
+  const sent: string[] = [];
+  const send = (d: { body: string }): Promise<SendResult> => {
+    const content = String((JSON.parse(d.body) as { message_info: { content: string } }).message_info.content);
+    sent.push(content);
+    return Promise.resolve({ kind: 'response', status: answer(content), retryAfter: null });
+  };
+  const client = { id: 'a', enabled: true, settings: DEFAULT_CLIENT_SETTINGS, keys: [createSecretKey(Buffer.from('s'.repeat(32)))] };
+  const outbox = createOutbox({ store, writer, send, clock, lookupClient: () => client, concurrency: 4, pollMs: 1000, slicer, random: () => 0.5, log: () => {} });
+  store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
+  store.conversations.create({ id: 'c1', clientId: 'a', channel: 'im', peer: 'u:c1', groupId: null, customerId: 'c1', autoReply: 'active', now: 0 });
+  const add = (content: string): number => {
+    const msgId = `reply-${content}`;
+    const info = { msg_id: msgId, reply_to: ['m'], conversation_id: 'c1', to_user_id: 'c1', content, message_type: 1, event_type: 'auto_dialog', from_user_type: 4, create_timestamp: 0 };
+    const replyId = store.messages.insertReply({ conversationId: 'c1', kind: 'auto', msgId, replyTo: ['m'], afterMessageId: 0, content, handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: clock.now() });
+    return store.deliveries.insert({ replyId, replyMsgId: msgId, conversationId: 'c1', clientId: 'a', sendUrl: 'http://receiver.test/hook', messageInfo: JSON.stringify(info), state: 'pending', nextAttemptAt: clock.now(), createdAt: clock.now() });
+  };
+  /** Runs every attempt the outbox has taken, and what follows from them. */
+  const run = async (): Promise<void> => {
+    for (let i = 0; i < 10 && queued.length; i++) {
+      for (const task of queued.splice(0)) task();
+      await settle();
+    }
+  };
+  t.after(async () => {
+    await outbox.stop();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { store, clock, outbox, add, run, sent, queued };
+}
+
+const cancelFromConsole = (store: Store, deliveryId: number, now: number) =>
+  executeWrite(store, {
+    kind: 'delivery_cancel',
+    deliveryId,
+    reason: `cancelled by ${ANN.name} from the console`,
+    now,
+    audit: { at: now, operator: ANN, action: 'cancel', conversationId: 'c1', detail: null },
+  });
+
+test('a retrying delivery cancelled after the outbox took it, before its attempt started, is never sent; the next reply goes', async (t) => {
+  const o = setup(t, (content) => (content === 'first' ? 500 : 200));
+  const first = o.add('first');
+  const second = o.add('second');
+  o.outbox.start();
+  await settle();
+  await o.run();
+  assert.deepEqual(o.sent, ['first'], 'the first try failed; the second reply waits behind it');
+  assert.equal(o.store.deliveries.get(first)!.nextAttemptAt, o.clock.now() + 5_000);
+  o.clock.advance(5_000);
+  await settle();
+  assert.equal(o.queued.length, 1, 'the retry is taken, its attempt not started yet');
+  assert.deepEqual(cancelFromConsole(o.store, first, o.clock.now()), { kind: 'changed', count: 1 });
+  o.outbox.notify();
+  await settle();
+  await o.run();
+  assert.deepEqual(o.sent, ['first', 'second'], 'the cancelled one is never sent again; the one behind it went');
+  const d = o.store.deliveries.get(first)!;
+  assert.deepEqual([d.state, d.attempts, d.lastError], ['cancelled', 1, 'cancelled by Ann Lee from the console']);
+  assert.equal(o.store.deliveries.attempts(first).length, 1, 'no attempt recorded after the cancel');
+  assert.equal(o.store.deliveries.get(second)!.state, 'sent');
+  // Nothing brings it back: polls and wake-ups later, it stays as it is.
+  o.clock.advance(3_600_000);
+  o.outbox.notify();
+  await settle();
+  await o.run();
+  assert.deepEqual(o.sent, ['first', 'second']);
+});
+
+test('Retry now: a retrying delivery goes at once as its next attempt, and if it fails its schedule carries on from there', async (t) => {
+  const o = setup(t, () => 503);
+  const id = o.add('hello');
+  o.outbox.start();
+  await settle();
+  await o.run();
+  o.clock.advance(5_000);
+  await settle();
+  await o.run();
+  const before = o.store.deliveries.get(id)!;
+  assert.deepEqual([before.attempts, before.nextAttemptAt - o.clock.now()], [2, 300_000], 'two failed: next try in 5 min');
+  o.clock.advance(60_000);
+  assert.deepEqual(executeWrite(o.store, { kind: 'delivery_retry', deliveryId: id, now: o.clock.now() }), { kind: 'changed', count: 1 });
+  o.outbox.notify();
+  await settle();
+  await o.run();
+  assert.equal(o.sent.length, 3, 'tried at once, 4 minutes early');
+  const after = o.store.deliveries.get(id)!;
+  assert.deepEqual([after.state, after.attempts, after.nextAttemptAt - o.clock.now()], ['pending', 3, 1_800_000], 'the third attempt failed: next try in 30 min, as the schedule goes on');
+});

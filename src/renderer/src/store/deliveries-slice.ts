@@ -1,0 +1,187 @@
+import type { StateCreator } from 'zustand';
+import { DELIVERY_PROBLEM_STATES, type ApiResult, type DeliveryItem, type DeliveryNow, type DeliveryViewState } from '../../../shared/console-api.ts';
+import { deliveryStatus, type DeliveryStatus } from '../../../shared/console-display.ts';
+import { api } from '../api/bridge.ts';
+import type { ConsoleState } from './index.ts';
+
+/** How a retried delivery's next attempt went; `sending` until it is recorded, `waiting` once we stopped looking. */
+export type RetryResult =
+  | { kind: 'sending' }
+  | { kind: 'delivered' }
+  | { kind: 'failed'; status: DeliveryStatus; dead: boolean }
+  | { kind: 'cancelled' }
+  | { kind: 'waiting' };
+
+export interface Retried {
+  /** Its attempts when it was retried: the next one is the retry's result. */
+  baseline: number;
+  result: RetryResult;
+  /** When it was retried (this machine's time). */
+  at: number;
+}
+
+export interface DeliveriesSlice {
+  deliveries: DeliveryItem[];
+  deliveriesLoaded: boolean;
+  deliveryFilter: { clientId?: string; states: DeliveryViewState[] };
+  setDeliveryFilter(patch: Partial<DeliveriesSlice['deliveryFilter']>): void;
+  /**
+   * Reloads the list. Rows already shown keep their places (a live reload must not move the row
+   * under the agent's pointer); `fresh` takes the service's order (the view opened, a new filter, Refresh).
+   */
+  loadDeliveries(options?: { fresh?: boolean }): Promise<void>;
+  /**
+   * Retry (dead ones start over) and Retry now (retrying ones go at once): these, or every dead one
+   * of the filtered client. Resolves to the ids retried, or null when nothing was asked of the service.
+   */
+  retryDeliveries(ids?: number[]): Promise<number[] | null>;
+  /** Never sends it; true when cancelled. */
+  cancelDelivery(id: number): Promise<boolean>;
+  /** Retried deliveries by id, with how their next attempt went (watched until it is recorded). */
+  retried: Record<number, Retried>;
+  /**
+   * The Deliveries view's status line: the latest retry (its deliveries, whose results it sums up
+   * as they settle) or cancel. A fresh load of the list clears it.
+   */
+  deliveryNotice: { kind: 'retry'; ids: number[] } | { kind: 'cancel' } | null;
+}
+
+type Slice<T> = StateCreator<ConsoleState, [], [], T>;
+
+/** Past this, a retried delivery still not tried (held behind another) is "still waiting": no more looking. */
+export const RETRY_WATCH_MS = 10 * 60_000;
+/** Looked at this often even without a live event (one missed in a reconnect, say). */
+const RETRY_POLL_MS = 2_000;
+
+/** What the retry came to, or null while its attempt is not recorded. */
+export function retryResult(d: DeliveryNow, baseline: number): RetryResult | null {
+  if (d.state === 'cancelled') return { kind: 'cancelled' };
+  if (d.attempts <= baseline) return null;
+  return d.state === 'sent' ? { kind: 'delivered' } : { kind: 'failed', status: deliveryStatus(d), dead: d.state === 'dead' };
+}
+
+/** The new rows first (in the service's order), then those already shown, where they were. */
+export function keepOrder(shown: readonly DeliveryItem[], next: readonly DeliveryItem[]): DeliveryItem[] {
+  const place = new Map(shown.map((d, i) => [d.id, i]));
+  const known = next.filter((d) => place.has(d.id)).sort((a, b) => place.get(a.id)! - place.get(b.id)!);
+  return [...next.filter((d) => !place.has(d.id)), ...known];
+}
+
+export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
+  /** Runs a write that names the operator: asks for the name first, then runs it again (as the workspace's writes do). */
+  async function asOperator<T>(run: () => Promise<ApiResult<T>>, again: () => Promise<unknown>): Promise<T | null> {
+    if (get().operator === null) {
+      get().askOperator(again);
+      return null;
+    }
+    const r = await run();
+    if (r.ok) return r.value;
+    if (r.error.code === 'operator_required') {
+      set({ operator: null });
+      get().askOperator(again);
+    } else set({ error: r.error.message });
+    return null;
+  }
+
+  let stopWatching: (() => void) | null = null;
+  let checking = false;
+  let checkAgain = false;
+
+  /** Asks where the retried deliveries still sending stand; reloads what shows them once one settled. */
+  async function check(): Promise<void> {
+    if (checking) return void (checkAgain = true);
+    checking = true;
+    try {
+      const now = Date.now();
+      const open = Object.entries(get().retried).flatMap(([id, r]) => (r.result.kind === 'sending' ? [Number(id)] : []));
+      if (open.length === 0) return stopWatching?.();
+      const r = await api.getDeliveries({ ids: open });
+      if (!r.ok) return;
+      const found = new Map(r.value.map((d) => [d.id, d]));
+      let settled = false;
+      set((s) => {
+        const retried = { ...s.retried };
+        for (const id of open) {
+          const entry = retried[id];
+          if (entry?.result.kind !== 'sending') continue;
+          const d = found.get(id);
+          const result = d ? retryResult(d, entry.baseline) : { kind: 'cancelled' as const };
+          if (result) settled = true;
+          retried[id] = { ...entry, result: result ?? (now - entry.at > RETRY_WATCH_MS ? { kind: 'waiting' } : entry.result) };
+        }
+        return { retried };
+      });
+      if (settled) {
+        const s = get();
+        if (s.view === 'deliveries') void s.loadDeliveries();
+        if (s.transcript && open.some((id) => found.get(id)?.conversationId === s.transcript?.conversation.id)) void s.loadTranscript();
+      }
+      if (!Object.values(get().retried).some((x) => x.result.kind === 'sending')) stopWatching?.();
+    } finally {
+      checking = false;
+      if (checkAgain) {
+        checkAgain = false;
+        void check();
+      }
+    }
+  }
+
+  /** Live events reload the conversation list (and the open transcript): each may be a retried delivery's attempt. */
+  function watch(): void {
+    if (stopWatching) return;
+    const unsubscribe = store.subscribe((s, before) => {
+      if (s.conversations !== before.conversations || s.transcript !== before.transcript) void check();
+    });
+    const timer = setInterval(() => void check(), RETRY_POLL_MS);
+    stopWatching = () => {
+      unsubscribe();
+      clearInterval(timer);
+      stopWatching = null;
+    };
+  }
+
+  return {
+    deliveries: [],
+    deliveriesLoaded: false,
+    deliveryFilter: { states: [...DELIVERY_PROBLEM_STATES] },
+    setDeliveryFilter(patch) {
+      set((s) => ({ deliveryFilter: { ...s.deliveryFilter, ...patch } }));
+      void get().loadDeliveries({ fresh: true });
+    },
+    async loadDeliveries(options = {}) {
+      const { clientId, states } = get().deliveryFilter;
+      const r = await api.listDeliveries({ clientId, states, limit: 1000 });
+      if (!r.ok) return set({ error: r.error.message });
+      // A filter changed while this was on its way: the newer load shows the list.
+      if (get().deliveryFilter.clientId !== clientId || get().deliveryFilter.states !== states) return;
+      if (options.fresh) set({ deliveries: r.value, deliveriesLoaded: true, deliveryNotice: null });
+      else set((s) => ({ deliveries: s.deliveriesLoaded ? keepOrder(s.deliveries, r.value) : r.value, deliveriesLoaded: true }));
+    },
+    async retryDeliveries(ids) {
+      const clientId = get().deliveryFilter.clientId;
+      const r = await asOperator(() => api.retryDeliveries(ids ? { ids } : { clientId }), () => get().retryDeliveries(ids));
+      if (r) {
+        const at = Date.now();
+        set((s) => {
+          // Results older than a retry watch are forgotten: a row shows what happened lately.
+          const retried = Object.fromEntries(Object.entries(s.retried).filter(([, x]) => at - x.at < RETRY_WATCH_MS));
+          for (const d of r.deliveries) retried[d.id] = { baseline: d.attempts, result: { kind: 'sending' }, at };
+          return { retried, deliveryNotice: { kind: 'retry', ids: r.deliveries.map((d) => d.id) } };
+        });
+        if (r.deliveries.length) watch();
+      }
+      const s = get();
+      await Promise.all([s.view === 'deliveries' ? s.loadDeliveries() : null, s.transcript ? s.loadTranscript() : null]);
+      return r && r.deliveries.map((d) => d.id);
+    },
+    async cancelDelivery(id) {
+      const r = await asOperator(() => api.cancelDelivery({ deliveryId: id }), () => get().cancelDelivery(id));
+      if (r) set({ deliveryNotice: { kind: 'cancel' } });
+      const s = get();
+      await Promise.all([s.view === 'deliveries' ? s.loadDeliveries() : null, s.transcript ? s.loadTranscript() : null]);
+      return r !== null;
+    },
+    retried: {},
+    deliveryNotice: null,
+  };
+};
