@@ -70,7 +70,6 @@ export interface WorkspaceSlice {
   resolve(conversationId: string): Promise<void>;
   /** "Needs a human" by hand: into Needs you at the end of the queue; true when it was written. */
   flag(conversationId: string, note: string): Promise<boolean>;
-  retryDelivery(deliveryId: number): Promise<void>;
   /** A stop or Resolve just made, undoable until `until`. */
   undo: UndoOffer | null;
   undoRefused: UndoRefused | null;
@@ -237,11 +236,6 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       const r = await write(() => api.flagConversation({ conversationId, ...(note.trim() ? { note } : {}) }), () => get().flag(conversationId, note));
       await refresh();
       return r !== null;
-    },
-    async retryDelivery(deliveryId) {
-      const r = await api.retryDelivery({ deliveryId });
-      if (!r.ok) set({ error: r.error.message });
-      await refresh();
     },
     undo: null,
     undoRefused: null,
