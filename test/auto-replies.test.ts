@@ -198,6 +198,7 @@ describe('auto replies: when to answer (section 6)', () => {
     const m = await say('something odd');
     h.clock.advance(2000);
     await eventually(() => h.admin.conversations.byId(String(m.body['conversation_id']))?.needsHuman, 'needs_human');
+    assert.equal(h.admin.conversations.byId(String(m.body['conversation_id']))?.needsHumanReason, 'no_answer', 'Needs you says why');
     await settle(50);
     assert.equal(rx.received.length, 0);
     const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;

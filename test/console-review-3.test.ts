@@ -165,6 +165,10 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     // A website handoff's row says what the visitor asked, not the fallback the bot answered with.
     const lasts = await page.locator('[data-testid=needs-you] [data-testid=queue-last]').allTextContents();
     assert.ok(lasts.includes('Is anyone there?'), JSON.stringify(lasts));
+    // Each row says why it is there.
+    const reasons = await page.locator('[data-testid=needs-you] [data-testid=queue-reason]').allTextContents();
+    assert.ok(reasons.includes('Website handoff') && reasons.includes('No confident answer'), JSON.stringify(reasons));
+    assert.deepEqual(await seriousViolations(page), []);
     await js(page, 'document.activeElement && document.activeElement.blur()');
     await page.keyboard.press('j');
     await page.keyboard.press('j');

@@ -42,6 +42,7 @@ describe('"Needs a human" by hand over the console API', () => {
     const at = h.clock.now();
     assert.deepEqual(await c.ok('flagConversation', { conversationId: first, note: '  over to Chen  ' }), { needsHumanSince: at, alreadyFlagged: false });
     assert.deepEqual(await queue(), ['second', 'first']);
+    assert.deepEqual((await c.ok('listConversations', { view: 'needs_you' })).items.map((i) => i.needsHumanReason), ['handoff', 'flagged'], 'each row says why it is there');
     const t = await c.ok('getTranscript', { conversationId: first });
     assert.deepEqual(t.conversation.lastCommand, { command: 'flag_human', source: 'console', operator: 'Ann Lee', note: 'over to Chen' }, 'the list previews the note');
     assert.equal(t.entries.at(-1)!.messageInfo?.['note'], 'over to Chen', 'the note is stored trimmed');

@@ -174,6 +174,7 @@ describe('the agent\'s workspace over the console API', () => {
     assert.equal(alert.text, 'Wanda (cust-w) wrote while a human has the conversation: “are you there?”');
     assert.ok(await inNeedsYou(m.conversationId));
     assert.equal((await summary(m.conversationId)).needsHumanSince, h.clock.now());
+    assert.equal((await summary(m.conversationId)).needsHumanReason, 'customer_waiting', 'the queue says why');
     await say('cust-w', 'hello??');
     await settle(50);
     assert.equal(alerts().length, 1, 'already in Needs you: no second alert');

@@ -192,10 +192,16 @@ export interface ConversationSummary {
   unread: number;
   /** When needs_human was last set; null while it is clear. */
   needsHumanSince: number | null;
+  /** Why it was last set (null before the service recorded reasons); stale once it is clear. */
+  needsHumanReason: NeedsHumanReason | null;
   resolvedAt: number | null;
   /** Operator name of the last resolve. */
   resolvedBy: string | null;
 }
+
+/** Why a conversation is in Needs you: the queue shows it on each row. */
+export const NEEDS_HUMAN_REASONS = ['handoff', 'no_answer', 'delivery_failed', 'flagged', 'customer_waiting'] as const;
+export type NeedsHumanReason = (typeof NEEDS_HUMAN_REASONS)[number];
 
 /** A stop or resume line: from the console (with the operator who did it, when known) or from the integration (cmd_dialog). */
 export interface CommandLine {

@@ -68,7 +68,7 @@ export function commitAutoReply(store: Store, c: AutoReplyCommand): AutoReplyRes
     });
   }
   const outcome = humanTookOver ? 'cancelled' : c.answer.handoff ? 'handoff' : 'answered';
-  const alert = outcome === 'handoff' && store.conversations.flagNeedsHuman(c.conversationId, c.now);
+  const alert = outcome === 'handoff' && store.conversations.flagNeedsHuman(c.conversationId, c.now, 'no_answer');
   for (const id of c.messageIds) store.messages.settleReply(id, outcome, c.replyMsgId, cause);
   if (!humanTookOver) store.conversations.touch(c.conversationId, 1, c.now);
   return { kind: 'auto_reply', outcome, deliveryId: humanTookOver ? null : deliveryId, alert };

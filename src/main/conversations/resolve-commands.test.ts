@@ -30,7 +30,7 @@ function queue() {
   for (const who of ['alice', 'bob', 'carol']) {
     store.conversations.create({ id: who, clientId: 'a', channel: 'im', peer: `u:${who}`, groupId: null, customerId: who, autoReply: 'active', now: clock.now() });
     say(who, 'customer', `${who} needs a person`);
-    store.conversations.flagNeedsHuman(who, clock.now());
+    store.conversations.flagNeedsHuman(who, clock.now(), 'handoff');
     clock.advance(60_000);
   }
   const run = (c: Parameters<typeof executeWorkspaceCommand>[1]): WorkspaceResult | null => store.transaction(() => executeWorkspaceCommand(store, c));
@@ -58,7 +58,7 @@ test('Undo of a Resolve puts the conversation back in Needs you at its old place
   const since = row('bob').needsHumanSince;
   // Bob was handled once before: Undo brings back that earlier resolve, not an empty one.
   store.conversations.resolve('bob', 1_000, 'Bo');
-  store.conversations.flagNeedsHuman('bob', since!);
+  store.conversations.flagNeedsHuman('bob', since!, 'handoff');
   assert.deepEqual(needsYou(), ['alice', 'bob', 'carol']);
   const at = resolvedAtOf(resolve('bob'));
   assert.deepEqual(needsYou(), ['alice', 'carol']);
@@ -88,7 +88,7 @@ const refusals: Array<[string, 'expired' | 'already_undone' | 'needs_you_again' 
   ['a new customer message flagged it again', 'needs_you_again', (q) => {
     q.clock.advance(1_000);
     q.say('bob', 'customer', 'hello again?');
-    q.store.conversations.flagNeedsHuman('bob', q.clock.now());
+    q.store.conversations.flagNeedsHuman('bob', q.clock.now(), 'handoff');
   }],
   ['a colleague resolved it again', 'resolved_again', (q) => {
     q.clock.advance(1_000);

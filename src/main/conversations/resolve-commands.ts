@@ -100,7 +100,7 @@ export function undoResolve(store: Store, conversationId: string, resolvedAt: nu
 export function flagConversation(store: Store, conversationId: string, operator: Operator, note: string | null, now: number): FlagResult | null {
   const conv = store.conversations.byId(conversationId);
   if (!conv) return null;
-  if (!store.conversations.flagNeedsHuman(conv.id, now)) {
+  if (!store.conversations.flagNeedsHuman(conv.id, now, 'flagged')) {
     return { kind: 'flagged', needsHumanSince: conv.needsHumanSince ?? conv.lastMessageAt, already: true };
   }
   commandLine(store, conv, 'flag_human', operator, now, note ? { note } : {});

@@ -47,7 +47,7 @@ test('Undo after the pause it found has ended, or too late, or a plain resume: a
 
 test('neither a stop, its Undo, nor a resume takes a customer out of Needs you: only Resolve, a staff message or an operator reply does', () => {
   const { store, state } = setup();
-  store.conversations.flagNeedsHuman('c', 500);
+  store.conversations.flagNeedsHuman('c', 500, 'handoff');
   consoleStop(store, 'c', ann, 1_000);
   consoleResume(store, 'c', ann, 2_000, true);
   assert.equal(state().needsHuman, true, 'after Undo');

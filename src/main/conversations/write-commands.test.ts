@@ -76,7 +76,7 @@ test('stopped by cmd_dialog, paused by a staff message, paused by an operator re
 
   // An operator reply from the console pauses for 10 minutes and clears the flag.
   const gus = customer('gus', T).conversationId;
-  store.conversations.flagNeedsHuman(gus, T);
+  store.conversations.flagNeedsHuman(gus, T, 'handoff');
   executeWrite(store, { kind: 'operator_reply', conversationId: gus, clientId: 'a', operator: ann, replyMsgId: 'r1', content: 'Hi Gus', replyTo: [], sendUrl: 'http://127.0.0.1:9/hook', messageInfo: '{}', pauseMs: 600_000, now: T + 1_000 });
   assert.equal(flag(gus).needsHuman, false);
   const afterReply = customer('gus', T + 60_000);
@@ -113,7 +113,7 @@ test('messages not answered for any other reason do not flag: staff, not mention
 test('a flag already set stays as it was: since the first reason, no new alert', () => {
   const { store, customer, flag } = setup();
   const id = customer('jo', T).conversationId;
-  store.conversations.flagNeedsHuman(id, T + 10);
+  store.conversations.flagNeedsHuman(id, T + 10, 'handoff');
   consoleStop(store, id, ann, T + 1_000);
   const o = customer('jo', T + 2_000);
   assert.equal(o.alert, undefined);

@@ -184,7 +184,7 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
   const messageId = insertInbound(store, r, conv, msgId, decision);
   // Nobody else will answer it: the conversation goes to Needs you, as a handoff does. The
   // response is as before (section 6): the flag is the console's business, not the integrator's.
-  const alert = waitsForHuman(decision.reason) && store.conversations.flagNeedsHuman(conv.id, r.now);
+  const alert = waitsForHuman(decision.reason) && store.conversations.flagNeedsHuman(conv.id, r.now, 'customer_waiting');
   const outcome = commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,
@@ -246,7 +246,7 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
   let alert = false;
   if (reply.kind === 'website') {
     store.conversations.touch(conv.id, 1, r.now);
-    if (reply.answer.handoff) alert = store.conversations.flagNeedsHuman(conv.id, r.now);
+    if (reply.answer.handoff) alert = store.conversations.flagNeedsHuman(conv.id, r.now, 'handoff');
   }
   const base = { request_id: r.requestId, event_type: r.info.event_type, conversation_id: conv.id, msg_id: reply.msgId };
   const answer = { msg_id: replyMsgId, content: reply.answer.content, handoff: reply.answer.handoff };

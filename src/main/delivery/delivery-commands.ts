@@ -21,7 +21,7 @@ export function executeDeliveryCommand(store: Store, c: DeliveryCommand): { coun
     case 'delivery_attempt': {
       if (!store.deliveries.recordAttempt(c)) return { count: 0 };
       // A reply that will never arrive leaves the customer unanswered: a person has to step in.
-      return c.state === 'dead' && store.conversations.flagNeedsHuman(c.conversationId, c.now) ? { count: 1, alert: 'delivery_failed' } : { count: 1 };
+      return c.state === 'dead' && store.conversations.flagNeedsHuman(c.conversationId, c.now, 'delivery_failed') ? { count: 1, alert: 'delivery_failed' } : { count: 1 };
     }
     case 'delivery_cancel': {
       if (!c.audit) return { count: store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0 };

@@ -193,7 +193,7 @@ test('a reply that can never be delivered puts its conversation in Needs you, wi
   await settle();
   assert.equal(store.deliveries.countByState().dead, 2, '410 is final');
   const conv = store.conversations.byId('frank')!;
-  assert.deepEqual([conv.needsHuman, conv.needsHumanSince], [true, clock.now()]);
+  assert.deepEqual([conv.needsHuman, conv.needsHumanSince, conv.needsHumanReason], [true, clock.now(), 'delivery_failed']);
   assert.deepEqual(alerts, ['frank delivery_failed']);
   await outbox.stop();
 });

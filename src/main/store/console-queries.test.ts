@@ -90,7 +90,7 @@ test('Resolve leaves a line in the transcript naming who resolved it, and the li
   const ann = { id: 'ann', name: 'Ann Lee' };
   executeWorkspaceCommand(store, { kind: 'resolve', conversationId: 'c', operator: ann, now: 40 });
   assert.equal(store.console.transcript('c', 100).filter((e) => e.role === 'command').length, 0, 'nothing needed resolving');
-  store.conversations.flagNeedsHuman('c', 30);
+  store.conversations.flagNeedsHuman('c', 30, 'handoff');
   executeWorkspaceCommand(store, { kind: 'resolve', conversationId: 'c', operator: ann, now: 50 });
   const lines = store.console.transcript('c', 100).filter((e) => e.role === 'command');
   assert.deepEqual(lines.map((e) => [e.content, e.at, e.messageInfo?.['operator']]), [['resolve', 50, ann]]);
@@ -99,7 +99,7 @@ test('Resolve leaves a line in the transcript naming who resolved it, and the li
 
 test('Needs you shows what the customer last said, where the list shows the bot\'s reply', () => {
   const { store } = answered();
-  store.conversations.flagNeedsHuman('c', 3);
+  store.conversations.flagNeedsHuman('c', 3, 'handoff');
   const queue = () => store.console.conversations({ view: 'needs_you', limit: 10, now: 30 }).items;
   assert.deepEqual(queue().map((c) => [c.lastText, c.lastCustomerText]), [['Track it.', 'Where is my parcel?']]);
   store.messages.insert({

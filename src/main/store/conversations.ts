@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
-import type { ConversationSummary } from '../../shared/console-api.ts';
+import { NEEDS_HUMAN_REASONS, type ConversationSummary, type NeedsHumanReason } from '../../shared/console-api.ts';
 
 /** A conversation as stored; the console's ConversationSummary adds the last line of text. */
 export type ConversationRow = Omit<ConversationSummary, 'lastText'> & { createdAt: number };
@@ -21,9 +21,14 @@ export interface RawConversation {
   customer_name: string | null;
   unread: number;
   needs_human_since: number | null;
+  needs_human_reason?: string | null;
   resolved_at: number | null;
   resolved_by: string | null;
 }
+
+const isReason = (v: unknown): v is NeedsHumanReason => (NEEDS_HUMAN_REASONS as readonly unknown[]).includes(v);
+/** The column's CHECK holds these; a row read from an older schema or a fixture has none. */
+const reasonOf = (v: string | null | undefined): NeedsHumanReason | null => (isReason(v) ? v : null);
 
 export function toConversationRow(r: RawConversation): ConversationRow {
   return {
@@ -42,6 +47,7 @@ export function toConversationRow(r: RawConversation): ConversationRow {
     customerName: r.customer_name,
     unread: r.unread,
     needsHumanSince: r.needs_human_since,
+    needsHumanReason: reasonOf(r.needs_human_reason),
     resolvedAt: r.resolved_at,
     resolvedBy: r.resolved_by,
   };
@@ -67,7 +73,7 @@ export function conversationQueries(db: Db) {
   );
   const setState = db.prepare('UPDATE conversations SET auto_reply = ?, paused_until = ? WHERE id = ?');
   // Only a change of the flag writes: "newly needs a human" is what raises an alert, once.
-  const flagNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 1, needs_human_since = ? WHERE id = ? AND needs_human = 0');
+  const flagNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 1, needs_human_since = ?, needs_human_reason = ? WHERE id = ? AND needs_human = 0');
   const clearNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 0, needs_human_since = NULL WHERE id = ? AND needs_human = 1');
   const resolve = db.prepare('UPDATE conversations SET needs_human = 0, needs_human_since = NULL, resolved_at = ?, resolved_by = ? WHERE id = ?');
   // Only while it is still out of Needs you: a flag set meanwhile keeps its own time.
@@ -113,6 +119,7 @@ export function conversationQueries(db: Db) {
         customerName: null,
         unread: 0,
         needsHumanSince: null,
+        needsHumanReason: null,
         resolvedAt: null,
         resolvedBy: null,
       };
@@ -121,8 +128,9 @@ export function conversationQueries(db: Db) {
       setState.run(state, pausedUntil, id);
     },
     /** Flags the conversation; true when it was not flagged before (the cue for one alert). */
-    flagNeedsHuman(id: string, now: number): boolean {
-      return flagNeedsHuman.run(now, id).changes > 0;
+    /** Into Needs you, with why; one already there keeps its wait and its first reason. */
+    flagNeedsHuman(id: string, now: number, reason: NeedsHumanReason): boolean {
+      return flagNeedsHuman.run(now, reason, id).changes > 0;
     },
     /** A human answered or took over; true when the flag was set. */
     clearNeedsHuman(id: string): boolean {

@@ -374,3 +374,14 @@ test('migration 16 lets the audit record a cancelled delivery, keeping its rows,
   );
   assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'audit_conversation'").get());
 });
+
+test('migration 17 records why a conversation needs a human: one of the known reasons, none for those flagged before', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 16);
+  aConversation(db);
+  db.prepare("UPDATE conversations SET needs_human = 1, needs_human_since = 5 WHERE id = 'c'").run();
+  assert.equal(migrate(db, MIGRATIONS, 17), 17);
+  assert.deepEqual({ ...db.prepare("SELECT needs_human, needs_human_reason FROM conversations WHERE id = 'c'").get() }, { needs_human: 1, needs_human_reason: null });
+  for (const reason of ['handoff', 'no_answer', 'delivery_failed', 'flagged', 'customer_waiting']) db.prepare('UPDATE conversations SET needs_human_reason = ?').run(reason);
+  assert.throws(() => db.prepare("UPDATE conversations SET needs_human_reason = 'bored'").run(), /CHECK/);
+});

@@ -66,7 +66,7 @@ function consoleListPages(store: Store): void {
     {}, { clientId: 'a' }, { channel: 'im', state: 'active' }, { state: 'paused' }, { state: 'stopped' }, { state: 'needs_human' }, { view: 'needs_you' },
     { search: 'hello 1' }, { search: 'c1' }, { search: 'c1', clientId: 'a', state: 'active' }, { search: 'he' }, { view: 'needs_you', search: 'hello' },
   ];
-  for (let i = 3; i < 10; i++) store.conversations.flagNeedsHuman(`c${i}`, i % 3);
+  for (let i = 3; i < 10; i++) store.conversations.flagNeedsHuman(`c${i}`, i % 3, 'handoff');
   for (const f of filters) {
     let cursor: string | undefined;
     for (let page = 0; page < 2; page++) {

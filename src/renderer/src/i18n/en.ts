@@ -168,6 +168,13 @@ export const en = {
       unread_other: '{{count}} unread messages',
     },
     needsYou: {
+      reason: {
+        handoff: 'Website handoff',
+        no_answer: 'No confident answer',
+        delivery_failed: 'Reply not delivered',
+        flagged: 'Flagged',
+        customer_waiting: 'Wrote while a human had it',
+      },
       title: 'Needs you',
       intro: 'Conversations handed off or flagged for a human, longest wait first.',
       empty: 'Nobody is waiting for a human. Conversations that are handed off or flagged appear here at once.',

@@ -169,6 +169,13 @@ export const zhCN: Messages = {
       unread_other: '{{count}} 条未读消息',
     },
     needsYou: {
+      reason: {
+        handoff: '网页转人工',
+        no_answer: '没有可信答案',
+        delivery_failed: '回复未送达',
+        flagged: '手动标记',
+        customer_waiting: '人工接管期间来消息',
+      },
       title: '待处理',
       intro: '已转人工或被标记需要人工的会话，等待最久的在前。',
       empty: '没有人在等待人工。转人工或被标记的会话会立即出现在这里。',

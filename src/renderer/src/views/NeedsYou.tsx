@@ -51,6 +51,11 @@ export function NeedsYou() {
                   {/* What the customer wants, not the bot's fallback or a reply that never arrived; a flag's line (with its note) says it best. */}
                   <span className="last" data-testid="queue-last">{c.lastCommand || !c.lastCustomerText ? previewOf(t, c) : c.lastCustomerText}</span>
                   <span className="badges">
+                    {c.needsHumanReason && (
+                      <span className={`badge reason ${c.needsHumanReason === 'delivery_failed' ? 'stopped' : 'warn'}`} data-testid="queue-reason">
+                        {t(`views.needsYou.reason.${c.needsHumanReason}`)}
+                      </span>
+                    )}
                     {c.channel === 'web' && unreachable(c.clientId) && (
                       <span className="badge muted" data-testid="no-send-tag" title={t('work.noSend.tagWhy', { client: c.clientId })}>
                         {t('work.noSend.tag')}
