@@ -28,6 +28,8 @@ describe('transcript labels a support agent can trust', { skip }, () => {
     await send({ event_type: 'auto_dialog', msg_id: 'lb-late', from_user_id: 'hana', from_user_type: 2, content: 'Are you open on Sunday?', nickname: 'Hana', create_timestamp: now - 20 * 60 });
     await send({ event_type: 'auto_dialog', msg_id: 'lb-carol', from_user_id: 'carol', from_user_type: 2, content: 'My order is late', nickname: 'Carol', create_timestamp: now });
     await send({ event_type: 'assist_dialog', msg_id: 'lb-carol-assist', from_user_id: 'carol', from_user_type: 2, content: 'My order is late, what now?', nickname: 'Carol', create_timestamp: now });
+    // An integration asking for a suggestion often sends no nickname.
+    await send({ event_type: 'assist_dialog', msg_id: 'lb-carol-bare', from_user_id: 'carol', from_user_type: 2, content: 'And the refund?', create_timestamp: now });
     await send({ event_type: 'auto_dialog', msg_id: 'lb-group', group_id: 'team-logistics', from_user_id: 'dan', from_user_type: 2, content: 'hello all', nickname: 'Dan', create_timestamp: now });
     // No knowledge base: Ivan's question is handed off once its quiet period ends.
     await send({ event_type: 'auto_dialog', msg_id: 'lb-ivan', from_user_id: 'ivan', from_user_type: 2, content: 'Can I change my delivery address?', nickname: 'Ivan', create_timestamp: now });
@@ -57,6 +59,10 @@ describe('transcript labels a support agent can trust', { skip }, () => {
     await page.waitForSelector('[data-entry="lb-carol-assist"]');
     assert.match((await page.locator('[data-entry="lb-carol-assist"] .meta').textContent())!, /asked for a suggestion \(assist_dialog\)/);
     assert.doesNotMatch((await page.locator('[data-entry="lb-carol"] .meta').textContent())!, /assist_dialog/);
+    // The line without a nickname is still Carol, under the name and avatar the conversation knows her by.
+    await page.waitForSelector('[data-entry="lb-carol-bare"]');
+    assert.equal(await page.locator('[data-entry="lb-carol-bare"] .who').textContent(), 'Carol');
+    assert.equal(await page.locator('[data-entry="lb-carol-bare"] .avatar').textContent(), await page.locator('[data-entry="lb-carol"] .avatar').textContent());
   });
 
   it('the list previews the last reply with who gave it: the bot, or the operator by name', async () => {

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { canWrite } from '../store/connection-slice.ts';
 import { effectiveAutoReply } from '../../../shared/conversation.ts';
-import type { ConversationSummary } from '../../../shared/console-api.ts';
+import type { ConversationSummary, TranscriptEntry } from '../../../shared/console-api.ts';
 import { isShortcut } from '../keyboard.ts';
 import { conversationTitle, fullTime, inTimeOrder, shortTime } from '../format.ts';
 import { Entry } from './TranscriptEntry.tsx';
@@ -109,6 +109,15 @@ function NotShown() {
 }
 
 /** The open conversation: who said what and when, why it was answered, and the reply box. */
+/**
+ * A customer's line sent without a nickname (an assist_dialog request often has none) carries the
+ * name the conversation knows them by, so one person does not show under two names and avatars.
+ */
+function withCustomerNames(entries: TranscriptEntry[], c: ConversationSummary | undefined): TranscriptEntry[] {
+  if (!c?.customerId || !c.customerName) return entries;
+  return entries.map((e) => (e.role === 'customer' && !e.speakerName && e.speaker === c.customerId ? { ...e, speakerName: c.customerName } : e));
+}
+
 export function Transcript({ composeRef }: { composeRef: Ref }) {
   const { t } = useTranslation();
   const transcript = useConsole((s) => s.transcript);
@@ -120,7 +129,7 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
   const shownId = useRef<string | null>(null);
   // Where the operator was when they asked for earlier lines: the page lands above, the view stays put.
   const anchor = useRef<{ height: number; top: number; first: string } | null>(null);
-  const entries = useMemo(() => inTimeOrder(transcript?.entries ?? []), [transcript]);
+  const entries = useMemo(() => withCustomerNames(inTimeOrder(transcript?.entries ?? []), transcript?.conversation), [transcript]);
   const id = transcript?.conversation.id ?? null;
   const canSend = transcript !== null && transcript.sendTarget?.ok !== false && operator !== null;
   const use = useCallback(
