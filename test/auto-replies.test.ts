@@ -283,6 +283,23 @@ describe('auto replies: when to answer (section 6)', () => {
     assert.deepEqual(d!.body.message_info['reply_to'], [m.body['msg_id']]);
   });
 
+  it('a colleague speaks in the IM during a stray stop, then Undo: the bot stays held off by them, as without the stop', async () => {
+    const handlers = () => h.service.console.handlers;
+    await handlers().setOperator({ id: 'ann', name: 'Ann' });
+    const m = await say('asked just before a stray stop');
+    const conversationId = String(m.body['conversation_id']);
+    h.clock.advance(500);
+    await handlers().stopAutoReply({ conversationId });
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-1', from_user_type: 3, to_user_id: 'cust-1', content: 'I will take this one' });
+    await handlers().resumeAutoReply({ conversationId, undoStop: true });
+    const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
+    h.clock.advance(5_000);
+    await eventually(() => h.admin.messages.replyTrace(row.id)?.outcome === 'cancelled', 'settled by the pause');
+    await settle(20);
+    assert.equal(rx.received.length, 0, 'the bot did not answer over the colleague');
+    assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'paused');
+  });
+
   it('after a long outage, a pending message past the stale limit is not answered', async () => {
     const m = await say('asked before the outage');
     await h.restart(11 * 60_000);

@@ -135,3 +135,64 @@ test('Undo puts back only what its own stop cancelled: not an earlier stop\'s, n
   assert.equal(consoleResume(store, 'c', ann, 32_000, true)?.rescheduled ?? null, null);
   assert.equal(outcome(settled), 'answered');
 });
+
+/** A line of conversation c from the IM: staff speaking there, or the integration's stop_auto_reply. */
+function fromIm(store: ReturnType<typeof setup>['store'], role: 'staff' | 'command', receivedAt: number): number {
+  const content = role === 'staff' ? 'I will take this one' : 'stop_auto_reply';
+  const eventType = role === 'staff' ? 'auto_dialog' : 'cmd_dialog';
+  return store.messages.insert({
+    conversationId: 'c',
+    clientId: 'a',
+    eventType,
+    msgId: `${role}-${receivedAt}`,
+    role,
+    fromUserId: role === 'staff' ? 'shop-bot' : null,
+    fromUserType: role === 'staff' ? 3 : null,
+    content,
+    messageInfo: JSON.stringify({ event_type: eventType, msg_id: `${role}-${receivedAt}`, content }),
+    createTimestamp: null,
+    receivedAt,
+    replyScheduled: null,
+    replyReason: null,
+  });
+}
+
+test('Undo after a colleague spoke in the IM during the stop: their message holds the bot off as it would have (paused from then), it is not woken', () => {
+  const { store, state } = setup();
+  waiting(store, 'm1', 500);
+  consoleStop(store, 'c', ann, 1_000);
+  // While stopped a staff message leaves the state alone (ingest): without the stop it would have paused it.
+  fromIm(store, 'staff', 2_000);
+  consoleResume(store, 'c', ann, 3_000, true);
+  assert.deepEqual([state().autoReply, state().pausedUntil], ['paused', 2_000 + 10 * 60_000]);
+});
+
+test('Undo of a stop already undone, or resumed since, changes nothing: a colleague\'s pause since holds', () => {
+  const { store, state } = setup();
+  consoleStop(store, 'c', ann, 1_000);
+  consoleResume(store, 'c', ann, 2_000, true);
+  assert.equal(state().autoReply, 'active');
+  // A colleague speaks in the IM: paused (as ingest does); then the same Undo comes again (a second click, a retried request).
+  store.conversations.setAutoReply('c', 'paused', 600_000);
+  consoleResume(store, 'c', ann, 3_000, true);
+  assert.deepEqual([state().autoReply, state().pausedUntil], ['paused', 600_000]);
+  const lines = store.console.transcript('c', 50).filter((e) => e.kind === 'message').map((e) => e.content);
+  assert.deepEqual(lines, ['stop_auto_reply', 'resume_auto_reply'], 'no second "resumed" line');
+});
+
+test('Undo after the integration\'s own stop_auto_reply leaves auto-reply stopped: the integration asked for it', () => {
+  const { store, state } = setup();
+  consoleStop(store, 'c', ann, 1_000);
+  stopConversation(store, 'c', 2_000, 'stop_auto_reply');
+  fromIm(store, 'command', 2_000);
+  consoleResume(store, 'c', ann, 3_000, true);
+  assert.equal(state().autoReply, 'stopped');
+});
+
+test('Undo after an operator replied from the console during the stop: paused from that reply, as the reply would have', () => {
+  const { store, state } = setup();
+  consoleStop(store, 'c', ann, 1_000);
+  store.messages.insertReply({ conversationId: 'c', kind: 'operator', msgId: 'op-1', replyTo: [], afterMessageId: store.workspace.latestMessageId('c'), content: 'On it', handoff: false, engine: 'operator', confidence: null, sources: [], operator: { id: 'bob', name: 'Bob' }, createdAt: 2_500 });
+  consoleResume(store, 'c', ann, 3_000, true);
+  assert.deepEqual([state().autoReply, state().pausedUntil], ['paused', 2_500 + 10 * 60_000]);
+});

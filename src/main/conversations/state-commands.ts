@@ -68,23 +68,43 @@ export function consoleStop(store: Store, conversationId: string, operator: Oper
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
   const stopped = stopConversation(store, conv.id, now, 'the console');
   const cancelledReplies = stopped.deliveries;
-  commandLine(store, conv, 'stop_auto_reply', operator, now);
+  const line = commandLine(store, conv, 'stop_auto_reply', operator, now);
   // What Undo puts back: a pause keeps its end (a colleague's takeover still holds the bot off),
-  // and the customer messages still in their quiet period get their reply after all.
+  // and the customer messages still in their quiet period get their reply after all. The line:
+  // what was said or done after it still holds after the Undo.
   const pausedUntil = previous === 'paused' ? conv.pausedUntil : null;
-  const detail = { previous, paused_until: pausedUntil, cancelled_replies: cancelledReplies, cancelled_messages: stopped.messageIds };
+  const detail = { previous, paused_until: pausedUntil, cancelled_replies: cancelledReplies, cancelled_messages: stopped.messageIds, line };
   store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify(detail) });
   return { kind: 'auto_reply_state', previous, cancelledReplies };
 }
 
-/** What a console stop found and cancelled, from its audit record: what its Undo restores. */
-function undoOfStop(detail: string | null, now: number): { state: AutoReplyState; pausedUntil: number | null; messageIds: number[] } {
-  const d = JSON.parse(detail ?? '{}') as { previous?: string; paused_until?: number | null; cancelled_messages?: unknown };
+interface UndoOfStop {
+  state: AutoReplyState;
+  pausedUntil: number | null;
+  messageIds: number[];
+  /** The integration's own stop_auto_reply came after this stop: it holds, nothing is put back. */
+  overtaken: boolean;
+}
+
+/**
+ * What a console stop found and cancelled, from its audit record: what its Undo restores, with
+ * what happened since applied on top. A colleague who spoke meanwhile (staff in the IM, an
+ * operator reply) would have paused the bot from then had there been no stop, so the Undo pauses
+ * it from then: it never wakes a bot a person has just held off.
+ */
+function undoOfStop(store: Store, conv: { id: string; clientId: string }, detail: string | null, now: number): UndoOfStop {
+  const d = JSON.parse(detail ?? '{}') as { previous?: string; paused_until?: number | null; cancelled_messages?: unknown; line?: unknown };
   // Stops recorded before the messages were: nothing of theirs to put back.
   const messageIds = Array.isArray(d.cancelled_messages) ? d.cancelled_messages.filter((id): id is number => Number.isSafeInteger(id)) : [];
-  if (d.previous === 'paused' && typeof d.paused_until === 'number' && d.paused_until > now) return { state: 'paused', pausedUntil: d.paused_until, messageIds };
-  if (d.previous === 'stopped') return { state: 'stopped', pausedUntil: null, messageIds };
-  return { state: 'active', pausedUntil: null, messageIds };
+  // Stops recorded before their line was: nothing known of what came after.
+  const since = typeof d.line === 'number' ? store.workspace.sinceLine(conv.id, d.line) : { humanAt: null, stopped: false };
+  if (d.previous === 'stopped' || since.stopped) return { state: 'stopped', pausedUntil: null, messageIds, overtaken: since.stopped };
+  const pauseMinutes = since.humanAt === null ? 0 : (store.clients.get(conv.clientId)?.settings.pauseMinutes ?? 0);
+  const byHuman = since.humanAt !== null && pauseMinutes > 0 ? since.humanAt + pauseMinutes * 60_000 : null;
+  const found = d.previous === 'paused' && typeof d.paused_until === 'number' ? d.paused_until : null;
+  const until = Math.max(found ?? 0, byHuman ?? 0);
+  if (until > now) return { state: 'paused', pausedUntil: until, messageIds, overtaken: false };
+  return { state: 'active', pausedUntil: null, messageIds, overtaken: false };
 }
 
 /** How long after a console stop its Undo still brings back the replies the stop cancelled (the toast shows 5 s). */
@@ -99,9 +119,14 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   // in their quiet period (pending again, with their reason: the scheduler answers them as if
   // there had been no stop). A plain resume lets the bot answer again. Neither touches "needs a
   // human": the customer still waits for a person until someone resolves it.
-  const found = undoStop ? store.audit.list(conv.id, 20).find((a) => a.action === 'stop') : undefined;
+  const changes = undoStop ? store.audit.list(conv.id, 20).filter((a) => a.action === 'stop' || a.action === 'resume') : [];
+  const stopIndex = changes.findIndex((a) => a.action === 'stop');
+  const found = changes[stopIndex];
   const stop = found && now - found.at <= UNDO_STOP_MS ? found : undefined;
-  const restore = stop ? undoOfStop(stop.detail, now) : { state: 'active' as const, pausedUntil: null, messageIds: [] };
+  const restore = stop ? undoOfStop(store, conv, stop.detail, now) : { state: 'active' as const, pausedUntil: null, messageIds: [], overtaken: false };
+  // That stop was undone or resumed since (a second click, a retried request, "r" then Undo), or
+  // the integration stopped the conversation itself: what holds now holds, nothing is written.
+  if (stop && (stopIndex > 0 || restore.overtaken)) return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies: 0, rescheduled: null };
   store.conversations.setAutoReply(conv.id, restore.state, restore.pausedUntil);
   const restoredReplies = stop ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
   const receivedAt = store.messages.restoreCancelledReplies(conv.id, restore.messageIds, beforeReply('the console'));

@@ -128,3 +128,33 @@ test('Retry now: a retrying delivery goes at once as its next attempt, and if it
   const after = o.store.deliveries.get(id)!;
   assert.deepEqual([after.state, after.attempts, after.nextAttemptAt - o.clock.now()], ['pending', 3, 1_800_000], 'the third attempt failed: next try in 30 min, as the schedule goes on');
 });
+
+test('Cancel while the attempt is on the wire: it stays cancelled, and the attempt the receiver got is recorded (the trace says it went out)', async (t) => {
+  let cancelDuringRequest = false;
+  const o = setup(t, (content) => {
+    if (!cancelDuringRequest) return 500;
+    // The operator's Cancel commits while this request is in flight; the receiver then takes it.
+    assert.deepEqual(cancelFromConsole(o.store, id, o.clock.now()), { kind: 'changed', count: 1 });
+    return content === 'first' ? 200 : 500;
+  });
+  const id = o.add('first');
+  o.outbox.start();
+  await settle();
+  await o.run();
+  cancelDuringRequest = true;
+  o.clock.advance(5_000);
+  await settle();
+  await o.run();
+  assert.deepEqual(o.sent, ['first', 'first']);
+  const d = o.store.deliveries.get(id)!;
+  assert.deepEqual([d.state, d.lastError], ['cancelled', 'cancelled by Ann Lee from the console'], 'not resurrected as sent');
+  assert.deepEqual(
+    o.store.deliveries.attempts(id).map((a) => [a.attempt, a.status, a.outcome]),
+    [
+      [1, 500, 'retry'],
+      [2, 200, 'sent'],
+    ],
+    'the second request reached the receiver: the customer has it, and the trace says so',
+  );
+  assert.equal(d.attempts, 2);
+});

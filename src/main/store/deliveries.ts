@@ -126,6 +126,9 @@ export function deliveryQueries(db: Db) {
     `UPDATE deliveries SET state = ?, attempts = attempts + 1, round_attempts = round_attempts + 1, next_attempt_at = ?,
        last_status = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'pending'`,
   );
+  // Cancelled while its request was on the wire: the receiver may have it, so the attempt is told
+  // (and counted); the cancel, its reason and its time (what an Undo of a stop matches) stand.
+  const countCancelled = db.prepare("UPDATE deliveries SET attempts = attempts + 1 WHERE id = ? AND state = 'cancelled'");
   const insertAttempt = db.prepare(
     'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, error, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
@@ -194,10 +197,10 @@ export function deliveryQueries(db: Db) {
     list(state: DeliveryState | undefined, limit: number): DeliveryRow[] {
       return ((state ? listByState.all(state, limit) : list.all(limit)) as unknown as Raw[]).map(toRow);
     },
-    /** Records an attempt and its verdict; a delivery cancelled meanwhile is left as it is. */
+    /** Records an attempt and its verdict; a delivery cancelled meanwhile stays cancelled (its attempt is still recorded). */
     recordAttempt(a: AttemptRecord): boolean {
       const changed = update.run(a.state, a.nextAttemptAt, a.status, a.error, a.now, a.deliveryId).changes > 0;
-      if (changed) insertAttempt.run(a.deliveryId, a.attempt, a.startedAt, a.durationMs, a.status, a.error, a.outcome);
+      if (changed || countCancelled.run(a.deliveryId).changes > 0) insertAttempt.run(a.deliveryId, a.attempt, a.startedAt, a.durationMs, a.status, a.error, a.outcome);
       return changed;
     },
     attempts(deliveryId: number): AttemptRow[] {

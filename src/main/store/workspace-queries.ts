@@ -47,6 +47,13 @@ export function workspaceQueries(db: Db) {
     `SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND id > ?2 AND role IN ('customer', 'staff'))
          OR EXISTS (SELECT 1 FROM replies WHERE conversation_id = ?1 AND after_message_id >= ?2 AND kind = 'operator') AS spoken`,
   );
+  // What came after a console stop's line and outlives its Undo: when a person last spoke for the
+  // business (staff in the IM, an operator reply), and whether the integration stopped it itself.
+  const sinceStop = db.prepare(
+    `SELECT max(coalesce((SELECT max(received_at) FROM messages WHERE conversation_id = ?1 AND id > ?2 AND role = 'staff'), -1),
+                coalesce((SELECT max(created_at) FROM replies WHERE conversation_id = ?1 AND after_message_id >= ?2 AND kind = 'operator'), -1)) AS spoke,
+            EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND id > ?2 AND role = 'command' AND content = 'stop_auto_reply') AS stopped`,
+  );
   const kbQuestions = (n: number) => db.prepare(`SELECT id, question FROM kb_entries WHERE id IN (${Array(n).fill('?').join(',')})`);
 
   return {
@@ -77,6 +84,11 @@ export function workspaceQueries(db: Db) {
     /** Whether a person wrote in the conversation after its message `messageId` (see spokenAfter). */
     spokenAfter(conversationId: string, messageId: number): boolean {
       return (spokenAfter.get(conversationId, messageId) as { spoken: number }).spoken === 1;
+    },
+    /** After transcript line `messageId`: when staff or an operator last spoke (null: nobody), and whether stop_auto_reply came. */
+    sinceLine(conversationId: string, messageId: number): { humanAt: number | null; stopped: boolean } {
+      const r = sinceStop.get(conversationId, messageId) as { spoke: number; stopped: number };
+      return { humanAt: r.spoke < 0 ? null : r.spoke, stopped: r.stopped === 1 };
     },
     /** Knowledge-base questions by id, for the sources of a transcript. */
     kbQuestions(ids: readonly number[]): Map<number, string> {
