@@ -444,8 +444,10 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await page.waitForSelector('[data-entry="ws-wendy-2"]');
     const needsYou = async () => (await consoleCall<{ items: Array<{ customerId: string | null }> }>(server, 'listConversations', { view: 'needs_you' })).items.map((c) => c.customerId);
     await eventually(async () => (await needsYou()).includes('wendy'), 'Wendy in Needs you', 5000);
-    // Xena, stopped and not on screen, writes: that alerts as ever, after Wendy's alert on the same stream.
-    await send('slow', { event_type: 'cmd_dialog', msg_id: 'ws-xena-stop', from_user_id: 'xena', content: 'stop_auto_reply' });
+    // Xena, stopped from the console and not on screen, writes: that alerts as ever, after Wendy's alert on the same stream.
+    await send('slow', { event_type: 'auto_dialog', msg_id: 'ws-xena-0', from_user_id: 'xena', from_user_type: 2, content: 'Hi' });
+    const xena = (await consoleCall<{ items: Array<{ id: string; customerId: string | null }> }>(server, 'listConversations', {})).items.find((c) => c.customerId === 'xena')!.id;
+    await consoleCall(server, 'stopAutoReply', { conversationId: xena });
     await send('slow', { event_type: 'auto_dialog', msg_id: 'ws-xena-1', from_user_id: 'xena', from_user_type: 2, content: 'Hello?' });
     const fresh = await eventually(async () => {
       const all = await js<Array<{ title: string; body: string }>>(page, 'window.__notes');

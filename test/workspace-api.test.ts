@@ -88,9 +88,8 @@ describe('the agent\'s workspace over the console API', () => {
     await say('cust-u', 'four', { from_user_name: 'u.k' });
     s = await summary(a.conversationId);
     assert.deepEqual([s.unread, s.customerName], [1, 'u.k']);
-    // The staff line paused the bot: the customer who wrote since waits for a human.
-    assert.equal(s.needsHuman, true);
-    await c.ok('resolveConversation', { conversationId: a.conversationId });
+    // The staff line in the IM paused the bot: the customer's lines since are that staff's to answer there.
+    assert.equal(s.needsHuman, false);
     void third;
     const missing = await c.call('markRead', { conversationId: 'c_nope', upToId: 1 });
     assert.equal(!missing.ok && missing.error.code, 'not_found');
@@ -183,17 +182,21 @@ describe('the agent\'s workspace over the console API', () => {
     await c.ok('resumeAutoReply', { conversationId: m.conversationId });
     await c.ok('sendReply', { conversationId: m.conversationId, content: 'Yes, Wanda, I am here.' });
     assert.equal(await inNeedsYou(m.conversationId), false);
-    // ...then a staff line in the IM is no customer waiting, and a customer line is.
-    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-7', from_user_type: 3, to_user_id: 'cust-w', content: 'noted' });
-    await settle(50);
-    assert.equal(alerts().length, 1);
+    // ...and the customer's answer within it is the console's to see...
     h.clock.advance(60_000);
     const paused = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-w', from_user_type: 2, content: 'one more thing' });
     assert.deepEqual(paused.body['reply'], { scheduled: false, reason: 'auto_reply_paused' });
     await eventually(() => alerts().length === 2, 'a new alert');
     assert.equal(alerts()[1]!.reason, 'customer_waiting');
     assert.ok(await inNeedsYou(m.conversationId));
-    await c.ok('resolveConversation', { conversationId: m.conversationId });
+    // ...until staff take it over in the IM: a staff line clears the flag, and the customer's next
+    // line is theirs (they see it in the IM), not a console alert at every line of their chat.
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-7', from_user_type: 3, to_user_id: 'cust-w', content: 'noted' });
+    assert.equal(await inNeedsYou(m.conversationId), false);
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-w', from_user_type: 2, content: 'thanks' });
+    await settle(50);
+    assert.equal(alerts().length, 2, 'no alert for a chat held in the IM');
+    assert.equal(await inNeedsYou(m.conversationId), false);
   });
 
   it('a suggestion works on the latest customer message with the instruction, and writes no customer message', async () => {

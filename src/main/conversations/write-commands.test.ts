@@ -59,31 +59,40 @@ test('a customer writing while auto-reply is stopped enters Needs you, with one 
   assert.deepEqual(flag(waiting.conversationId), { needsHuman: true, since: T + 5_000 }, 'waiting since the first');
 });
 
-test('stopped by cmd_dialog, paused by a staff message, paused by an operator reply: each flags the next customer message', () => {
+test('held off by the console (its stop, an operator reply) a customer message flags; held off by staff in the IM (cmd_dialog, a staff line) it does not', () => {
   const { store, ingest, customer, flag } = setup();
+  // The integration's own stop: staff took the conversation over in the IM and see the message there.
   ingest('cmd_dialog', { from_user_id: 'erin', content: 'stop_auto_reply' }, T);
   const stopped = customer('erin', T + 1_000);
-  assert.deepEqual([reasonOf(stopped), stopped.alert], ['auto_reply_stopped', 'customer_waiting']);
+  assert.deepEqual([reasonOf(stopped), stopped.alert, flag(stopped.conversationId).needsHuman], ['auto_reply_stopped', undefined, false]);
+  // A stop from the console: the console has it, and must say a customer waits.
+  const dan = customer('dan', T).conversationId;
+  consoleStop(store, dan, ann, T + 500);
+  const consoleStopped = customer('dan', T + 1_000);
+  assert.deepEqual([reasonOf(consoleStopped), consoleStopped.alert], ['auto_reply_stopped', 'customer_waiting']);
 
-  // Staff answer in the IM: a pause, and the conversation no longer waits for a human...
+  // Staff answer in the IM: a pause, and the customer's next line is theirs to answer.
   customer('fay', T);
   const staff = ingest('auto_dialog', { from_user_id: 'agent-7', from_user_type: 3, to_user_id: 'fay', content: 'on it' }, T + 1_000);
   assert.equal(staff.alert, undefined, 'a staff message flags nothing');
-  // ...until the customer writes again while the pause holds the bot off.
   const paused = customer('fay', T + 2_000);
-  assert.deepEqual([reasonOf(paused), paused.alert], ['auto_reply_paused', 'customer_waiting']);
-  assert.deepEqual(flag(paused.conversationId), { needsHuman: true, since: T + 2_000 });
+  assert.deepEqual([reasonOf(paused), paused.alert, flag(paused.conversationId).needsHuman], ['auto_reply_paused', undefined, false]);
 
-  // An operator reply from the console pauses for 10 minutes and clears the flag.
+  // An operator reply from the console pauses for 10 minutes and clears the flag; the customer's answer flags it again.
   const gus = customer('gus', T).conversationId;
   store.conversations.flagNeedsHuman(gus, T, 'handoff');
   executeWrite(store, { kind: 'operator_reply', conversationId: gus, clientId: 'a', operator: ann, replyMsgId: 'r1', content: 'Hi Gus', replyTo: [], sendUrl: 'http://127.0.0.1:9/hook', messageInfo: '{}', pauseMs: 600_000, now: T + 1_000 });
   assert.equal(flag(gus).needsHuman, false);
   const afterReply = customer('gus', T + 60_000);
   assert.deepEqual([reasonOf(afterReply), afterReply.alert], ['auto_reply_paused', 'customer_waiting']);
-  // Once the pause has run out the bot answers again: nothing to flag.
+  assert.deepEqual(flag(gus), { needsHuman: true, since: T + 60_000 });
+  // Staff then answer in the IM: theirs again, so the next line does not flag.
   store.conversations.clearNeedsHuman(gus);
-  const later = customer('gus', T + 1_000 + 600_000);
+  ingest('auto_dialog', { from_user_id: 'agent-7', from_user_type: 3, to_user_id: 'gus', content: 'taking this one' }, T + 70_000);
+  const afterStaff = customer('gus', T + 80_000);
+  assert.deepEqual([reasonOf(afterStaff), afterStaff.alert], ['auto_reply_paused', undefined]);
+  // Once the pause has run out the bot answers again: nothing to flag.
+  const later = customer('gus', T + 70_000 + 600_001);
   assert.deepEqual([reasonOf(later), later.alert, flag(gus).needsHuman], ['scheduled', undefined, false]);
 });
 

@@ -182,9 +182,15 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
     autoRepliesLastMinute: () => store.messages.countAutoRepliesSince(conv.id, r.now - 60_000),
   });
   const messageId = insertInbound(store, r, conv, msgId, decision);
-  // Nobody else will answer it: the conversation goes to Needs you, as a handoff does. The
-  // response is as before (section 6): the flag is the console's business, not the integrator's.
-  const alert = waitsForHuman(decision.reason) && store.conversations.flagNeedsHuman(conv.id, r.now, 'customer_waiting');
+  // Held off by the console (its stop, or an operator's reply): nobody else will answer it, so the
+  // conversation goes to Needs you, as a handoff does. Staff who took it over in the IM see the
+  // message there; the console would only chime at every line of their chat. The response is as
+  // before (section 6): the flag is the console's business, not the integrator's.
+  const alert =
+    (state === 'stopped' || state === 'paused') &&
+    waitsForHuman(decision.reason) &&
+    store.workspace.heldByConsole(conv.id, state) &&
+    store.conversations.flagNeedsHuman(conv.id, r.now, 'customer_waiting');
   const outcome = commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,

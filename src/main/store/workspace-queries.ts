@@ -54,6 +54,14 @@ export function workspaceQueries(db: Db) {
                 coalesce((SELECT max(created_at) FROM replies WHERE conversation_id = ?1 AND after_message_id >= ?2 AND kind = 'operator'), -1)) AS spoke,
             EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND id > ?2 AND role = 'command' AND content = 'stop_auto_reply') AS stopped`,
   );
+  // Who holds the conversation off the bot: the last stop's source, and the latest human answer
+  // in the IM against the latest operator reply from the console.
+  const holder = db.prepare(
+    `SELECT (SELECT json_extract(message_info, '$.source') FROM messages
+              WHERE conversation_id = ?1 AND role = 'command' AND content = 'stop_auto_reply' ORDER BY id DESC LIMIT 1) AS stop_source,
+            (SELECT max(received_at) FROM messages WHERE conversation_id = ?1 AND role = 'staff') AS staff_at,
+            (SELECT max(created_at) FROM replies WHERE conversation_id = ?1 AND kind = 'operator') AS operator_at`,
+  );
   const kbQuestions = (n: number) => db.prepare(`SELECT id, question FROM kb_entries WHERE id IN (${Array(n).fill('?').join(',')})`);
 
   return {
@@ -89,6 +97,15 @@ export function workspaceQueries(db: Db) {
     sinceLine(conversationId: string, messageId: number): { humanAt: number | null; stopped: boolean } {
       const r = sinceStop.get(conversationId, messageId) as { spoke: number; stopped: number };
       return { humanAt: r.spoke < 0 ? null : r.spoke, stopped: r.stopped === 1 };
+    },
+    /**
+     * Whether the console holds the bot off this conversation (stopped from the console, or paused
+     * by an operator reply newer than any staff line from the IM) rather than staff in the IM.
+     */
+    heldByConsole(conversationId: string, state: 'stopped' | 'paused'): boolean {
+      const r = holder.get(conversationId) as { stop_source: string | null; staff_at: number | null; operator_at: number | null };
+      if (state === 'stopped') return r.stop_source === 'console';
+      return r.operator_at !== null && (r.staff_at === null || r.operator_at >= r.staff_at);
     },
     /** Knowledge-base questions by id, for the sources of a transcript. */
     kbQuestions(ids: readonly number[]): Map<number, string> {
