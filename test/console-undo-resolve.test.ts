@@ -73,7 +73,11 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     await page.locator('[data-testid=transcript] .conv-head .badge.warn').waitFor();
     assert.deepEqual(await needsYou(), queue, 'its original place, not the end');
     await waitFor('the queue on screen', async () => JSON.stringify(await queueOnScreen()) === JSON.stringify(queue));
-    await page.locator(`[data-testid=needs-you] [data-conversation="${bob}"] .last`).filter({ hasText: 'Resolve undone by Ann Lee' }).waitFor();
+    // The queue shows what Bob asked for, not the console's own Undo line.
+    await page.click('nav [data-view="conversations"]');
+    await listRow(page, 'Bob Lin').locator('.last').filter({ hasText: 'Resolve undone by Ann Lee' }).waitFor();
+    await page.click('nav [data-view="needs_you"]');
+    assert.equal(await page.locator(`[data-testid=needs-you] [data-conversation="${bob}"] .last`).textContent(), 'I need a person, please');
     assert.deepEqual(await seriousViolations(page), []);
   });
 
@@ -134,10 +138,10 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     await head.getByRole('button', { name: 'Resolve' }).waitFor();
     assert.deepEqual(await needsYou(), [...queue, alice], 'at the end of the queue');
     await waitFor('the queue on screen', async () => JSON.stringify(await queueOnScreen()) === JSON.stringify([...queue, alice]));
-    await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'Flagged for a human by Ann Lee: refund over 500, for Chen' }).waitFor();
+    await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'refund over 500, for Chen (flagged by Ann Lee)' }).waitFor();
     assert.deepEqual(await seriousViolations(page), []);
     await chooseLanguage(page, 'zh-CN');
-    await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'Ann Lee 标记为需要人工：refund over 500, for Chen' }).waitFor();
+    await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'refund over 500, for Chen（Ann Lee 标记）' }).waitFor();
     await chooseLanguage(page, 'en');
   });
 });

@@ -83,7 +83,7 @@ export const en = {
     empty: 'The knowledge base is empty. Add entries here or import a JSON or CSV file.',
   },
   list: {
-    preview: { reply: '{{who}}: {{text}}', bot: 'Bot', operator: 'Operator' },
+    preview: { reply: '{{who}}: {{text}}', bot: 'Bot', operator: 'Operator', flagNote: '{{note}} (flagged by {{who}})' },
     search: 'Search messages (/)',
     client: 'Client',
     allClients: 'All clients',

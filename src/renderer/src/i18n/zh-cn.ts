@@ -84,7 +84,7 @@ export const zhCN: Messages = {
     empty: '知识库为空。在这里添加条目，或导入 JSON / CSV 文件。',
   },
   list: {
-    preview: { reply: '{{who}}：{{text}}', bot: '机器人', operator: '客服' },
+    preview: { reply: '{{who}}：{{text}}', bot: '机器人', operator: '客服', flagNote: '{{note}}（{{who}} 标记）' },
     search: '搜索消息 (/)',
     client: '客户端',
     allClients: '全部客户端',

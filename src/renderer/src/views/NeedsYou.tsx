@@ -48,8 +48,8 @@ export function NeedsYou() {
                   <time className="waited" dateTime={new Date(since).toISOString()} title={t('views.needsYou.since', { time: fullTime(since, i18n.language) })}>
                     {t('views.needsYou.waiting', { duration: duration(t, now - since) })}
                   </time>
-                  {/* What the customer wants, not the bot's fallback or a reply that never arrived; a flag's line (with its note) says it best. */}
-                  <span className="last" data-testid="queue-last">{c.lastCommand || !c.lastCustomerText ? previewOf(t, c) : c.lastCustomerText}</span>
+                  {/* What the customer wants, not the bot's fallback, a reply that never arrived or a console action; a flag's line (with its note) says it best. */}
+                  <span className="last" data-testid="queue-last">{c.lastCommand?.command === 'flag_human' || !c.lastCustomerText ? previewOf(t, c) : c.lastCustomerText}</span>
                   <span className="badges">
                     {c.needsHumanReason && (
                       <span className={`badge reason ${c.needsHumanReason === 'delivery_failed' ? 'stopped' : 'warn'}`} data-testid="queue-reason">

@@ -40,6 +40,8 @@ export function commandOf(content: string, info: Record<string, unknown> | undef
 /** The list's preview of the last line: a command reads as the transcript says it; a reply says who gave it. */
 export function previewOf(t: TFunction, c: Pick<ConversationSummary, 'lastText' | 'lastCommand' | 'lastReply' | 'matchText'>): string {
   if (c.matchText) return c.matchText;
+  // A flag's note is why a colleague should open it: first, where a one-line preview cuts the rest.
+  if (c.lastCommand?.command === 'flag_human' && c.lastCommand.note && c.lastCommand.operator) return t('list.preview.flagNote', { note: c.lastCommand.note, who: c.lastCommand.operator });
   if (c.lastCommand) return commandText(t, c.lastCommand);
   if (c.lastReply) return t('list.preview.reply', { who: c.lastReply.by === 'operator' ? (c.lastReply.operator ?? t('list.preview.operator')) : t('list.preview.bot'), text: c.lastText ?? '' });
   return c.lastText ?? '';
