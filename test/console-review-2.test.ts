@@ -246,6 +246,11 @@ describe('the second support-agent review of the console', { skip }, () => {
 
     // Cancel: it says who cancelled it, and the reply held behind it is delivered.
     await firstLine.getByRole('button', { name: 'Cancel delivery' }).click();
+    // Nothing brings a cancelled reply back: the console asks first, with "Keep it" focused.
+    const confirm = page.locator('[data-testid=cancel-delivery-dialog]');
+    assert.equal(await js(page, 'document.activeElement?.textContent'), 'Keep it');
+    assert.deepEqual(await seriousViolations(page), []);
+    await confirm.getByRole('button', { name: 'Cancel delivery' }).click();
     await firstLine.and(page.locator('[data-state=cancelled]')).waitFor();
     assert.match((await firstLine.textContent()) ?? '', /cancelled by Ann Lee from the console/);
     await secondLine.and(page.locator('[data-state=sent]')).waitFor();
@@ -276,7 +281,8 @@ describe('the second support-agent review of the console', { skip }, () => {
     assert.equal(failing.received.length, tries + 1, 'tried at once');
     assert.equal(await gusRow.locator('[data-testid=retry-result]').textContent(), 'Failed again (HTTP 500)');
     assert.equal(await gusRow.locator('[data-testid=retry-result]').getAttribute('title'), 'Retried: failed again (HTTP 500)');
-    await gusRow.getByRole('button', { name: 'Cancel' }).click();
+    await gusRow.getByRole('button', { name: 'Cancel delivery' }).click();
+    await page.locator('[data-testid=cancel-delivery-dialog]').getByRole('button', { name: 'Cancel delivery' }).click();
     await gusRow.waitFor({ state: 'detached' });
     assert.equal(await status.textContent(), 'Cancelled: that reply will not be sent.');
     const cancelled = await deliveryOf('gus', 'cancelled');
@@ -310,6 +316,19 @@ describe('the second support-agent review of the console', { skip }, () => {
     await waitFor('its result', async () => (await status.textContent()) === 'Retried 1: 1 failed again (HTTP 410)');
     assert.deepEqual(await rows(), before, 'it did not move');
     assert.deepEqual(await seriousViolations(page), []);
+
+    // Two Retries in a row, the first still under way: the status line sums up both, not the second alone.
+    let release = (): void => {};
+    const held = new Promise<void>((r) => (release = r));
+    gone.respond = () => ({ status: 410, hold: held });
+    const [first, second] = [page.locator('[data-testid=deliveries] tbody tr.dead').first(), page.locator('[data-testid=deliveries] tbody tr.dead').last()];
+    const secondId = await second.getAttribute('data-delivery');
+    await first.getByRole('button', { name: 'Retry', exact: true }).click();
+    await waitFor('the first under way', async () => (await status.textContent())?.startsWith('1 delivery queued again') ?? false);
+    await page.locator(`[data-testid=deliveries] tr[data-delivery="${secondId}"]`).getByRole('button', { name: 'Retry', exact: true }).click();
+    gone.respond = () => ({ status: 410 });
+    release();
+    await waitFor('both results', async () => (await status.textContent()) === 'Retried 2: 2 failed again (HTTP 410)');
   });
 });
 

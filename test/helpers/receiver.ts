@@ -10,7 +10,8 @@ export interface Received {
   key: string;
 }
 
-export type Responder = (r: Received, index: number) => { status: number; headers?: Record<string, string> };
+/** `hold`: the answer waits for it (a receiver slow to answer, under the test's control). */
+export type Responder = (r: Received, index: number) => { status: number; headers?: Record<string, string>; hold?: Promise<void> };
 
 export interface Receiver {
   url: string;
@@ -38,8 +39,10 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       const r: Received = { at: Date.now(), headers: req.headers, body: JSON.parse(text) as Received['body'], key: String(req.headers['idempotency-key']) };
       received.push(r);
       const answer = state.respond(r, received.length - 1);
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end('{}');
+      void (answer.hold ?? Promise.resolve()).then(() => {
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        res.end('{}');
+      });
     });
   });
   server.keepAliveTimeout = 100;

@@ -513,6 +513,11 @@ export const en = {
   },
   // Retry now, Cancel, why a delivery waits, and how a retry turned out (Deliveries and the transcript).
   deliveryActions: {
+    confirm: {
+      title: 'Cancel this delivery?',
+      why: 'This reply will never be sent, and nothing brings it back. Replies after it in the conversation then go.',
+      keep: 'Keep it',
+    },
     retryNow: 'Retry now',
     retryNowWhy: 'Try it now instead of at its next try. If it fails again, its retry schedule goes on from there.',
     cancel: 'Cancel',

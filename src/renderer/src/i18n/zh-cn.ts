@@ -513,6 +513,11 @@ export const zhCN: Messages = {
     refused: '控制台令牌被拒绝：它已轮换或不正确。请打开 `npm run serve` 打印的控制台地址，或运行 `npm run cli -- console rotate-token`，把它打印的 #token=… 加到本地址后面。',
   },
   deliveryActions: {
+    confirm: {
+      title: '取消这条投递？',
+      why: '这条回复将永远不会发送，且无法恢复。会话中排在它之后的回复随即发出。',
+      keep: '保留',
+    },
     retryNow: '立即重试',
     retryNowWhy: '现在就尝试，不等下次重试。若再次失败，重试计划从这里继续。',
     cancel: '取消',

@@ -166,7 +166,12 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
           // Results older than a retry watch are forgotten: a row shows what happened lately.
           const retried = Object.fromEntries(Object.entries(s.retried).filter(([, x]) => at - x.at < RETRY_WATCH_MS));
           for (const d of r.deliveries) retried[d.id] = { baseline: d.attempts, result: { kind: 'sending' }, at };
-          return { retried, deliveryNotice: { kind: 'retry', ids: r.deliveries.map((d) => d.id) } };
+          // A retry while earlier ones are still sending adds to their summary (a second Retry now must
+          // not hide how the first went); once they have all settled, the next retry starts its own.
+          const shown = s.deliveryNotice?.kind === 'retry' ? s.deliveryNotice.ids.filter((id) => id in retried) : [];
+          const earlier = shown.some((id) => s.retried[id]?.result.kind === 'sending') ? shown : [];
+          const ids = [...new Set([...earlier, ...r.deliveries.map((d) => d.id)])];
+          return { retried, deliveryNotice: { kind: 'retry', ids } };
         });
         if (r.deliveries.length) watch();
       }

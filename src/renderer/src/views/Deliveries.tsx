@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CancelDelivery } from './CancelDelivery.tsx';
 import { useConsole } from '../store/index.ts';
 import { DELIVERY_PROBLEM_STATES, DELIVERY_VIEW_STATES, type DeliveryItem, type DeliveryViewState } from '../../../shared/console-api.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
@@ -78,7 +79,6 @@ export function retrySummary(results: ReadonlyArray<Retried | undefined>, t: TFu
 function Actions({ d, sending }: { d: DeliveryItem; sending: boolean }) {
   const { t } = useTranslation();
   const retry = useConsole((s) => s.retryDeliveries);
-  const cancel = useConsole((s) => s.cancelDelivery);
   if (d.state === 'cancelled') return null;
   const now = d.state === 'retrying';
   return (
@@ -86,9 +86,7 @@ function Actions({ d, sending }: { d: DeliveryItem; sending: boolean }) {
       <WriteButton className="mini" disabled={sending} title={now ? t('deliveryActions.retryNowWhy') : undefined} onClick={() => void retry([d.id])}>
         {now ? t('deliveryActions.retryNow') : t('views.deliveries.retry')}
       </WriteButton>
-      <WriteButton className="mini" disabled={sending} title={t('deliveryActions.cancelWhy')} onClick={() => void cancel(d.id)}>
-        {t('deliveryActions.cancel')}
-      </WriteButton>
+      <CancelDelivery id={d.id} disabled={sending} />
     </div>
   );
 }

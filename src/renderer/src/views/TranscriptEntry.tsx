@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CancelDelivery } from './CancelDelivery.tsx';
 import type { TFunction } from 'i18next';
 import { groupsUnreachable, replySettingsOf } from './ReplySettingsSummary.tsx';
 import { useConsole } from '../store/index.ts';
@@ -157,9 +158,7 @@ function Delivery({ d, t, lang }: { d: NonNullable<TranscriptEntry['delivery']>;
           <WriteButton className="mini" disabled={sending} title={state === 'retrying' ? t('deliveryActions.retryNowWhy') : undefined} onClick={() => void useConsole.getState().retryDeliveries([d.id])}>
             {state === 'retrying' ? t('deliveryActions.retryNow') : t('transcript.retry')}
           </WriteButton>
-          <WriteButton className="mini" disabled={sending} title={t('deliveryActions.cancelWhy')} onClick={() => void useConsole.getState().cancelDelivery(d.id)}>
-            {t('deliveryActions.cancelDelivery')}
-          </WriteButton>
+          <CancelDelivery id={d.id} disabled={sending} />
         </span>
       )}
     </div>

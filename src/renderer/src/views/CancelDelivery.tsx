@@ -1,0 +1,42 @@
+import { useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../store/index.ts';
+import { WriteButton } from './ConnectionStatus.tsx';
+import { Modal } from './Modal.tsx';
+
+/**
+ * Cancel a failing delivery: the reply is never sent, and nothing brings it back, so the button
+ * asks first (it sits right under Retry) and "Keep it" has the focus.
+ */
+export function CancelDelivery({ id, disabled }: { id: number; disabled: boolean }) {
+  const { t } = useTranslation();
+  const cancel = useConsole((s) => s.cancelDelivery);
+  const [asking, setAsking] = useState(false);
+  const whyId = useId();
+  return (
+    <>
+      <WriteButton className="mini" disabled={disabled} title={t('deliveryActions.cancelWhy')} onClick={() => setAsking(true)} aria-haspopup="dialog">
+        {t('deliveryActions.cancelDelivery')}
+      </WriteButton>
+      {asking && (
+        <Modal title={t('deliveryActions.confirm.title')} onClose={() => setAsking(false)} testId="cancel-delivery-dialog" describedBy={whyId}>
+          <p id={whyId}>{t('deliveryActions.confirm.why')}</p>
+          <div className="row">
+            <button type="button" onClick={() => setAsking(false)} data-autofocus>
+              {t('deliveryActions.confirm.keep')}
+            </button>
+            <WriteButton
+              className="primary"
+              onClick={() => {
+                setAsking(false);
+                void cancel(id);
+              }}
+            >
+              {t('deliveryActions.cancelDelivery')}
+            </WriteButton>
+          </div>
+        </Modal>
+      )}
+    </>
+  );
+}
