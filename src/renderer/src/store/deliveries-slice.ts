@@ -2,6 +2,7 @@ import type { StateCreator } from 'zustand';
 import { DELIVERY_PROBLEM_STATES, type ApiResult, type DeliveryItem, type DeliveryNow, type DeliveryViewState } from '../../../shared/console-api.ts';
 import { deliveryStatus, type DeliveryStatus } from '../../../shared/console-display.ts';
 import { api } from '../api/bridge.ts';
+import { operatorWrite } from './operator-write.ts';
 import type { ConsoleState } from './index.ts';
 
 /** How a retried delivery's next attempt went; `sending` until it is recorded, `waiting` once we stopped looking. */
@@ -68,20 +69,7 @@ export function keepOrder(shown: readonly DeliveryItem[], next: readonly Deliver
 }
 
 export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
-  /** Runs a write that names the operator: asks for the name first, then runs it again (as the workspace's writes do). */
-  async function asOperator<T>(run: () => Promise<ApiResult<T>>, again: () => Promise<unknown>): Promise<T | null> {
-    if (get().operator === null) {
-      get().askOperator(again);
-      return null;
-    }
-    const r = await run();
-    if (r.ok) return r.value;
-    if (r.error.code === 'operator_required') {
-      set({ operator: null });
-      get().askOperator(again);
-    } else set({ error: r.error.message });
-    return null;
-  }
+  const asOperator = <T>(run: () => Promise<ApiResult<T>>, again: () => Promise<unknown>): Promise<T | null> => operatorWrite(get, set, run, again);
 
   let stopWatching: (() => void) | null = null;
   let checking = false;

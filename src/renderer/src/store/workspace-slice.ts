@@ -2,6 +2,7 @@ import type { StateCreator } from 'zustand';
 import { operatorSchema, UNDO_RESOLVE_REFUSALS, type ApiResult, type Operator, type UndoResolveRefusal } from '../../../shared/console-api.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
 import { api } from '../api/bridge.ts';
+import { operatorWrite } from './operator-write.ts';
 import type { ConsoleState } from './index.ts';
 
 export interface Suggestion {
@@ -99,24 +100,8 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
   const refresh = async (): Promise<void> => {
     await Promise.all([get().loadTranscript(), get().loadConversations()]);
   };
-  /**
-   * Runs a write that names the operator: asks for the name first when it is known to be unset,
-   * and asks (then runs it again) when the service answers operator_required.
-   */
-  async function write<T>(run: () => Promise<ApiResult<T>>, again: Pending, onError?: (message: string, code: string) => void): Promise<T | null> {
-    if (get().operator === null) {
-      get().askOperator(again);
-      return null;
-    }
-    const r = await run();
-    if (r.ok) return r.value;
-    if (r.error.code === 'operator_required') {
-      set({ operator: null });
-      get().askOperator(again);
-    } else if (onError) onError(r.error.message, r.error.code);
-    else set({ error: r.error.message });
-    return null;
-  }
+  const write = <T>(run: () => Promise<ApiResult<T>>, again: Pending, onError?: (message: string, code: string) => void): Promise<T | null> =>
+    operatorWrite(get, set, run, again, onError);
 
   function countdown(ms: number): void {
     if (undoTimer) clearTimeout(undoTimer);
