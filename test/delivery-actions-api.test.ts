@@ -81,7 +81,7 @@ describe('delivery actions over the console API', () => {
       const d = await now(first.deliveryId);
       return d.attempts === 3 && d;
     }, 'the third attempt recorded');
-    assert.deepEqual([after.state, after.lastStatus, after.nextAttemptAt], ['pending', 500, h.clock.now() + 1_800_000], 'the third failure waits 30 min: the schedule went on');
+    assert.deepEqual([after.state, after.lastStatus, after.nextAttemptAt], ['pending', 500, h.clock.now() + 300_000], 'the early try failed: the next waits the 5 min it was waiting out, not 30');
     assert.equal(sentTo('second answer'), 0, 'still behind it');
 
     // Cancel: never sent again, not even at its next try; the reply behind it goes at once.

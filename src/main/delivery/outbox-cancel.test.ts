@@ -108,7 +108,7 @@ test('a retrying delivery cancelled after the outbox took it, before its attempt
   assert.deepEqual(o.sent, ['first', 'second']);
 });
 
-test('Retry now: a retrying delivery goes at once as its next attempt, and if it fails its schedule carries on from there', async (t) => {
+test('Retry now: a retrying delivery goes at once as an extra try; if it fails, the wait is the step it was waiting out, and the schedule then goes on', async (t) => {
   const o = setup(t, () => 503);
   const id = o.add('hello');
   o.outbox.start();
@@ -126,7 +126,12 @@ test('Retry now: a retrying delivery goes at once as its next attempt, and if it
   await o.run();
   assert.equal(o.sent.length, 3, 'tried at once, 4 minutes early');
   const after = o.store.deliveries.get(id)!;
-  assert.deepEqual([after.state, after.attempts, after.nextAttemptAt - o.clock.now()], ['pending', 3, 1_800_000], 'the third attempt failed: next try in 30 min, as the schedule goes on');
+  assert.deepEqual([after.state, after.attempts, after.nextAttemptAt - o.clock.now()], ['pending', 3, 300_000], 'the early try failed: next try in 5 min again, not 30');
+  o.clock.advance(300_000);
+  await settle();
+  await o.run();
+  const later = o.store.deliveries.get(id)!;
+  assert.deepEqual([later.attempts, later.nextAttemptAt - o.clock.now()], [4, 1_800_000], 'the scheduled try failed: the schedule goes on');
 });
 
 test('Cancel while the attempt is on the wire: it stays cancelled, and the attempt the receiver got is recorded (the trace says it went out)', async (t) => {

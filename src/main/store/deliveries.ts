@@ -148,7 +148,11 @@ export function deliveryQueries(db: Db) {
   // A delivery waiting for its next try goes now; its retry schedule carries on from where it was.
   // One already due (held behind an earlier one, or being tried) keeps its time and still counts.
   const retryNow = db.prepare(
-    "UPDATE deliveries SET next_attempt_at = min(next_attempt_at, ?), updated_at = ? WHERE id = ? AND state = 'pending' AND attempts > 0",
+    `UPDATE deliveries SET next_attempt_at = min(next_attempt_at, ?1), updated_at = ?1,
+       -- An early try is an extra one: if it fails, the wait after it is the step it was waiting out,
+       -- not the next one (a Retry now at 09:22 that fails must not move a 09:26 try to 09:52).
+       round_attempts = CASE WHEN next_attempt_at > ?1 AND round_attempts > 0 THEN round_attempts - 1 ELSE round_attempts END
+     WHERE id = ?2 AND state = 'pending' AND attempts > 0`,
   );
   // The console's Cancel: only a delivery that failed (retrying or dead); one never tried is on its way.
   const cancelFailed = db.prepare(
@@ -223,7 +227,7 @@ export function deliveryQueries(db: Db) {
     },
     /** A delivery waiting for its next retry is tried now (the operator asked); its schedule carries on. */
     retryNow(id: number, now: number): boolean {
-      return retryNow.run(now, now, id).changes > 0;
+      return retryNow.run(now, id).changes > 0;
     },
     /** The console's Cancel of a retrying or dead delivery; `reason` names who cancelled it. */
     cancelFailed(id: number, reason: string, now: number): boolean {

@@ -84,7 +84,7 @@ test('Retry now makes a retrying delivery due at once, keeping its schedule; one
   fail(first, 300_000, 2_100_000);
   assert.deepEqual(executeWrite(store, { kind: 'delivery_retry', deliveryId: first, now: 400_000 }), { kind: 'changed', count: 1 });
   const d = store.deliveries.get(first)!;
-  assert.deepEqual([d.state, d.nextAttemptAt, d.roundAttempts, d.attempts], ['pending', 400_000, 2, 2], 'its next attempt is its third');
+  assert.deepEqual([d.state, d.nextAttemptAt, d.roundAttempts, d.attempts], ['pending', 400_000, 1, 2], 'an extra try: if it fails, the wait after it is the step it was waiting out');
   assert.deepEqual(store.deliveries.due(400_000, 10).map((x) => x.id), [first]);
   // Due already (taken by the outbox, or waiting its turn): pressing it again is not an error.
   assert.deepEqual(executeWrite(store, { kind: 'delivery_retry', deliveryId: first, now: 400_500 }), { kind: 'changed', count: 1 });

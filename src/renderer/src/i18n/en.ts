@@ -519,7 +519,7 @@ export const en = {
       keep: 'Keep it',
     },
     retryNow: 'Retry now',
-    retryNowWhy: 'Try it now instead of at its next try. If it fails again, its retry schedule goes on from there.',
+    retryNowWhy: 'Try it now, as an extra try. If it fails, the next try waits the same step again: the schedule does not move on.',
     cancel: 'Cancel',
     cancelDelivery: 'Cancel delivery',
     cancelWhy: 'Never send this reply. Replies after it in the conversation then go.',

@@ -519,7 +519,7 @@ export const zhCN: Messages = {
       keep: '保留',
     },
     retryNow: '立即重试',
-    retryNowWhy: '现在就尝试，不等下次重试。若再次失败，重试计划从这里继续。',
+    retryNowWhy: '现在额外尝试一次。若失败，下次尝试仍按当前间隔等待，重试计划不向后推进。',
     cancel: '取消',
     cancelDelivery: '取消投递',
     cancelWhy: '不再发送这条回复。会话中排在它之后的回复随即发出。',
