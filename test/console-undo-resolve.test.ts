@@ -128,6 +128,9 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     const queue = await needsYou();
     assert.ok(!queue.includes(alice));
     await head.getByRole('button', { name: 'Needs a human' }).waitFor();
+    // e again has nothing to resolve, and says so.
+    await page.keyboard.press('e');
+    assert.equal(await page.locator('[data-testid=key-notice]').textContent(), 'Nothing to resolve: this conversation is not in Needs you.');
     await page.keyboard.press('h');
     const dialog = page.locator('[data-testid=flag-dialog]');
     await dialog.getByLabel('Note (optional)').fill('refund over 500, for Chen');
@@ -137,6 +140,9 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Flagged for a human by Ann Lee: refund over 500, for Chen');
     await head.getByRole('button', { name: 'Resolve' }).waitFor();
     assert.deepEqual(await needsYou(), [...queue, alice], 'at the end of the queue');
+    // h again says it is already there, rather than nothing at all.
+    await page.keyboard.press('h');
+    assert.equal(await page.locator('[data-testid=key-notice]').textContent(), 'Already in Needs you.');
     await waitFor('the queue on screen', async () => JSON.stringify(await queueOnScreen()) === JSON.stringify([...queue, alice]));
     await page.locator(`[data-testid=needs-you] [data-conversation="${alice}"] .last`).filter({ hasText: 'refund over 500, for Chen (flagged by Ann Lee)' }).waitFor();
     assert.deepEqual(await seriousViolations(page), []);

@@ -377,6 +377,8 @@ export const en = {
       changeShort: '(change)',
     },
     keys: {
+      nothingToResolve: 'Nothing to resolve: this conversation is not in Needs you.',
+      alreadyQueued: 'Already in Needs you.',
       open: 'Keyboard shortcuts (?)',
       title: 'Keyboard shortcuts',
       key: 'Key',

@@ -378,6 +378,8 @@ export const zhCN: Messages = {
       changeShort: '（更改）',
     },
     keys: {
+      nothingToResolve: '无需处理：此会话不在待处理中。',
+      alreadyQueued: '已在待处理中。',
       open: '快捷键 (?)',
       title: '快捷键',
       key: '按键',

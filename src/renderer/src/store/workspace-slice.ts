@@ -80,6 +80,9 @@ export interface WorkspaceSlice {
   /** The pointer is on the toast (true) or left it: the offer does not vanish under the hand about to press Undo. */
   holdUndo(held: boolean): void;
   dismissUndoRefused(): void;
+  /** A shortcut pressed where it does not apply says so for a moment (e with nothing to resolve, h when already queued). */
+  keyNotice: string | null;
+  noteKey(text: string): void;
 
   /** Bumped by j/k: the list scrolls its selected row into view when it changes. */
   scrollRequest: number;
@@ -91,6 +94,9 @@ export interface WorkspaceSlice {
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 let undoTimer: ReturnType<typeof setTimeout> | null = null;
+let keyNoticeTimer: ReturnType<typeof setTimeout> | null = null;
+/** Long enough to read a short line, short enough not to linger over the list. */
+const KEY_NOTICE_MS = 3_000;
 const marked = new Map<string, number>();
 // A double click must not resolve twice: the second Resolve would be the newer one, and the
 // first one's Undo would then be refused as "resolved again since".
@@ -251,6 +257,12 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       countdown(held ? last - now : Math.min(last, Math.max(undo.until, now + UNDO_LEAVE_MS)) - now);
     },
     dismissUndoRefused: () => set({ undoRefused: null }),
+    keyNotice: null,
+    noteKey(text) {
+      if (keyNoticeTimer) clearTimeout(keyNoticeTimer);
+      set({ keyNotice: text });
+      keyNoticeTimer = setTimeout(() => set({ keyNotice: null }), KEY_NOTICE_MS);
+    },
 
     scrollRequest: 0,
     requestScroll: () => set((s) => ({ scrollRequest: s.scrollRequest + 1 })),

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
+import { i18n } from '../i18n/index.ts';
 import { canWrite } from '../store/connection-slice.ts';
 import { effectiveAutoReply } from '../../../shared/conversation.ts';
 import type { ConversationSummary, TranscriptEntry } from '../../../shared/console-api.ts';
@@ -181,6 +182,9 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
       } else if (e.key === 's' && im && live && c.autoReply !== 'stopped') void s.stopAutoReply(c.id);
       else if (e.key === 'r' && im && live && c.autoReply === 'stopped') void s.resumeAutoReply(c.id);
       else if (e.key === 'e' && live && c.needsHuman) void s.resolve(c.id);
+      // Said, not silent: the agent pressed it expecting something to happen.
+      else if (e.key === 'e' && !c.needsHuman) s.noteKey(i18n.t('work.keys.nothingToResolve'));
+      else if (e.key === 'h' && c.needsHuman) s.noteKey(i18n.t('work.keys.alreadyQueued'));
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

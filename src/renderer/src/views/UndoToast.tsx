@@ -83,6 +83,7 @@ export function UndoToast() {
   useRoomBelow(area);
   const undo = useConsole((s) => s.undo);
   const refused = useConsole((s) => s.undoRefused);
+  const keyNotice = useConsole((s) => s.keyNotice);
   const runUndo = useConsole((s) => s.runUndo);
   const dismiss = useConsole((s) => s.dismissUndo);
   const dismissRefused = useConsole((s) => s.dismissUndoRefused);
@@ -98,6 +99,11 @@ export function UndoToast() {
           <button type="button" className="mini" onClick={dismiss} aria-label={t('work.close')}>
             ×
           </button>
+        </Toast>
+      )}
+      {keyNotice && (
+        <Toast testId="key-notice" text={keyNotice} takeFocus={false}>
+          <span />
         </Toast>
       )}
       {!undo && refused && (
