@@ -199,6 +199,25 @@ describe('the agent\'s workspace over the console API', () => {
     assert.equal(await inNeedsYou(m.conversationId), false);
   });
 
+  it('a customer who writes between a stop and its Undo is answered after all, and leaves Needs you', async () => {
+    const inNeedsYou = async (id: string) => (await c.ok('listConversations', { view: 'needs_you' })).items.some((s) => s.id === id);
+    const m = await say('cust-z', 'hello', { nickname: 'Zed' });
+    h.clock.advance(2000);
+    await eventually(() => rx.received.some((r) => r.body.message_info['to_user_id'] === 'cust-z'), 'the bot answered');
+    await c.ok('stopAutoReply', { conversationId: m.conversationId });
+    h.clock.advance(1000);
+    const during = await h.post({ event_type: 'auto_dialog', msg_id: 'undo-mid', from_user_id: 'cust-z', from_user_type: 2, content: 'still there?' });
+    assert.deepEqual(during.body['reply'], { scheduled: false, reason: 'auto_reply_stopped' }, 'the response says what held then');
+    assert.ok(await inNeedsYou(m.conversationId), 'left for a human while stopped');
+    h.clock.advance(1000);
+    await c.ok('resumeAutoReply', { conversationId: m.conversationId, undoStop: true });
+    assert.equal(await inNeedsYou(m.conversationId), false, 'the Undo takes back the entry its stop made');
+    h.clock.advance(1000);
+    await eventually(() => rx.received.some((r) => ((r.body.message_info['reply_to'] as string[] | undefined) ?? []).includes('undo-mid')), 'answered after all, 2 s after it arrived');
+    const line = (await c.ok('getTranscript', { conversationId: m.conversationId })).entries.find((e) => e.msgId === 'undo-mid')!;
+    assert.deepEqual([line.decision?.reason, line.decision?.outcome], ['scheduled', 'answered'], 'its why-line says it was answered');
+  });
+
   it('a suggestion works on the latest customer message with the instruction, and writes no customer message', async () => {
     const m = await say('cust-s', 'first question');
     await say('cust-s', 'what about the warranty?');

@@ -84,6 +84,8 @@ interface UndoOfStop {
   messageIds: number[];
   /** The integration's own stop_auto_reply came after this stop: it holds, nothing is put back. */
   overtaken: boolean;
+  /** The stop's transcript line (null for stops recorded before lines were). */
+  line: number | null;
 }
 
 /**
@@ -98,13 +100,14 @@ function undoOfStop(store: Store, conv: { id: string; clientId: string }, detail
   const messageIds = Array.isArray(d.cancelled_messages) ? d.cancelled_messages.filter((id): id is number => Number.isSafeInteger(id)) : [];
   // Stops recorded before their line was: nothing known of what came after.
   const since = typeof d.line === 'number' ? store.workspace.sinceLine(conv.id, d.line) : { humanAt: null, stopped: false };
-  if (d.previous === 'stopped' || since.stopped) return { state: 'stopped', pausedUntil: null, messageIds, overtaken: since.stopped };
+  const line = typeof d.line === 'number' ? d.line : null;
+  if (d.previous === 'stopped' || since.stopped) return { state: 'stopped', pausedUntil: null, messageIds, overtaken: since.stopped, line };
   const pauseMinutes = since.humanAt === null ? 0 : (store.clients.get(conv.clientId)?.settings.pauseMinutes ?? 0);
   const byHuman = since.humanAt !== null && pauseMinutes > 0 ? since.humanAt + pauseMinutes * 60_000 : null;
   const found = d.previous === 'paused' && typeof d.paused_until === 'number' ? d.paused_until : null;
   const until = Math.max(found ?? 0, byHuman ?? 0);
-  if (until > now) return { state: 'paused', pausedUntil: until, messageIds, overtaken: false };
-  return { state: 'active', pausedUntil: null, messageIds, overtaken: false };
+  if (until > now) return { state: 'paused', pausedUntil: until, messageIds, overtaken: false, line };
+  return { state: 'active', pausedUntil: null, messageIds, overtaken: false, line };
 }
 
 /** How long after a console stop its Undo still brings back the replies the stop cancelled (the toast shows 5 s). */
@@ -123,13 +126,18 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const stopIndex = changes.findIndex((a) => a.action === 'stop');
   const found = changes[stopIndex];
   const stop = found && now - found.at <= UNDO_STOP_MS ? found : undefined;
-  const restore = stop ? undoOfStop(store, conv, stop.detail, now) : { state: 'active' as const, pausedUntil: null, messageIds: [], overtaken: false };
+  const restore = stop ? undoOfStop(store, conv, stop.detail, now) : { state: 'active' as const, pausedUntil: null, messageIds: [], overtaken: false, line: null };
   // That stop was undone or resumed since (a second click, a retried request, "r" then Undo), or
   // the integration stopped the conversation itself: what holds now holds, nothing is written.
   if (stop && (stopIndex > 0 || restore.overtaken)) return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies: 0, rescheduled: null };
   store.conversations.setAutoReply(conv.id, restore.state, restore.pausedUntil);
   const restoredReplies = stop ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
-  const receivedAt = store.messages.restoreCancelledReplies(conv.id, restore.messageIds, beforeReply('the console'));
+  const restored = store.messages.restoreCancelledReplies(conv.id, restore.messageIds, beforeReply('the console'));
+  // A customer who wrote during the stop was left for a human only because of it: back to active,
+  // the bot answers them too, and the Needs you entry their message made goes with the stop.
+  const revived = stop && restore.state === 'active' && restore.line !== null ? store.messages.reviveStoppedSince(conv.id, restore.line) : [];
+  if (stop && revived.length > 0) store.conversations.clearWaitingSince(conv.id, stop.at);
+  const receivedAt = [...restored, ...revived].sort((a, b) => a - b);
   // There is no resume on the wire (protocol section 4): a resume always comes from the console.
   // Resuming what was already active changed nothing, and says nothing.
   if (previous !== 'active' && restore.state !== 'stopped') commandLine(store, conv, 'resume_auto_reply', operator, now, undoStop ? { undo: true } : {});

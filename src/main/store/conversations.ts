@@ -75,6 +75,9 @@ export function conversationQueries(db: Db) {
   // Only a change of the flag writes: "newly needs a human" is what raises an alert, once.
   const flagNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 1, needs_human_since = ?, needs_human_reason = ? WHERE id = ? AND needs_human = 0');
   const clearNeedsHuman = db.prepare('UPDATE conversations SET needs_human = 0, needs_human_since = NULL WHERE id = ? AND needs_human = 1');
+  const clearWaitingSince = db.prepare(
+    "UPDATE conversations SET needs_human = 0, needs_human_since = NULL WHERE id = ? AND needs_human = 1 AND needs_human_reason = 'customer_waiting' AND needs_human_since >= ?",
+  );
   const resolve = db.prepare('UPDATE conversations SET needs_human = 0, needs_human_since = NULL, resolved_at = ?, resolved_by = ? WHERE id = ?');
   // Only while it is still out of Needs you: a flag set meanwhile keeps its own time.
   const unresolve = db.prepare('UPDATE conversations SET needs_human = 1, needs_human_since = ?, resolved_at = ?, resolved_by = ? WHERE id = ? AND needs_human = 0');
@@ -135,6 +138,10 @@ export function conversationQueries(db: Db) {
     /** A human answered or took over; true when the flag was set. */
     clearNeedsHuman(id: string): boolean {
       return clearNeedsHuman.run(id).changes > 0;
+    },
+    /** Out of Needs you only if a customer writing while held off put it there since `since` (an undone stop). */
+    clearWaitingSince(id: string, since: number): boolean {
+      return clearWaitingSince.run(id, since).changes > 0;
     },
     /** Clears the flag and records who resolved the conversation, and when. */
     resolve(id: string, now: number, by: string): boolean {

@@ -176,6 +176,12 @@ export function messageQueries(db: Db) {
   const cancelPending = db.prepare(
     "UPDATE messages SET reply_outcome = 'cancelled', reply_note = ? WHERE conversation_id = ? AND reply_outcome = 'pending' RETURNING id",
   );
+  // Customer lines left for a human only because a stop held the bot off, after that stop's line.
+  const reviveStopped = db.prepare(
+    `UPDATE messages SET reply_scheduled = 1, reply_reason = 'scheduled', reply_outcome = 'pending', reply_note = NULL
+     WHERE conversation_id = ? AND id > ? AND role = 'customer' AND reply_scheduled = 0 AND reply_reason = 'auto_reply_stopped'
+     RETURNING id, received_at`,
+  );
   // Only what is still as that cancel left it: a message settled otherwise since keeps its fate.
   const restoreCancelled = db.prepare(
     `UPDATE messages SET reply_outcome = 'pending', reply_note = NULL
@@ -278,6 +284,14 @@ export function messageQueries(db: Db) {
     restoreCancelledReplies(conversationId: string, messageIds: readonly number[], note: string): number[] {
       if (messageIds.length === 0) return [];
       const rows = restoreCancelled.all(JSON.stringify(messageIds), conversationId, note) as Array<{ id: number; received_at: number }>;
+      return rows.sort((a, b) => a.id - b.id).map((r) => r.received_at);
+    },
+    /**
+     * An undone stop: the customer messages that arrived while it held and were left unanswered
+     * only for it are scheduled for a reply after all. Returns when each arrived, oldest first.
+     */
+    reviveStoppedSince(conversationId: string, afterMessageId: number): number[] {
+      const rows = reviveStopped.all(conversationId, afterMessageId) as Array<{ id: number; received_at: number }>;
       return rows.sort((a, b) => a.id - b.id).map((r) => r.received_at);
     },
     replyTrace(id: number): { scheduled: boolean | null; reason: ReplyReason | null; outcome: ReplyOutcome | null; replyMsgId: string | null; note: string | null } | undefined {
