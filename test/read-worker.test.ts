@@ -158,16 +158,22 @@ describe('a slow console search does not stall ingest', () => {
               await new Promise((r) => setImmediate(r));
             }
           })();
-          // At most 150 requests: under the client rate limit's burst of 200.
-          const until = performance.now() + 2000;
-          while (latencies.length < 5 || (performance.now() < until && latencies.length < 150)) {
+          // At most 150 requests: under the client rate limit's burst of 200. At least 2 s, and on
+          // the read thread until a second search has begun (on two busy cores one search on that
+          // low-priority thread can outlast 2 s), within 8 s.
+          const started = performance.now();
+          const more = (): boolean => {
+            const ran = performance.now() - started;
+            return ran < 2000 || (readWorker && searches < 2 && ran < 8000);
+          };
+          while (latencies.length < 5 || (more() && latencies.length < 150)) {
             const sent = performance.now();
             const r = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: `c${latencies.length}`, from_user_type: 2, content: 'where is my parcel?' }, { client });
             assert.equal(r.status, 200, JSON.stringify(r.body));
             latencies.push(performance.now() - sent);
             // Spaced, so the 150 requests span well over a search even when each is answered in a
             // few ms (ingest got faster; a faster loop ended before the second search began).
-            await new Promise((r) => setTimeout(r, 10));
+            await new Promise((r) => setTimeout(r, performance.now() - started < 2000 ? 10 : 60));
           }
           searching = false;
           await searcher;
