@@ -268,13 +268,19 @@ describe('auto replies: when to answer (section 6)', () => {
     await eventually(() => rx.received.length === 1, 'the reply after restart');
   });
 
-  it('a console stop undone in the quiet period, then a restart: the message is still answered', async () => {
+  /** A customer message, then a console stop half a second into its quiet period. */
+  const strayStop = async () => {
     const handlers = () => h.service.console.handlers;
     await handlers().setOperator({ id: 'ann', name: 'Ann' });
     const m = await say('asked just before a stray stop');
     const conversationId = String(m.body['conversation_id']);
     h.clock.advance(500);
     await handlers().stopAutoReply({ conversationId });
+    return { handlers, m, conversationId };
+  };
+
+  it('a console stop undone in the quiet period, then a restart: the message is still answered', async () => {
+    const { handlers, m, conversationId } = await strayStop();
     await handlers().resumeAutoReply({ conversationId, undoStop: true });
     // Down before the quiet period ended: the start-up load of pending messages finds it.
     await h.restart();
@@ -284,12 +290,7 @@ describe('auto replies: when to answer (section 6)', () => {
   });
 
   it('a colleague speaks in the IM during a stray stop, then Undo: the bot stays held off by them, as without the stop', async () => {
-    const handlers = () => h.service.console.handlers;
-    await handlers().setOperator({ id: 'ann', name: 'Ann' });
-    const m = await say('asked just before a stray stop');
-    const conversationId = String(m.body['conversation_id']);
-    h.clock.advance(500);
-    await handlers().stopAutoReply({ conversationId });
+    const { handlers, m, conversationId } = await strayStop();
     await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-1', from_user_type: 3, to_user_id: 'cust-1', content: 'I will take this one' });
     await handlers().resumeAutoReply({ conversationId, undoStop: true });
     const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;

@@ -7,7 +7,6 @@ export const enDeliveryActions = {
   },
   retryNow: 'Retry now',
   retryNowWhy: 'Try it now, as an extra try. If it fails, the next try waits the same step again: the schedule does not move on.',
-  cancel: 'Cancel',
   cancelDelivery: 'Cancel delivery',
   cancelWhy: 'Never send this reply. Replies after it in the conversation then go.',
   nextTry: 'next try {{time}}',

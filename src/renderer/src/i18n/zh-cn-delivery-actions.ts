@@ -9,7 +9,6 @@ export const zhCNDeliveryActions: typeof enDeliveryActions = {
   },
   retryNow: '立即重试',
   retryNowWhy: '现在额外尝试一次。若失败，下次尝试仍按当前间隔等待，重试计划不向后推进。',
-  cancel: '取消',
   cancelDelivery: '取消投递',
   cancelWhy: '不再发送这条回复。会话中排在它之后的回复随即发出。',
   nextTry: '下次尝试 {{time}}',
