@@ -301,6 +301,14 @@ describe('auto replies: when to answer (section 6)', () => {
     assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'paused');
   });
 
+  it('the integration stops the conversation itself during a stray stop: Undo changes nothing and says why', async () => {
+    const { handlers, conversationId } = await strayStop();
+    await h.post({ event_type: 'cmd_dialog', msg_id: mid(), from_user_id: 'cust-1', content: 'stop_auto_reply' });
+    const undo = await handlers().resumeAutoReply({ conversationId, undoStop: true });
+    assert.deepEqual(undo, { previous: 'stopped', restoredReplies: 0, undo: 'stopped_elsewhere' });
+    assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'stopped', 'the integration’s stop holds');
+  });
+
   it('after a long outage, a pending message past the stale limit is not answered', async () => {
     const m = await say('asked before the outage');
     await h.restart(11 * 60_000);

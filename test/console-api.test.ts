@@ -99,8 +99,12 @@ describe('console API over HTTP (the browser bridge)', () => {
     assert.equal(stop.result.ok && stop.result.value.cancelledReplies, 1);
     assert.equal(retrying().state, 'cancelled');
     rx.respond = () => ({ status: 200 });
-    const undo = await call<{ restoredReplies: number }>('resumeAutoReply', { conversationId, undoStop: true });
+    const undo = await call<{ restoredReplies: number; undo: string }>('resumeAutoReply', { conversationId, undoStop: true });
     assert.equal(undo.result.ok && undo.result.value.restoredReplies, 1);
+    assert.equal(undo.result.ok && undo.result.value.undo, 'undone');
+    // A second click (or a retried request) finds the stop taken back already, and says so.
+    const again = await call<{ restoredReplies: number; undo: string }>('resumeAutoReply', { conversationId, undoStop: true });
+    assert.deepEqual(again.result, { ok: true, value: { previous: 'active', restoredReplies: 0, undo: 'already_undone' } });
     await eventually(() => retrying().state === 'sent', 'the restored reply delivered');
     assert.equal(rx.received.at(-1)!.body.message_info['conversation_id'], conversationId);
     // A stop undone too late, or a plain resume, leaves the cancelled reply cancelled.
@@ -111,8 +115,9 @@ describe('console API over HTTP (the browser bridge)', () => {
     await eventually(() => latest().attempts === 1 && latest().state === 'pending', 'the second reply retrying');
     await call('stopAutoReply', { conversationId });
     h.clock.advance(20_000);
-    const late = await call<{ restoredReplies: number }>('resumeAutoReply', { conversationId, undoStop: true });
+    const late = await call<{ restoredReplies: number; undo: string }>('resumeAutoReply', { conversationId, undoStop: true });
     assert.equal(late.result.ok && late.result.value.restoredReplies, 0);
+    assert.equal(late.result.ok && late.result.value.undo, 'expired', 'too late: resumed as r does, and said so');
     assert.equal(latest().state, 'cancelled');
     rx.respond = () => ({ status: 200 });
     void n;
@@ -135,7 +140,7 @@ describe('console API over HTTP (the browser bridge)', () => {
     assert.equal((await decisionOf(conversationId, msgId))?.['outcome'], 'cancelled');
     h.clock.advance(500);
     const undo = await call<{ previous: string; restoredReplies: number }>('resumeAutoReply', { conversationId, undoStop: true });
-    assert.deepEqual(undo.result, { ok: true, value: { previous: 'stopped', restoredReplies: 0 } }, 'no delivery existed yet');
+    assert.deepEqual(undo.result, { ok: true, value: { previous: 'stopped', restoredReplies: 0, undo: 'undone' } }, 'no delivery existed yet');
     assert.deepEqual(await decisionOf(conversationId, msgId), before, 'its why-line reads as before the stop');
     // The quiet period it had: 2 s after the message, not after the Undo.
     h.clock.advance(999);

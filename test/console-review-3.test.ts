@@ -26,6 +26,7 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
   let browser: Browser;
   let page: Page;
   let seed: Seed;
+  let secrets: { acme: string; shop: string };
   const head = () => page.locator('[data-testid=transcript] .conv-head');
   const toast = () => page.locator('[data-testid=undo-toast]');
 
@@ -34,7 +35,7 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     receiver = await startReceiver();
     receiver.respond = () => ({ status: 400 });
     const dir = mkdtempSync(join(tmpdir(), 'sb-review-3-'));
-    const secrets = addSeedClients(dir, receiver.url);
+    secrets = addSeedClients(dir, receiver.url);
     ({ server } = await startServe(dir));
     await consoleCall(server, 'setOperator', { id: 'ann', name: 'Ann Lee' });
     seed = await seedTraffic(server, secrets);
@@ -101,6 +102,19 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     // Without a toast, z does nothing.
     await page.keyboard.press('z');
     assert.equal(await page.locator('[data-testid=undo-refused]').count(), 0);
+    // The integration stops the conversation itself before Undo: nothing to undo, and the toast says why.
+    await page.keyboard.press('s');
+    await toast().waitFor();
+    const cmd = await sendAs(server, 'acme', secrets.acme, { event_type: 'cmd_dialog', msg_id: 'r3-integration-stop', from_user_id: 'alice', content: 'stop_auto_reply' });
+    assert.equal(cmd.status, 200);
+    await page.keyboard.press('z');
+    const refused = page.locator('[data-testid=undo-refused]');
+    await refused.waitFor();
+    assert.match((await refused.textContent()) ?? '', /Nothing to undo: the integration stopped auto-reply for Alice Liddell itself, so it stays stopped/);
+    const held = (await consoleCall<Array<{ autoReply: string }>>(server, 'getConversations', { ids: [seed.conversations.alice] }))[0]!;
+    assert.equal(held.autoReply, 'stopped');
+    await refused.getByRole('button', { name: 'Close' }).click();
+    await consoleCall(server, 'resumeAutoReply', { conversationId: seed.conversations.alice });
     await page.keyboard.press('?');
     await page.locator('[data-testid=shortcut-sheet] tr:has(kbd:text-is("z"))').filter({ hasText: 'Undo the stop or Resolve' }).waitFor();
     await page.locator('[data-testid=shortcut-sheet] tr:has(kbd:text-is("e"))').filter({ hasText: 'Resolve the open conversation' }).waitFor();

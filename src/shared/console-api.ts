@@ -39,6 +39,15 @@ export type ApiError = { code: string; message: string };
  */
 export const UNDO_RESOLVE_REFUSALS = ['expired', 'unavailable', 'already_undone', 'needs_you_again', 'resolved_again', 'changed'] as const;
 export type UndoResolveRefusal = (typeof UNDO_RESOLVE_REFUSALS)[number];
+
+/**
+ * What an Undo of a stop (resumeAutoReply with undoStop) did. Only `undone` took the stop back;
+ * `already_undone` and `stopped_elsewhere` changed nothing (a resume or Undo came first; the
+ * integration's own stop_auto_reply holds); `expired` came too late and resumed auto-reply, as `r`
+ * does, leaving the replies the stop cancelled cancelled. Not an error: the conversation is in a
+ * known state either way, and the console says which.
+ */
+export type UndoStopOutcome = 'undone' | 'already_undone' | 'stopped_elsewhere' | 'expired';
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
 export const CONVERSATION_FILTERS = [...AUTO_REPLY_STATES, 'needs_human'] as const;
@@ -326,7 +335,7 @@ export interface ConsoleOutputs {
   getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean; mediaOrigins: string[]; sendTarget: SendTarget };
   getConversations: ConversationSummary[];
   stopAutoReply: { previous: AutoReplyState; cancelledReplies: number };
-  resumeAutoReply: { previous: AutoReplyState; restoredReplies: number };
+  resumeAutoReply: { previous: AutoReplyState; restoredReplies: number; undo?: UndoStopOutcome };
   listRequests: RequestLogItem[];
   retryDelivery: { retried: boolean };
   assist: { msgId: string; suggestion: { msgId: string; content: string; handoff: boolean }; context: { reused: boolean; matchedBy: string | null; messages: number } };
@@ -359,7 +368,8 @@ export interface ConsoleOutputs {
   /** `deliveries`: those retried, with their attempt count then: the next attempt is the retry's result (see getDeliveries). */
   retryDeliveries: { retried: number; deliveries: Array<{ id: number; attempts: number }> };
   /** `reason`: as stored and shown, "cancelled by <operator> from the console". */
-  cancelDelivery: { reason: string };
+  /** `tryOnTheWire`: a try had already gone out and cannot be called back; the receiver may get it once more. */
+  cancelDelivery: { reason: string; tryOnTheWire: boolean };
   getDeliveries: DeliveryNow[];
   listAudit: AuditItem[];
   /** The endpoint's whole answer to a real signed website_dialog (the secret never leaves main). */

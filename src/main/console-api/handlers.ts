@@ -90,7 +90,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       // Each message at its own arrival: the quiet period is the one the stop interrupted (over: at once).
       const again = r.rescheduled;
       if (again) for (const at of again.receivedAt) deps.onReplyScheduled(input.conversationId, again.clientId, at);
-      return { previous: r.previous === 'none' ? 'active' : r.previous, restoredReplies };
+      return { previous: r.previous === 'none' ? 'active' : r.previous, restoredReplies, ...(r.undo ? { undo: r.undo } : {}) };
     },
     async listRequests(input) {
       return (await reads.requestLog(input)).map(

@@ -2,6 +2,7 @@ import type { Store } from '../store/index.ts';
 import { effectiveAutoReply, type AutoReplyState } from '../../shared/conversation.ts';
 import { newId } from '../store/ids.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
+import type { UndoStopOutcome } from '../../shared/console-api.ts';
 
 /** Customer messages an Undo put back to pending: the reply scheduler takes them up again. */
 export interface Rescheduled {
@@ -17,6 +18,8 @@ export type StateResult = {
   restoredReplies?: number;
   /** An Undo of a stop made in a quiet period: the messages whose reply is to be made after all. */
   rescheduled?: Rescheduled | null;
+  /** What an Undo of a stop found (only when one was asked for). */
+  undo?: UndoStopOutcome;
 };
 
 /** What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent. */
@@ -129,7 +132,9 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const restore = stop ? undoOfStop(store, conv, stop.detail, now) : { state: 'active' as const, pausedUntil: null, messageIds: [], overtaken: false, line: null };
   // That stop was undone or resumed since (a second click, a retried request, "r" then Undo), or
   // the integration stopped the conversation itself: what holds now holds, nothing is written.
-  if (stop && (stopIndex > 0 || restore.overtaken)) return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies: 0, rescheduled: null };
+  if (stop && (stopIndex > 0 || restore.overtaken)) {
+    return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies: 0, rescheduled: null, undo: stopIndex > 0 ? 'already_undone' : 'stopped_elsewhere' };
+  }
   store.conversations.setAutoReply(conv.id, restore.state, restore.pausedUntil);
   const restoredReplies = stop ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
   const restored = store.messages.restoreCancelledReplies(conv.id, restore.messageIds, beforeReply('the console'));
@@ -144,6 +149,8 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const undone = undoStop ? { undo: true, restored_replies: restoredReplies, restored_messages: receivedAt.length } : {};
   store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...undone }) });
   const rescheduled = receivedAt.length > 0 ? { clientId: conv.clientId, receivedAt } : null;
-  return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies, rescheduled };
+  // A stop that found the conversation already stopped (by the integration) is undone to stopped.
+  const undo: UndoStopOutcome | undefined = !undoStop ? undefined : !stop ? 'expired' : restore.state === 'stopped' ? 'stopped_elsewhere' : 'undone';
+  return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies, rescheduled, ...(undo ? { undo } : {}) };
 }
 

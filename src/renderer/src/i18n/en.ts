@@ -453,6 +453,12 @@ export const en = {
         resolved_again: 'Not undone: {{name}} was resolved again since, and Undo would take back that Resolve.',
         changed: 'Not undone: someone wrote in {{name}} since the Resolve. Open it to see what was said.',
       },
+      // An Undo of a stop that did not take it back (resumeAutoReply's `undo`).
+      stopNotUndone: {
+        already_undone: 'Nothing to undo: auto-reply for {{name}} was already resumed since that stop.',
+        stopped_elsewhere: 'Nothing to undo: the integration stopped auto-reply for {{name}} itself, so it stays stopped.',
+        expired: 'Too late to undo the stop: auto-reply for {{name}} is back on, but the replies the stop cancelled stay cancelled.',
+      },
     },
   },
   auth: {

@@ -453,6 +453,11 @@ export const zhCN: Messages = {
         resolved_again: '未撤销：{{name}} 之后又被标记为已解决，撤销会收回那一次。',
         changed: '未撤销：标记为已解决之后，{{name}} 中有人发了消息。请打开查看。',
       },
+      stopNotUndone: {
+        already_undone: '无可撤销：那次停止之后，{{name}} 的自动回复已经恢复。',
+        stopped_elsewhere: '无可撤销：集成方自己停止了 {{name}} 的自动回复，因此保持停止。',
+        expired: '已超过撤销时限：{{name}} 的自动回复已恢复，但那次停止取消的回复仍为已取消。',
+      },
     },
   },
   auth: {

@@ -1,5 +1,5 @@
 import type { StateCreator } from 'zustand';
-import { operatorSchema, UNDO_RESOLVE_REFUSALS, type ApiResult, type Operator, type UndoResolveRefusal } from '../../../shared/console-api.ts';
+import { operatorSchema, UNDO_RESOLVE_REFUSALS, type ApiResult, type Operator, type UndoResolveRefusal, type UndoStopOutcome } from '../../../shared/console-api.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
 import { api } from '../api/bridge.ts';
 import { operatorWrite } from './operator-write.ts';
@@ -36,6 +36,8 @@ export interface UndoRefused {
   /** Known refusals are said in the console's language; anything else as the service put it. */
   reason: UndoResolveRefusal | null;
   message: string;
+  /** An Undo of a stop that did not take it back: not an error, but the agent must know. */
+  stop?: Exclude<UndoStopOutcome, 'undone'>;
 }
 
 const refusalOf = (code: string): UndoResolveRefusal | null => UNDO_RESOLVE_REFUSALS.find((r) => code === `undo_${r}`) ?? null;
@@ -211,7 +213,8 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       await refresh();
     },
     async resumeAutoReply(conversationId, undoStop = false) {
-      await write(() => api.resumeAutoReply({ conversationId, undoStop }), () => get().resumeAutoReply(conversationId, undoStop));
+      const r = await write(() => api.resumeAutoReply({ conversationId, undoStop }), () => get().resumeAutoReply(conversationId, undoStop));
+      if (r?.undo && r.undo !== 'undone') set({ undoRefused: { conversationId, reason: null, message: '', stop: r.undo } });
       await refresh();
     },
     async resolve(conversationId) {

@@ -25,7 +25,8 @@ function offerText(t: TFunction, undo: UndoOffer, name: string): string {
 }
 
 /** A refusal the console knows, in its language; another as the service said it. */
-const refusedText = (t: TFunction, r: UndoRefused, name: string): string => (r.reason ? t(`work.undo.refused.${r.reason}`, { name }) : r.message);
+const refusedText = (t: TFunction, r: UndoRefused, name: string): string =>
+  r.stop ? t(`work.undo.stopNotUndone.${r.stop}`, { name }) : r.reason ? t(`work.undo.refused.${r.reason}`, { name }) : r.message;
 
 const focusLost = (): boolean => document.activeElement === null || document.activeElement === document.body;
 
