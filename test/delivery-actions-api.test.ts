@@ -85,7 +85,7 @@ describe('delivery actions over the console API', () => {
     assert.equal(sentTo('second answer'), 0, 'still behind it');
 
     // Cancel: never sent again, not even at its next try; the reply behind it goes at once.
-    assert.deepEqual(await c.ok('cancelDelivery', { deliveryId: first.deliveryId }), { reason: 'cancelled by Ann Lee from the console' });
+    assert.deepEqual(await c.ok('cancelDelivery', { deliveryId: first.deliveryId }), { reason: 'cancelled by Ann Lee from the console', tryOnTheWire: false });
     await eventually(() => sentTo('second answer') === 1, 'the second reply, the clock not moved');
     await eventually(async () => (await now(second.deliveryId)).state === 'sent', 'delivered');
     h.clock.advance(3_600_000);
@@ -135,5 +135,23 @@ describe('delivery actions over the console API', () => {
       return l.every((d) => d.attempts === 2) && l;
     }, 'each tried once more');
     assert.deepEqual(settled.map((d) => [d.state, d.lastStatus]), [['dead', 410], ['sent', 200], ['dead', 410]]);
+  });
+
+  it('Cancel while a try is on the wire: the answer says that try already went, and it is recorded', async () => {
+    let answer = (): void => {};
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    rx.respond = (r) => (r.body.message_info['content'] !== 'on the wire' ? { status: 200 } : sentTo('on the wire') === 1 ? { status: 503 } : { status: 200, hold: held });
+    const conv = await customer('w-1', 'hello?');
+    const { deliveryId } = await c.ok('sendReply', { conversationId: conv, content: 'on the wire' });
+    await eventually(async () => (await now(deliveryId)).attempts === 1, 'the first try failed (503)');
+    await c.ok('retryDeliveries', { ids: [deliveryId] });
+    await eventually(() => sentTo('on the wire') === 2, 'the retry at the receiver, its answer held');
+    assert.deepEqual(await c.ok('cancelDelivery', { deliveryId }), { reason: 'cancelled by Ann Lee from the console', tryOnTheWire: true });
+    answer();
+    const d = await eventually(async () => {
+      const n = await now(deliveryId);
+      return n.attempts === 2 && n;
+    }, 'the try recorded');
+    assert.equal(d.state, 'cancelled', 'still cancelled: the receiver got that try, and the record says so');
   });
 });

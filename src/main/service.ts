@@ -261,6 +261,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     endpoint: () => endpointUrl,
     retryDelivery: (id) => retryDelivery(id),
     notifyOutbox: () => outbox.notify(),
+    deliveryTrying: (id) => outbox.trying(id),
     onReplyScheduled: (conversationId, clientId, at) => scheduler.add(conversationId, clientId, at),
     outboxDepth: () => depth,
     engineTimeoutMs: config.engineTimeoutMs,

@@ -31,6 +31,7 @@ export interface AllHandlerDeps {
   endpoint: () => string;
   retryDelivery: (id: number) => Promise<boolean>;
   notifyOutbox: () => void;
+  deliveryTrying: (id: number) => boolean;
   /** An undone stop put customer messages back to pending: the reply scheduler takes them up. */
   onReplyScheduled: (conversationId: string, clientId: string, receivedAt: number) => void;
   outboxDepth: () => Array<[number, number]>;

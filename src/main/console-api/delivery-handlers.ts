@@ -20,6 +20,8 @@ export interface DeliveryHandlerDeps {
   /** The writer's delivery_retry, then a nudge to the outbox: the service's own path. */
   retryDelivery: (id: number) => Promise<boolean>;
   notifyOutbox: () => void;
+  /** A try of the delivery already went out (its request was sent): a Cancel cannot call it back. */
+  deliveryTrying: (id: number) => boolean;
 }
 
 type DeliveryMethods = 'listDeliveries' | 'retryDeliveries' | 'retryDelivery' | 'cancelDelivery' | 'getDeliveries';
@@ -125,7 +127,8 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
       // The conversation's next delivery no longer waits behind this one.
       deps.notifyOutbox();
       announce([d], 'cancelled');
-      return { reason };
+      // Asked after the commit: a try that ends meanwhile is still recorded, as the cancel keeps it.
+      return { reason, tryOnTheWire: deps.deliveryTrying(d.id) };
     },
     async getDeliveries(input) {
       return store.deliveries.byIds(input.ids).map(

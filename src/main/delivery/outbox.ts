@@ -69,6 +69,8 @@ export function createOutbox(deps: OutboxDeps) {
    * (request + commit) time: the writer's 80-200 ms under load left slots idle and replies queued.
    */
   let active = 0;
+  /** Deliveries whose request went out and whose attempt is not recorded yet: a Cancel cannot recall that try. */
+  const tried = new Set<number>();
   const idle: Array<() => void> = [];
   let cancelWake: (() => void) | null = null;
   let stopped = false;
@@ -151,11 +153,16 @@ export function createOutbox(deps: OutboxDeps) {
       const timestamp = Math.floor(now / 1000);
       const signature = sign(client.keys[0]!, signingString(timestamp, client.id, canonicalJson(parsed.data)));
       const body = JSON.stringify({ client: client.id, timestamp, signature, message_info: parsed.data });
+      tried.add(d.id);
       result = await deps.send({ url: d.sendUrl, body, idempotencyKey: d.replyMsgId });
     }
     release();
-    const verdict = await record(d, startedAt, performance.now() - t0, result);
-    deps.onAttempt?.(verdict, d.conversationId);
+    try {
+      const verdict = await record(d, startedAt, performance.now() - t0, result);
+      deps.onAttempt?.(verdict, d.conversationId);
+    } finally {
+      tried.delete(d.id);
+    }
   }
 
   function scan(): void {
@@ -220,6 +227,8 @@ export function createOutbox(deps: OutboxDeps) {
     /** A delivery was committed or retried: look now rather than at the next poll. */
     notify: requestScan,
     inFlight: () => inFlight.size,
+    /** A try of this delivery is on its way to the receiver, or answered and not yet recorded. */
+    trying: (id: number): boolean => tried.has(id),
     /** Stops taking work and waits (bounded) for attempts in flight to be recorded. */
     async stop(graceMs = 5000): Promise<void> {
       stopped = true;

@@ -45,5 +45,6 @@ export const enDeliveryActions = {
   queuedSending_one: '{{count}} delivery queued again. Sending…',
   queuedSending_other: '{{count}} deliveries queued again. Sending…',
   cancelled: 'Cancelled: that reply will not be sent.',
+  cancelledOnTheWire: 'Cancelled: that reply will not be sent again. One try was already on its way and cannot be called back: the receiver may still get it. Its attempts will show how it ended.',
   cancelledBy: 'cancelled by {{name}} from the console',
 };

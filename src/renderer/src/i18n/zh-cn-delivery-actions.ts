@@ -46,5 +46,6 @@ export const zhCNDeliveryActions: typeof enDeliveryActions = {
   queuedSending_one: '已重新排队 {{count}} 条投递。发送中…',
   queuedSending_other: '已重新排队 {{count}} 条投递。发送中…',
   cancelled: '已取消：那条回复不会再发送。',
+  cancelledOnTheWire: '已取消：那条回复不会再次发送。有一次尝试已经发出，无法撤回：接收方仍可能收到它。其尝试记录会显示结果。',
   cancelledBy: '由 {{name}} 在控制台取消',
 };

@@ -44,7 +44,7 @@ export interface DeliveriesSlice {
    * The Deliveries view's status line: the latest retry (its deliveries, whose results it sums up
    * as they settle) or cancel. A fresh load of the list clears it.
    */
-  deliveryNotice: { kind: 'retry'; ids: number[] } | { kind: 'cancel' } | null;
+  deliveryNotice: { kind: 'retry'; ids: number[] } | { kind: 'cancel'; tryOnTheWire: boolean } | null;
 }
 
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
@@ -169,7 +169,7 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
     },
     async cancelDelivery(id) {
       const r = await asOperator(() => api.cancelDelivery({ deliveryId: id }), () => get().cancelDelivery(id));
-      if (r) set({ deliveryNotice: { kind: 'cancel' } });
+      if (r) set({ deliveryNotice: { kind: 'cancel', tryOnTheWire: r.tryOnTheWire } });
       const s = get();
       await Promise.all([s.view === 'deliveries' ? s.loadDeliveries() : null, s.transcript ? s.loadTranscript() : null]);
       return r !== null;

@@ -220,7 +220,7 @@ export function Deliveries() {
         )}
         <span role="status" className="muted" data-testid="deliveries-said">
           {/* A retry's outcome as its deliveries settle: the agent learns how it went without looking row by row. */}
-          {notice?.kind === 'cancel' && t('deliveryActions.cancelled')}
+          {notice?.kind === 'cancel' && t(notice.tryOnTheWire ? 'deliveryActions.cancelledOnTheWire' : 'deliveryActions.cancelled')}
           {notice?.kind === 'retry' && retrySummary(notice.ids.map((id) => results[id]), t)}
         </span>
       </div>
