@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -18,6 +18,8 @@ const SENDERS = Number(process.env['BENCH_SENDERS'] ?? 20_000);
 const KB_ENTRIES = Number(process.env['BENCH_KB'] ?? 1000);
 // Bodies per Switchboard level; a thread that runs out starts over, and the table says so.
 const POOL = Number(process.env['BENCH_POOL'] ?? 6000 * SECONDS);
+// The baseline's own runs, one before and one after each level (at least 3 s each).
+const BARE_SECONDS = Number(process.env['BENCH_BARE_SECONDS'] ?? Math.max(3, Math.round(SECONDS / 2)));
 const EVENT_TYPES = ['auto_dialog', 'website_dialog'] as const;
 type EventType = (typeof EVENT_TYPES)[number];
 
@@ -40,11 +42,13 @@ export async function runIngest(): Promise<string> {
   const writeBodies = (eventType: EventType, count: number): string => bodies.write(eventType, count);
 
   // The bare server ignores the body, so a smaller pool sent round and round costs it nothing.
+  // It runs through the whole bench and is measured right before and right after each
+  // Switchboard level: this machine's capacity drifts by a factor of two within the hour (other
+  // tenants' load, CPU taken by the hypervisor), and a baseline from minutes earlier made the
+  // ratio drift with it.
   const bare = await startTarget(['bench/bare-server.ts']);
   const bareFile = writeBodies('auto_dialog', 20_000);
-  const bareResults = new Map<number, WrkResult>();
-  for (const c of LEVELS) bareResults.set(c, await runWrk(bare.endpoint, c, bareFile, { seconds: SECONDS, threads: THREADS }));
-  await bare.stop();
+  const bareRun = (c: number): Promise<WrkResult> => runWrk(bare.endpoint, c, bareFile, { seconds: BARE_SECONDS, threads: THREADS });
 
   // BENCH_CPU_PROF=DIR: one .cpuprofile per thread of the server (main, engine, writer); see bench/cpu-profile-summary.ts.
   const prof = process.env['BENCH_CPU_PROF'];
@@ -54,19 +58,24 @@ export async function runIngest(): Promise<string> {
   for (const eventType of EVENT_TYPES) {
     for (const c of LEVELS) {
       const file = writeBodies(eventType, POOL); // signed before the clock starts
+      const before = await bareRun(c);
       await scrape(sb.endpoint); // resets the event-loop delay window
       const deliveredBefore = receiver.delivered();
+      const cpu0 = cpuTimes();
       const r = await runWrk(sb.endpoint, c, file, { seconds: SECONDS, threads: THREADS });
+      const stolen = stealShare(cpu0, cpuTimes());
       const m = await scrape(sb.endpoint);
-      const b = bareResults.get(c)!;
       accepted.set(eventType, (accepted.get(eventType) ?? 0) + r.requests - r.non2xx);
       const loop = `${fmt((m.get('switchboard_event_loop_delay_p99_seconds') ?? NaN) * 1000, 1)} / ${fmt((m.get('switchboard_event_loop_delay_max_seconds') ?? NaN) * 1000, 0)}`;
       const replies = eventType === 'auto_dialog' ? fmt(receiver.delivered() - deliveredBefore) : '–';
       // Replies still to compose or deliver would run during the next level and be counted there.
       const drained = await drainBacklog(join(dataDir, 'switchboard.db'));
-      rows.push(`| ${eventType} | ${c} | ${fmt(b.rps)} | ${fmt(r.rps)} | ${fmt(r.rps / b.rps, 3)} | ${fmt(b.p50, 2)} / ${fmt(b.p99, 2)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${loop} | ${replies} | ${fmt(drained.left)} / ${drained.finished ? `${fmt(drained.seconds, 1)} s` : `still ${fmt(drained.stillPending)} after ${fmt(drained.seconds, 0)} s`} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
+      const after = await bareRun(c);
+      const bareRps = (before.rps + after.rps) / 2;
+      rows.push(`| ${eventType} | ${c} | ${fmt(bareRps)} (${fmt(before.rps)} / ${fmt(after.rps)}) | ${fmt(r.rps)} | ${fmt(r.rps / bareRps, 3)} | ${fmt(before.p50, 2)} / ${fmt(before.p99, 2)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${loop} | ${stolen === null ? '–' : fmt(stolen, 1)} | ${replies} | ${fmt(drained.left)} / ${drained.finished ? `${fmt(drained.seconds, 1)} s` : `still ${fmt(drained.stillPending)} after ${fmt(drained.seconds, 0)} s`} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
     }
   }
+  await bare.stop();
   await sb.stop();
   receiver.close();
 
@@ -81,11 +90,29 @@ export async function runIngest(): Promise<string> {
 
   return [
     `bench/ingest: wrk -t${THREADS}, ${SECONDS} s per level, unique pre-signed bodies, ${fmt(SENDERS)} senders, ${fmt(KB_ENTRIES)}-entry knowledge base, quiet period 1 s, synchronous=FULL`,
-    '| event type | connections | bare req/s | switchboard req/s | ratio | bare p50 / p99 ms | switchboard p50 / p99 ms | event-loop delay p99 / max ms | replies delivered | messages awaiting a reply + deliveries pending at the end / done after | non-2xx + socket errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `bare req/s: the mean of ${BARE_SECONDS} s runs right before and right after the level (each in brackets); CPU stolen: the share of the machine's CPU time the hypervisor took during the level`,
+    '| event type | connections | bare req/s (before / after) | switchboard req/s | ratio | bare p50 / p99 ms (before) | switchboard p50 / p99 ms | event-loop delay p99 / max ms | CPU stolen % | replies delivered | messages awaiting a reply + deliveries pending at the end / done after | non-2xx + socket errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     check.join('; '),
   ].join('\n');
+}
+
+/** The machine's CPU times from /proc/stat (Linux): all of them, and those stolen by the hypervisor. */
+function cpuTimes(): { total: number; steal: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+    const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { total, steal: fields[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+function stealShare(a: ReturnType<typeof cpuTimes>, b: ReturnType<typeof cpuTimes>): number | null {
+  if (!a || !b || b.total <= a.total) return null;
+  return ((b.steal - a.steal) / (b.total - a.total)) * 100;
 }
 
 /**
