@@ -307,6 +307,29 @@ describe('auto replies: when to answer (section 6)', () => {
     const undo = await handlers().resumeAutoReply({ conversationId, undoStop: true });
     assert.deepEqual(undo, { previous: 'stopped', restoredReplies: 0, undo: 'stopped_elsewhere' });
     assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'stopped', 'the integration’s stop holds');
+    // Nothing was written, so a second Undo finds the same, and so does a late one.
+    assert.equal((await handlers().resumeAutoReply({ conversationId, undoStop: true })).undo, 'stopped_elsewhere');
+    h.clock.advance(20_000);
+    assert.equal((await handlers().resumeAutoReply({ conversationId, undoStop: true })).undo, 'expired');
+    assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'stopped', 'a late Undo does not resume over the integration');
+  });
+
+  it('Undo refuses, changing nothing, when there is no console stop of its own to take back', async () => {
+    const handlers = () => h.service.console.handlers;
+    await handlers().setOperator({ id: 'ann', name: 'Ann' });
+    // Never stopped: a colleague's pause (staff spoke in the IM) must not be woken by it.
+    const m = await say('hello?');
+    const conversationId = String(m.body['conversation_id']);
+    await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-1', from_user_type: 3, to_user_id: 'cust-1', content: 'on it' });
+    assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'paused');
+    assert.deepEqual(await handlers().resumeAutoReply({ conversationId, undoStop: true }), { previous: 'paused', restoredReplies: 0, undo: 'not_stopped' });
+    assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'paused');
+    // The integration stopped it first, then a console stop found it stopped: Undo leaves it stopped.
+    await h.post({ event_type: 'cmd_dialog', msg_id: mid(), from_user_id: 'cust-1', content: 'stop_auto_reply' });
+    await handlers().stopAutoReply({ conversationId });
+    assert.equal((await handlers().resumeAutoReply({ conversationId, undoStop: true })).undo, 'was_stopped');
+    assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'stopped');
+    assert.ok(!h.admin.audit.list(conversationId, 10).some((a) => a.action === 'resume'), 'no resume recorded by any of these');
   });
 
   it('after a long outage, a pending message past the stale limit is not answered', async () => {

@@ -117,7 +117,10 @@ describe('console API over HTTP (the browser bridge)', () => {
     h.clock.advance(20_000);
     const late = await call<{ restoredReplies: number; undo: string }>('resumeAutoReply', { conversationId, undoStop: true });
     assert.equal(late.result.ok && late.result.value.restoredReplies, 0);
-    assert.equal(late.result.ok && late.result.value.undo, 'expired', 'too late: resumed as r does, and said so');
+    assert.equal(late.result.ok && late.result.value.undo, 'expired', 'too late: nothing changed, and said so');
+    const conv = await call<Array<{ autoReply: string }>>('getConversations', { ids: [conversationId] });
+    assert.equal(conv.result.ok && conv.result.value[0]!.autoReply, 'stopped', 'r resumes; a late Undo does not');
+    await call('resumeAutoReply', { conversationId });
     assert.equal(latest().state, 'cancelled');
     rx.respond = () => ({ status: 200 });
     void n;

@@ -41,13 +41,14 @@ export const UNDO_RESOLVE_REFUSALS = ['expired', 'unavailable', 'already_undone'
 export type UndoResolveRefusal = (typeof UNDO_RESOLVE_REFUSALS)[number];
 
 /**
- * What an Undo of a stop (resumeAutoReply with undoStop) did. Only `undone` took the stop back;
- * `already_undone` and `stopped_elsewhere` changed nothing (a resume or Undo came first; the
- * integration's own stop_auto_reply holds); `expired` came too late and resumed auto-reply, as `r`
- * does, leaving the replies the stop cancelled cancelled. Not an error: the conversation is in a
- * known state either way, and the console says which.
+ * What an Undo of a stop (resumeAutoReply with undoStop) did. Only `undone` changed anything; the
+ * others are refusals that leave the conversation as it is, said to the agent: `already_undone` (a
+ * resume or Undo came after the stop), `stopped_elsewhere` (the integration's own stop_auto_reply
+ * came after it and holds), `was_stopped` (that stop found auto-reply already stopped),
+ * `expired` (more than 15 s after the stop: `r` resumes), `not_stopped` (no console stop to take
+ * back). Not errors: the conversation is in a known state either way.
  */
-export type UndoStopOutcome = 'undone' | 'already_undone' | 'stopped_elsewhere' | 'expired';
+export type UndoStopOutcome = 'undone' | 'already_undone' | 'stopped_elsewhere' | 'was_stopped' | 'expired' | 'not_stopped';
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
 export const CONVERSATION_FILTERS = [...AUTO_REPLY_STATES, 'needs_human'] as const;

@@ -127,30 +127,40 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   // human": the customer still waits for a person until someone resolves it.
   const changes = undoStop ? store.audit.list(conv.id, 20).filter((a) => a.action === 'stop' || a.action === 'resume') : [];
   const stopIndex = changes.findIndex((a) => a.action === 'stop');
-  const found = changes[stopIndex];
-  const stop = found && now - found.at <= UNDO_STOP_MS ? found : undefined;
-  const restore = stop ? undoOfStop(store, conv, stop.detail, now) : { state: 'active' as const, pausedUntil: null, messageIds: [], overtaken: false, line: null };
-  // That stop was undone or resumed since (a second click, a retried request, "r" then Undo), or
-  // the integration stopped the conversation itself: what holds now holds, nothing is written.
-  if (stop && (stopIndex > 0 || restore.overtaken)) {
-    return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies: 0, rescheduled: null, undo: stopIndex > 0 ? 'already_undone' : 'stopped_elsewhere' };
-  }
-  store.conversations.setAutoReply(conv.id, restore.state, restore.pausedUntil);
-  const restoredReplies = stop ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, stop.at, now) : 0;
-  const restored = store.messages.restoreCancelledReplies(conv.id, restore.messageIds, beforeReply('the console'));
+  const stop = changes[stopIndex];
+  const restore = stop ? undoOfStop(store, conv, stop.detail, now) : null;
+  // An Undo that finds nothing of its own to take back changes nothing, and says why: a plain
+  // resume here would wake a bot that a colleague paused or the integration stopped.
+  const refusal: UndoStopOutcome | null = !undoStop
+    ? null
+    : !stop || !restore
+      ? 'not_stopped'
+      : stopIndex > 0
+        ? 'already_undone'
+        : now - stop.at > UNDO_STOP_MS
+          ? 'expired'
+          : restore.overtaken
+            ? 'stopped_elsewhere'
+            : restore.state === 'stopped'
+              ? 'was_stopped'
+              : null;
+  if (refusal) return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies: 0, rescheduled: null, undo: refusal };
+  const undoing = undoStop && stop && restore ? { stop, restore } : null;
+  const target = undoing?.restore ?? { state: 'active' as const, pausedUntil: null, messageIds: [], line: null };
+  store.conversations.setAutoReply(conv.id, target.state, target.pausedUntil);
+  const restoredReplies = undoing ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, undoing.stop.at, now) : 0;
+  const restored = store.messages.restoreCancelledReplies(conv.id, target.messageIds, beforeReply('the console'));
   // A customer who wrote during the stop was left for a human only because of it: back to active,
   // the bot answers them too, and the Needs you entry their message made goes with the stop.
-  const revived = stop && restore.state === 'active' && restore.line !== null ? store.messages.reviveStoppedSince(conv.id, restore.line) : [];
-  if (stop && revived.length > 0) store.conversations.clearWaitingSince(conv.id, stop.at);
+  const revived = undoing && target.state === 'active' && target.line !== null ? store.messages.reviveStoppedSince(conv.id, target.line) : [];
+  if (undoing && revived.length > 0) store.conversations.clearWaitingSince(conv.id, undoing.stop.at);
   const receivedAt = [...restored, ...revived].sort((a, b) => a - b);
   // There is no resume on the wire (protocol section 4): a resume always comes from the console.
   // Resuming what was already active changed nothing, and says nothing.
-  if (previous !== 'active' && restore.state !== 'stopped') commandLine(store, conv, 'resume_auto_reply', operator, now, undoStop ? { undo: true } : {});
+  if (previous !== 'active') commandLine(store, conv, 'resume_auto_reply', operator, now, undoStop ? { undo: true } : {});
   const undone = undoStop ? { undo: true, restored_replies: restoredReplies, restored_messages: receivedAt.length } : {};
   store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...undone }) });
   const rescheduled = receivedAt.length > 0 ? { clientId: conv.clientId, receivedAt } : null;
-  // A stop that found the conversation already stopped (by the integration) is undone to stopped.
-  const undo: UndoStopOutcome | undefined = !undoStop ? undefined : !stop ? 'expired' : restore.state === 'stopped' ? 'stopped_elsewhere' : 'undone';
-  return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies, rescheduled, ...(undo ? { undo } : {}) };
+  return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies, rescheduled, ...(undoStop ? { undo: 'undone' as const } : {}) };
 }
 

@@ -116,6 +116,8 @@ export function createOutbox(deps: OutboxDeps) {
       nextAttemptAt: verdict === 'retry' ? now + (delay ?? 0) : now,
       now,
     });
+    // At once, in the turn the record committed: a Cancel committed after it must not be told a try is out.
+    tried.delete(d.id);
     if (written?.kind === 'changed' && written.alert) deps.onAlert?.(d.conversationId, written.alert);
     return verdict;
   }

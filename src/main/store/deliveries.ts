@@ -129,6 +129,11 @@ export function deliveryQueries(db: Db) {
   // Cancelled while its request was on the wire: the receiver may have it, so the attempt is told
   // (and counted); the cancel, its reason and its time (what an Undo of a stop matches) stand.
   const countCancelled = db.prepare("UPDATE deliveries SET attempts = attempts + 1 WHERE id = ? AND state = 'cancelled'");
+  // ...unless that try was accepted: the customer has the reply, so it is sent (never sent again,
+  // nor put back by an Undo of a stop), whatever the cancel hoped for.
+  const sentAfterCancel = db.prepare(
+    "UPDATE deliveries SET state = 'sent', attempts = attempts + 1, last_status = ?, last_error = NULL, updated_at = ? WHERE id = ? AND state = 'cancelled'",
+  );
   const insertAttempt = db.prepare(
     'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, error, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
@@ -201,11 +206,15 @@ export function deliveryQueries(db: Db) {
     list(state: DeliveryState | undefined, limit: number): DeliveryRow[] {
       return ((state ? listByState.all(state, limit) : list.all(limit)) as unknown as Raw[]).map(toRow);
     },
-    /** Records an attempt and its verdict; a delivery cancelled meanwhile stays cancelled (its attempt is still recorded). */
+    /**
+     * Records an attempt and its verdict. A delivery cancelled meanwhile stays cancelled, its
+     * attempt recorded, unless the receiver accepted that attempt: then it is sent.
+     */
     recordAttempt(a: AttemptRecord): boolean {
       const changed = update.run(a.state, a.nextAttemptAt, a.status, a.error, a.now, a.deliveryId).changes > 0;
-      if (changed || countCancelled.run(a.deliveryId).changes > 0) insertAttempt.run(a.deliveryId, a.attempt, a.startedAt, a.durationMs, a.status, a.error, a.outcome);
-      return changed;
+      const delivered = !changed && a.outcome === 'sent' && sentAfterCancel.run(a.status, a.now, a.deliveryId).changes > 0;
+      if (changed || delivered || countCancelled.run(a.deliveryId).changes > 0) insertAttempt.run(a.deliveryId, a.attempt, a.startedAt, a.durationMs, a.status, a.error, a.outcome);
+      return changed || delivered;
     },
     attempts(deliveryId: number): AttemptRow[] {
       return (attempts.all(deliveryId) as Array<{ attempt: number; started_at: number; duration_ms: number; status: number | null; error: string | null; outcome: AttemptRow['outcome'] }>).map(

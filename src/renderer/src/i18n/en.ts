@@ -457,7 +457,9 @@ export const en = {
       stopNotUndone: {
         already_undone: 'Nothing to undo: auto-reply for {{name}} was already resumed since that stop.',
         stopped_elsewhere: 'Nothing to undo: the integration stopped auto-reply for {{name}} itself, so it stays stopped.',
-        expired: 'Too late to undo the stop: auto-reply for {{name}} is back on, but the replies the stop cancelled stay cancelled.',
+        was_stopped: 'Nothing to undo: auto-reply for {{name}} was already stopped before that stop, so it stays stopped.',
+        expired: 'Too late to undo: auto-reply for {{name}} stays stopped. Press r to resume it; the replies the stop cancelled stay cancelled.',
+        not_stopped: 'Nothing to undo: auto-reply for {{name}} was not stopped from the console.',
       },
     },
   },

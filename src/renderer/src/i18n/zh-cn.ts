@@ -456,7 +456,9 @@ export const zhCN: Messages = {
       stopNotUndone: {
         already_undone: '无可撤销：那次停止之后，{{name}} 的自动回复已经恢复。',
         stopped_elsewhere: '无可撤销：集成方自己停止了 {{name}} 的自动回复，因此保持停止。',
-        expired: '已超过撤销时限：{{name}} 的自动回复已恢复，但那次停止取消的回复仍为已取消。',
+        was_stopped: '无可撤销：那次停止之前，{{name}} 的自动回复就已停止，因此保持停止。',
+        expired: '已超过撤销时限：{{name}} 的自动回复保持停止。按 r 可恢复；那次停止取消的回复仍为已取消。',
+        not_stopped: '无可撤销：{{name}} 的自动回复并未在控制台停止。',
       },
     },
   },

@@ -37,7 +37,8 @@ export interface DeliveriesSlice {
    */
   retryDeliveries(ids?: number[]): Promise<number[] | null>;
   /** Never sends it; true when cancelled. */
-  cancelDelivery(id: number): Promise<boolean>;
+  /** What the service said, or null when it refused (the error is shown). */
+  cancelDelivery(id: number): Promise<{ tryOnTheWire: boolean } | null>;
   /** Retried deliveries by id, with how their next attempt went (watched until it is recorded). */
   retried: Record<number, Retried>;
   /**
@@ -172,7 +173,7 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
       if (r) set({ deliveryNotice: { kind: 'cancel', tryOnTheWire: r.tryOnTheWire } });
       const s = get();
       await Promise.all([s.view === 'deliveries' ? s.loadDeliveries() : null, s.transcript ? s.loadTranscript() : null]);
-      return r !== null;
+      return r && { tryOnTheWire: r.tryOnTheWire };
     },
     retried: {},
     deliveryNotice: null,

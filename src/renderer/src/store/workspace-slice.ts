@@ -84,7 +84,8 @@ export interface WorkspaceSlice {
   dismissUndoRefused(): void;
   /** A shortcut pressed where it does not apply says so for a moment (e with nothing to resolve, h when already queued). */
   keyNotice: string | null;
-  noteKey(text: string): void;
+  /** A short notice in the toast area; `ms` for a longer one (read at about 3 words a second). */
+  noteKey(text: string, ms?: number): void;
 
   /** Bumped by j/k: the list scrolls its selected row into view when it changes. */
   scrollRequest: number;
@@ -261,10 +262,10 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
     },
     dismissUndoRefused: () => set({ undoRefused: null }),
     keyNotice: null,
-    noteKey(text) {
+    noteKey(text, ms = KEY_NOTICE_MS) {
       if (keyNoticeTimer) clearTimeout(keyNoticeTimer);
       set({ keyNotice: text });
-      keyNoticeTimer = setTimeout(() => set({ keyNotice: null }), KEY_NOTICE_MS);
+      keyNoticeTimer = setTimeout(() => set({ keyNotice: null }), ms);
     },
 
     scrollRequest: 0,

@@ -4,6 +4,9 @@ import { useConsole } from '../store/index.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { Modal } from './Modal.tsx';
 
+/** The on-the-wire notice is some 30 words: time to read it. */
+const ON_THE_WIRE_NOTICE_MS = 10_000;
+
 /**
  * Cancel a failing delivery: the reply is never sent, and nothing brings it back, so the button
  * asks first (it sits right under Retry) and "Keep it" has the focus.
@@ -11,6 +14,7 @@ import { Modal } from './Modal.tsx';
 export function CancelDelivery({ id, disabled }: { id: number; disabled: boolean }) {
   const { t } = useTranslation();
   const cancel = useConsole((s) => s.cancelDelivery);
+  const noteKey = useConsole((s) => s.noteKey);
   const [asking, setAsking] = useState(false);
   const whyId = useId();
   return (
@@ -29,7 +33,10 @@ export function CancelDelivery({ id, disabled }: { id: number; disabled: boolean
               className="primary"
               onClick={() => {
                 setAsking(false);
-                void cancel(id);
+                void cancel(id).then((r) => {
+                  // The Deliveries view says it on its status line; elsewhere (the transcript) the toast area does.
+                  if (r?.tryOnTheWire && useConsole.getState().view !== 'deliveries') noteKey(t('deliveryActions.cancelledOnTheWire'), ON_THE_WIRE_NOTICE_MS);
+                });
               }}
             >
               {t('deliveryActions.cancelDelivery')}
