@@ -29,16 +29,16 @@ test('Undo of a stop puts back the pause it found, with its end: a colleague who
   assert.deepEqual(state(), { autoReply: 'paused', pausedUntil: 600_000, needsHuman: false });
 });
 
-test('Undo after the pause it found has ended, or too late, or a plain resume: auto-reply is active', () => {
+test('Undo after the pause it found has ended, or a plain resume: auto-reply is active; an Undo too late changes nothing', () => {
   const { store, state } = setup();
   store.conversations.setAutoReply('c', 'paused', 2_000);
   consoleStop(store, 'c', ann, 1_000);
-  consoleResume(store, 'c', ann, 3_000, true);
+  assert.equal(consoleResume(store, 'c', ann, 3_000, true)?.undo, 'undone');
   assert.equal(state().autoReply, 'active');
   store.conversations.setAutoReply('c', 'paused', 900_000);
   consoleStop(store, 'c', ann, 10_000);
-  consoleResume(store, 'c', ann, 10_000 + UNDO_STOP_MS + 1, true);
-  assert.deepEqual([state().autoReply, state().pausedUntil], ['active', null]);
+  assert.equal(consoleResume(store, 'c', ann, 10_000 + UNDO_STOP_MS + 1, true)?.undo, 'expired');
+  assert.deepEqual([state().autoReply, state().pausedUntil], ['stopped', null], 'too late: r resumes, an Undo does not');
   store.conversations.setAutoReply('c', 'paused', 900_000);
   consoleStop(store, 'c', ann, 50_000);
   consoleResume(store, 'c', ann, 50_001);
