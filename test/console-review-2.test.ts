@@ -180,13 +180,18 @@ describe('the second support-agent review of the console', { skip }, () => {
       await hung.waitForSelector('[data-testid=connection][data-state=reconnecting], [data-testid=connection][data-state=offline]', { timeout: 6_000 });
       await hung.waitForSelector('[data-testid=connection][data-state=offline]:has-text("Offline since")', { timeout: 10_000 });
       assert.ok(Date.now() - stoppedAt < 12_000);
-      // "Offline since …" and "Reconnect now" take the room of "Live": the header stays one row at 1280 px.
-      const rows = await js<number>(
-        hung,
-        `(() => { const kids = [...document.querySelector('header.top').children].filter((k) => !k.classList.contains('endpoint') && k.getBoundingClientRect().width > 1);
-          const mids = kids.map((k) => { const r = k.getBoundingClientRect(); return (r.top + r.bottom) / 2; }); return Math.max(...mids) - Math.min(...mids) < 16 ? 1 : 2; })()`,
-      );
-      assert.equal(rows, 1, 'offline, the header is still one row');
+      // "Offline since …" and "Reconnect now" take the room of "Live": the header stays one row at 1280 px, and at 1024.
+      const rows = (): Promise<number> =>
+        js<number>(
+          hung,
+          `(() => { const kids = [...document.querySelector('header.top').children].filter((k) => !k.classList.contains('endpoint') && k.getBoundingClientRect().width > 1);
+            const mids = kids.map((k) => { const r = k.getBoundingClientRect(); return (r.top + r.bottom) / 2; }); return Math.max(...mids) - Math.min(...mids) < 16 ? 1 : 2; })()`,
+        );
+      assert.equal(await rows(), 1, 'offline, the header is still one row');
+      const size = hung.viewportSize()!;
+      await hung.setViewportSize({ width: 1024, height: 700 });
+      assert.equal(await rows(), 1, 'offline at 1024 px, the header is still one row ("Offline", its time in the tooltip)');
+      await hung.setViewportSize(size);
       await row(hung, 'Alice Chen').click();
       await hung.locator('[data-testid=transcript-loading]:has-text("Loading the conversation…")').waitFor({ timeout: 2_000 });
       const failed = hung.locator('[data-testid=transcript-failed]');
@@ -345,17 +350,23 @@ describe('the first-run screen of the second review', { skip }, () => {
     await stopServe(server);
   });
 
-  it('fits the header on one row at 1280 px with "Get started" and "Set operator", and stops saying no client is set up once one is', async () => {
+  it('fits the header on one row at 1280 and 1024 px with "Get started" and "Set operator", and stops saying no client is set up once one is', async () => {
     const page = await openConsole(browser, server, { width: 1280, height: 800 });
     await page.waitForSelector('nav [data-view="start"]');
     await page.waitForSelector('header.top .operator.signin');
-    const rows = await js<{ h1: number; wrapped: string[] }>(
-      page,
-      `(() => { const h1 = document.querySelector('header.top h1').getBoundingClientRect();
-        const wrapped = [...document.querySelectorAll('header.top > *')].filter((el) => el.getClientRects().length && el.getBoundingClientRect().top >= h1.bottom).map((el) => el.outerHTML.slice(0, 60));
-        return { h1: h1.bottom, wrapped }; })()`,
-    );
-    assert.deepEqual(rows.wrapped, [], 'nothing on a second row');
+    const wrapped = async (): Promise<string[]> =>
+      (
+        await js<{ h1: number; wrapped: string[] }>(
+          page,
+          `(() => { const nav = document.querySelector('header.top nav').getBoundingClientRect();
+            const wrapped = [...document.querySelectorAll('header.top > *')].filter((el) => el.getClientRects().length && el.getBoundingClientRect().top >= nav.bottom).map((el) => el.outerHTML.slice(0, 60));
+            return { h1: nav.bottom, wrapped }; })()`,
+        )
+      ).wrapped;
+    assert.deepEqual(await wrapped(), [], 'nothing on a second row');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    assert.deepEqual(await wrapped(), [], 'nothing on a second row at 1024 px either (the header folds its end into "⋯")');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.click('nav [data-view="start"]');
     assert.match((await page.locator('[data-testid=start-intro]').textContent()) ?? '', /No client is set up yet/);
     await page.getByRole('textbox', { name: 'New client ID' }).fill('shop');

@@ -115,7 +115,7 @@ describe('the support-agent review of the console', { skip }, () => {
     const layout = () =>
       js<{ rows: number; sideways: boolean; hidden: string[] }>(
         page,
-        `(() => { const kids = [...document.querySelector('header.top').children].filter((k) => !k.classList.contains('endpoint'));
+        `(() => { const kids = [...document.querySelector('header.top').children].filter((k) => !k.classList.contains('endpoint') && k.checkVisibility());
           const middles = kids.map((k) => { const r = k.getBoundingClientRect(); return (r.top + r.bottom) / 2; });
           return { rows: Math.max(...middles) - Math.min(...middles) < 16 ? 1 : 2, sideways: document.documentElement.scrollWidth > document.documentElement.clientWidth,
             hidden: kids.filter((k) => { const r = k.getBoundingClientRect(); return r.width === 0 || r.right > innerWidth; }).map((k) => k.outerHTML.slice(0, 60)) }; })()`,
@@ -130,7 +130,16 @@ describe('the support-agent review of the console', { skip }, () => {
     assert.match((await operator.getAttribute('title')) ?? '', /Ann/);
     assert.equal(await page.getByRole('button', { name: /^Ann/ }).count(), 1, 'the operator button is still named');
     assert.equal(await page.getByRole('heading', { level: 1, name: 'Switchboard' }).count(), 1, 'the product name stays for screen readers');
+    // Shortcuts, theme and language fold into "⋯": a click (or Enter) opens them, Esc closes them.
+    assert.equal(await page.getByRole('button', { name: 'Dark theme' }).count(), 0, 'folded away');
+    const more = page.getByRole('button', { name: 'More: sound, keyboard shortcuts, theme, language' });
+    await more.click();
+    await page.getByRole('button', { name: 'Dark theme' }).waitFor();
+    assert.equal(await page.getByRole('combobox', { name: 'Language' }).count(), 1);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Dark theme' }).waitFor({ state: 'hidden' });
     await page.setViewportSize({ width: 1280, height: 800 });
+    assert.equal(await more.count(), 0, 'no "⋯" when everything fits');
   });
 
   it('deliveries show their target URL, short with the whole on hover, and the cancelled ones with why', async () => {

@@ -71,7 +71,11 @@ export async function stopServe(server: ServeProcess | undefined): Promise<void>
 
 /** Switches the console's language with its language select (whatever its label, in any language). */
 export async function chooseLanguage(page: Page, lang: 'en' | 'zh-CN'): Promise<void> {
+  // Below 1200 px the language is in the header's "⋯" popover.
+  const more = page.locator('header.top .more-prefs');
+  if (await more.isVisible()) await more.click();
   await page.selectOption('select:has(option[value="zh-CN"])', lang);
+  if (await more.isVisible()) await page.keyboard.press('Escape');
   await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(lang)}`);
 }
 

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from './store/index.ts';
 import { subscribe } from './api/bridge.ts';
 import { authState, onAuthChange } from './api/console-token.ts';
-import { i18n, LANGUAGES, type Language } from './i18n/index.ts';
+import { i18n } from './i18n/index.ts';
 import { ConversationList } from './views/ConversationList.tsx';
 import { Transcript } from './views/Transcript.tsx';
 import { Nav } from './views/Nav.tsx';
@@ -16,7 +16,7 @@ import { OperatorBadge, OperatorDialog } from './views/Operator.tsx';
 import { ShortcutSheet } from './views/ShortcutSheet.tsx';
 import { UndoToast } from './views/UndoToast.tsx';
 import { canWrite } from './store/connection-slice.ts';
-import { MoonIcon } from './views/Icons.tsx';
+import { HeaderPrefs } from './views/HeaderPrefs.tsx';
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
 function throttle(fn: () => void, ms: number): () => void {
@@ -181,7 +181,6 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const toggleTheme = useConsole((s) => s.toggleTheme);
   const setError = useConsole((s) => s.setError);
 
   return (
@@ -195,27 +194,7 @@ export function App() {
         <ConnectionStatus />
         <AlertControls />
         <OperatorBadge />
-        <button type="button" onClick={() => setSheet(true)} aria-label={t('work.keys.open')} title={t('work.keys.open')} aria-keyshortcuts="Shift+?">
-          ?
-        </button>
-        <button type="button" className="toggle icon" aria-pressed={theme === 'dark'} onClick={toggleTheme} title={t('work.darkTheme')}>
-          <MoonIcon />
-          <span className="sr-only">{t('work.darkTheme')}</span>
-        </button>
-        <select
-          aria-label={t('app.language')}
-          value={i18n.language}
-          onChange={(e) => {
-            localStorage.setItem('sb.lang', e.target.value);
-            void i18n.changeLanguage(e.target.value as Language);
-          }}
-        >
-          {Object.entries(LANGUAGES).map(([code, name]) => (
-            <option key={code} value={code}>
-              {name}
-            </option>
-          ))}
-        </select>
+        <HeaderPrefs onShortcuts={() => setSheet(true)} />
       </header>
       {auth !== 'ok' && (
         <div role="alert" className="error" data-testid="auth-problem">

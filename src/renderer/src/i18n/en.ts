@@ -281,6 +281,7 @@ export const en = {
   error: { generic: 'Something went wrong: {{message}}' },
   work: {
     darkTheme: 'Dark theme',
+    morePrefs: 'More: sound, keyboard shortcuts, theme, language',
     close: 'Close',
     transcript: 'Conversation with {{name}}',
     lines: 'Messages',
@@ -289,6 +290,8 @@ export const en = {
       live: 'Live',
       reconnecting: 'Reconnecting…',
       offline: 'Offline since {{time}}',
+      // The header's word below 1200 px; screen readers still hear the whole line.
+      offlineShort: 'Offline',
       retryNow: 'Reconnect now',
       blockedReconnecting: 'Reconnecting to the service: changes are off until it is back.',
       blockedOffline: 'Offline since {{time}}: changes are off until the service is reachable again.',

@@ -281,6 +281,7 @@ export const zhCN: Messages = {
   error: { generic: '出错了：{{message}}' },
   work: {
     darkTheme: '深色主题',
+    morePrefs: '更多：提示音、快捷键、主题、语言',
     close: '关闭',
     transcript: '与 {{name}} 的会话',
     lines: '消息',
@@ -289,6 +290,7 @@ export const zhCN: Messages = {
       live: '实时',
       reconnecting: '正在重新连接…',
       offline: '自 {{time}} 起离线',
+      offlineShort: '离线',
       retryNow: '立即重连',
       blockedReconnecting: '正在重新连接服务：恢复之前无法进行修改。',
       blockedOffline: '自 {{time}} 起离线：服务恢复之前无法进行修改。',

@@ -11,10 +11,8 @@ export function AlertControls() {
   const { t } = useTranslation();
   const permission = useConsole((s) => s.notifyPermission);
   const notify = useConsole((s) => s.notify);
-  const sound = useConsole((s) => s.sound);
   const enable = useConsole((s) => s.enableAlerts);
   const toggleNotify = useConsole((s) => s.toggleNotify);
-  const toggleSound = useConsole((s) => s.toggleSound);
   return (
     <span className="alert-controls">
       {permission === 'default' && (
@@ -38,10 +36,19 @@ export function AlertControls() {
           </span>
         </button>
       )}
-      <button type="button" className="toggle icon" aria-pressed={sound} onClick={toggleSound} title={t('work.alerts.sound')}>
-        <SpeakerIcon />
-        <span className="sr-only">{t('work.alerts.sound')}</span>
-      </button>
     </span>
+  );
+}
+
+/** The alert tone on or off: a set-once preference, with the header's others (HeaderPrefs). */
+export function SoundToggle() {
+  const { t } = useTranslation();
+  const sound = useConsole((s) => s.sound);
+  const toggleSound = useConsole((s) => s.toggleSound);
+  return (
+    <button type="button" className="toggle icon" aria-pressed={sound} onClick={toggleSound} title={t('work.alerts.sound')}>
+      <SpeakerIcon />
+      <span className="sr-only">{t('work.alerts.sound')}</span>
+    </button>
   );
 }

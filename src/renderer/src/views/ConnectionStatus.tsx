@@ -42,7 +42,14 @@ export function ConnectionStatus() {
   return (
     <span className={`connection ${state}`} data-testid="connection" data-state={state}>
       <span className="dot" aria-hidden="true" />
-      <span role="status">{label}</span>
+      <span role="status">
+        <span className="full">{label}</span>
+        {state === 'offline' && (
+          <span className="short" aria-hidden="true" title={label}>
+            {t('work.connection.offlineShort')}
+          </span>
+        )}
+      </span>
       {state === 'offline' && (
         <button type="button" className="mini" onClick={reconnectNow}>
           {t('work.connection.retryNow')}
