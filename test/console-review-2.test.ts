@@ -366,7 +366,28 @@ describe('the first-run screen of the second review', { skip }, () => {
     assert.deepEqual(await wrapped(), [], 'nothing on a second row');
     await page.setViewportSize({ width: 1024, height: 700 });
     assert.deepEqual(await wrapped(), [], 'nothing on a second row at 1024 px either (the header folds its end into "⋯")');
+    // Folded: "⋯" opens the settings under itself; Esc closes them and gives the focus back to it.
+    const more = page.getByRole('button', { name: 'More: sound, keyboard shortcuts, theme, language' });
+    assert.equal(await page.getByRole('button', { name: 'Dark theme' }).count(), 0, 'folded away');
+    await more.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Dark theme' }).waitFor();
+    const box = await js<{ button: number; top: number; right: number; edge: number }>(
+      page,
+      `(() => { const b = document.querySelector('.more-prefs').getBoundingClientRect(); const p = document.querySelector('#header-prefs').getBoundingClientRect();
+        return { button: b.bottom, top: p.top, right: p.right, edge: b.right }; })()`,
+    );
+    assert.ok(box.top >= box.button && box.top - box.button < 12 && Math.abs(box.right - box.edge) < 2, `under its button: ${JSON.stringify(box)}`);
+    await page.getByRole('combobox', { name: 'Language' }).focus();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Dark theme' }).waitFor({ state: 'hidden' });
+    await waitFor('the focus back on "⋯"', async () => js<boolean>(page, `document.activeElement === document.querySelector('.more-prefs')`));
+    // Open while the window grows past the need to fold: it closes and the settings are back in the row.
+    await more.click();
     await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: 'Dark theme' }).waitFor();
+    assert.equal(await js(page, `document.querySelector('#header-prefs').matches(':popover-open')`), false);
+    assert.deepEqual(await wrapped(), []);
     await page.click('nav [data-view="start"]');
     assert.match((await page.locator('[data-testid=start-intro]').textContent()) ?? '', /No client is set up yet/);
     await page.getByRole('textbox', { name: 'New client ID' }).fill('shop');

@@ -8,7 +8,7 @@ import { spawnServe, cli, secretFrom, type ServeProcess } from './helpers/proces
 import { signBody } from './helpers/sign.ts';
 import { startReceiver, eventually, type Receiver, type Received } from './helpers/receiver.ts';
 import { ALERT_SPY, CHROMIUM, buildConsole, js, launchChromium, shoot } from './helpers/console-page.ts';
-import { chooseLanguage, consoleCall } from './helpers/console-session.ts';
+import { chooseLanguage, consoleCall, openHeaderPrefs } from './helpers/console-session.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 
@@ -241,11 +241,11 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await page.context().grantPermissions(['notifications'], { origin: new URL(server.consoleBase).origin });
     await page.click('button:has-text("Enable alerts")');
     await page.waitForSelector('button[aria-pressed=true]:has-text("Desktop alerts")');
-    // At 1024 px the alert tone is with the header's other settings, behind "⋯".
-    await page.getByRole('button', { name: /^More: sound/ }).click();
+    // On a full header the alert tone is with the other settings, behind "⋯".
+    const folded = await openHeaderPrefs(page);
     await page.click('button:has-text("Sound")');
     await page.waitForSelector('button[aria-pressed=true]:has-text("Sound")');
-    await page.keyboard.press('Escape');
+    if (folded) await page.keyboard.press('Escape');
     assert.equal(await js(page, `localStorage.getItem('sb.sound')`), 'on');
     await customer('carol', 'ws-carol', 'Can I pay with seashells?');
     const notes = await eventually(async () => {

@@ -69,13 +69,23 @@ export async function stopServe(server: ServeProcess | undefined): Promise<void>
   await server.exit();
 }
 
+/**
+ * When the header is too full for its settings (sound, shortcuts, theme, language), they are in
+ * its "⋯" popover: opens it and says so (the caller closes it with Escape).
+ */
+export async function openHeaderPrefs(page: Page): Promise<boolean> {
+  const more = page.locator('header.top .more-prefs');
+  if (!(await more.isVisible())) return false;
+  await more.click();
+  await page.locator('#header-prefs select').waitFor();
+  return true;
+}
+
 /** Switches the console's language with its language select (whatever its label, in any language). */
 export async function chooseLanguage(page: Page, lang: 'en' | 'zh-CN'): Promise<void> {
-  // Below 1200 px the language is in the header's "⋯" popover.
-  const more = page.locator('header.top .more-prefs');
-  if (await more.isVisible()) await more.click();
+  const folded = await openHeaderPrefs(page);
   await page.selectOption('select:has(option[value="zh-CN"])', lang);
-  if (await more.isVisible()) await page.keyboard.press('Escape');
+  if (folded) await page.keyboard.press('Escape');
   await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(lang)}`);
 }
 

@@ -293,6 +293,7 @@ export const en = {
       // The header's word below 1200 px; screen readers still hear the whole line.
       offlineShort: 'Offline',
       retryNow: 'Reconnect now',
+      retryShort: 'Reconnect',
       blockedReconnecting: 'Reconnecting to the service: changes are off until it is back.',
       blockedOffline: 'Offline since {{time}}: changes are off until the service is reachable again.',
     },

@@ -292,6 +292,7 @@ export const zhCN: Messages = {
       offline: '自 {{time}} 起离线',
       offlineShort: '离线',
       retryNow: '立即重连',
+      retryShort: '重连',
       blockedReconnecting: '正在重新连接服务：恢复之前无法进行修改。',
       blockedOffline: '自 {{time}} 起离线：服务恢复之前无法进行修改。',
     },

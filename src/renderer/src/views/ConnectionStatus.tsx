@@ -40,7 +40,7 @@ export function ConnectionStatus() {
       assertNever(state, 'connection state');
   }
   return (
-    <span className={`connection ${state}`} data-testid="connection" data-state={state}>
+    <span className={`connection ${state}`} data-testid="connection" data-state={state} title={label}>
       <span className="dot" aria-hidden="true" />
       <span role="status">
         <span className="full">{label}</span>
@@ -51,8 +51,13 @@ export function ConnectionStatus() {
         )}
       </span>
       {state === 'offline' && (
-        <button type="button" className="mini" onClick={reconnectNow}>
-          {t('work.connection.retryNow')}
+        <button type="button" className="mini" onClick={reconnectNow} aria-label={t('work.connection.retryNow')}>
+          <span className="label" aria-hidden="true">
+            {t('work.connection.retryNow')}
+          </span>
+          <span className="label-short" aria-hidden="true">
+            {t('work.connection.retryShort')}
+          </span>
         </button>
       )}
       <span id={CONNECTION_REASON_ID} className="sr-only">

@@ -29,3 +29,12 @@ export function SpeakerIcon() {
     </svg>
   );
 }
+
+export function PersonIcon() {
+  return (
+    <svg {...props}>
+      <circle cx="8" cy="5.5" r="2.75" />
+      <path d="M2.75 14a5.25 5.25 0 0 1 10.5 0" />
+    </svg>
+  );
+}

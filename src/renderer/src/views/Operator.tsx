@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
+import { PersonIcon } from './Icons.tsx';
 import { Avatar } from './Avatar.tsx';
 import { Modal } from './Modal.tsx';
 import { WriteButton } from './ConnectionStatus.tsx';
@@ -69,8 +70,10 @@ export function OperatorBadge() {
   if (operator === undefined) return null;
   if (operator === null) {
     return (
-      <button type="button" className="operator signin" onClick={() => ask()}>
-        {t('work.operator.signIn')}
+      <button type="button" className="operator signin" onClick={() => ask()} title={t('work.operator.signIn')}>
+        {/* On the most crowded header (data-fold=2) the icon stands for the words, which stay its name. */}
+        <PersonIcon />
+        <span className="label">{t('work.operator.signIn')}</span>
       </button>
     );
   }
