@@ -190,7 +190,8 @@ describe('the second support-agent review of the console', { skip }, () => {
       assert.equal(await rows(), 1, 'offline, the header is still one row');
       const size = hung.viewportSize()!;
       await hung.setViewportSize({ width: 1024, height: 700 });
-      assert.equal(await rows(), 1, 'offline at 1024 px, the header is still one row ("Offline", its time in the tooltip)');
+      // The fold follows the resize in the next frame.
+      await waitFor('offline at 1024 px, the header still one row ("Offline", its time in the tooltip)', async () => (await rows()) === 1);
       await hung.setViewportSize(size);
       await row(hung, 'Alice Chen').click();
       await hung.locator('[data-testid=transcript-loading]:has-text("Loading the conversation…")').waitFor({ timeout: 2_000 });
@@ -365,7 +366,8 @@ describe('the first-run screen of the second review', { skip }, () => {
       ).wrapped;
     assert.deepEqual(await wrapped(), [], 'nothing on a second row');
     await page.setViewportSize({ width: 1024, height: 700 });
-    assert.deepEqual(await wrapped(), [], 'nothing on a second row at 1024 px either (the header folds its end into "⋯")');
+    // The fold follows the resize in the next frame (a ResizeObserver), before anything is painted.
+    await waitFor('one row at 1024 px (the header folds its end into "⋯")', async () => (await wrapped()).length === 0);
     // Folded: "⋯" opens the settings under itself; Esc closes them and gives the focus back to it.
     const more = page.getByRole('button', { name: 'More: sound, keyboard shortcuts, theme, language' });
     assert.equal(await page.getByRole('button', { name: 'Dark theme' }).count(), 0, 'folded away');
@@ -385,9 +387,9 @@ describe('the first-run screen of the second review', { skip }, () => {
     // Open while the window grows past the need to fold: it closes and the settings are back in the row.
     await more.click();
     await page.setViewportSize({ width: 1280, height: 800 });
+    await waitFor('the popover closed as the row unfolds', async () => !(await js<boolean>(page, `document.querySelector('#header-prefs').matches(':popover-open')`)));
     await page.getByRole('button', { name: 'Dark theme' }).waitFor();
-    assert.equal(await js(page, `document.querySelector('#header-prefs').matches(':popover-open')`), false);
-    assert.deepEqual(await wrapped(), []);
+    await waitFor('one row at 1280 px, unfolded', async () => (await wrapped()).length === 0);
     await page.click('nav [data-view="start"]');
     assert.match((await page.locator('[data-testid=start-intro]').textContent()) ?? '', /No client is set up yet/);
     await page.getByRole('textbox', { name: 'New client ID' }).fill('shop');
