@@ -384,6 +384,14 @@ describe('the first-run screen of the second review', { skip }, () => {
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Dark theme' }).waitFor({ state: 'hidden' });
     await waitFor('the focus back on "⋯"', async () => js<boolean>(page, `document.activeElement === document.querySelector('.more-prefs')`));
+    // Shift+? from inside it: the shortcut sheet takes over, and on its close the focus comes back to "⋯".
+    await more.click();
+    await page.getByRole('button', { name: 'Dark theme' }).focus();
+    await page.keyboard.press('?');
+    await page.locator('[data-testid=shortcut-sheet]').waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('[data-testid=shortcut-sheet]').waitFor({ state: 'detached' });
+    await waitFor('the focus on "⋯" after the sheet', async () => js<boolean>(page, `document.activeElement === document.querySelector('.more-prefs')`));
     // Open while the window grows past the need to fold: it closes and the settings are back in the row.
     await more.click();
     await page.setViewportSize({ width: 1280, height: 800 });

@@ -38,8 +38,12 @@ export function Modal({
     return () => {
       if (dialog.open) dialog.close();
       // The opener may have gone or been disabled meanwhile (a cleared form): then whatever the
-      // view focuses next takes it.
-      if (opener?.isConnected && !(opener as HTMLButtonElement).disabled) opener.focus();
+      // view focuses next takes it. One inside a popover that closed (the header's "⋯", when the
+      // sheet was opened by Shift+? from inside it) hands the focus to that popover's button.
+      if (!opener?.isConnected || (opener as HTMLButtonElement).disabled) return;
+      const popover = opener.checkVisibility() ? null : opener.closest<HTMLElement>('[popover]');
+      const invoker = popover?.id ? document.querySelector<HTMLElement>(`[popovertarget="${popover.id}"]`) : null;
+      (invoker ?? opener).focus();
     };
   }, []);
 
