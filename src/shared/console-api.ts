@@ -368,8 +368,10 @@ export interface ConsoleOutputs {
   listDeliveries: DeliveryItem[];
   /** `deliveries`: those retried, with their attempt count then: the next attempt is the retry's result (see getDeliveries). */
   retryDeliveries: { retried: number; deliveries: Array<{ id: number; attempts: number }> };
-  /** `reason`: as stored and shown, "cancelled by <operator> from the console". */
-  /** `tryOnTheWire`: a try had already gone out and cannot be called back; the receiver may get it once more. */
+  /**
+   * `reason`: as stored and shown, "cancelled by <operator> from the console". `tryOnTheWire`: a try
+   * had already gone out and cannot be called back; the receiver may get it once more.
+   */
   cancelDelivery: { reason: string; tryOnTheWire: boolean };
   getDeliveries: DeliveryNow[];
   listAudit: AuditItem[];

@@ -113,6 +113,16 @@ function undoOfStop(store: Store, conv: { id: string; clientId: string }, detail
   return { state: 'active', pausedUntil: null, messageIds, overtaken: false, line };
 }
 
+/** Why an Undo of the latest console stop (`found`, null when there is none) would change nothing; null when it may. */
+function undoRefusal(found: { at: number; newest: boolean; restore: UndoOfStop } | null, now: number): UndoStopOutcome | null {
+  if (!found) return 'not_stopped';
+  if (!found.newest) return 'already_undone';
+  if (now - found.at > UNDO_STOP_MS) return 'expired';
+  if (found.restore.overtaken) return 'stopped_elsewhere';
+  if (found.restore.state === 'stopped') return 'was_stopped';
+  return null;
+}
+
 /** How long after a console stop its Undo still brings back the replies the stop cancelled (the toast shows 5 s). */
 export const UNDO_STOP_MS = 15_000;
 
@@ -131,19 +141,7 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const restore = stop ? undoOfStop(store, conv, stop.detail, now) : null;
   // An Undo that finds nothing of its own to take back changes nothing, and says why: a plain
   // resume here would wake a bot that a colleague paused or the integration stopped.
-  const refusal: UndoStopOutcome | null = !undoStop
-    ? null
-    : !stop || !restore
-      ? 'not_stopped'
-      : stopIndex > 0
-        ? 'already_undone'
-        : now - stop.at > UNDO_STOP_MS
-          ? 'expired'
-          : restore.overtaken
-            ? 'stopped_elsewhere'
-            : restore.state === 'stopped'
-              ? 'was_stopped'
-              : null;
+  const refusal = undoStop ? undoRefusal(stop && restore ? { at: stop.at, newest: stopIndex === 0, restore } : null, now) : null;
   if (refusal) return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies: 0, rescheduled: null, undo: refusal };
   const undoing = undoStop && stop && restore ? { stop, restore } : null;
   const target = undoing?.restore ?? { state: 'active' as const, pausedUntil: null, messageIds: [], line: null };

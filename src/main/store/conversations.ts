@@ -130,8 +130,10 @@ export function conversationQueries(db: Db) {
     setAutoReply(id: string, state: AutoReplyState, pausedUntil: number | null): void {
       setState.run(state, pausedUntil, id);
     },
-    /** Flags the conversation; true when it was not flagged before (the cue for one alert). */
-    /** Into Needs you, with why; one already there keeps its wait and its first reason. */
+    /**
+     * Into Needs you, with why; true when it was not there before (the cue for one alert). One
+     * already there keeps its wait and its first reason.
+     */
     flagNeedsHuman(id: string, now: number, reason: NeedsHumanReason): boolean {
       return flagNeedsHuman.run(now, reason, id).changes > 0;
     },
