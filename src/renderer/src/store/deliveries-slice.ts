@@ -36,8 +36,7 @@ export interface DeliveriesSlice {
    * of the filtered client. Resolves to the ids retried, or null when nothing was asked of the service.
    */
   retryDeliveries(ids?: number[]): Promise<number[] | null>;
-  /** Never sends it; true when cancelled. */
-  /** What the service said, or null when it refused (the error is shown). */
+  /** Never sends it. What the service said, or null when it refused (the error is shown). */
   cancelDelivery(id: number): Promise<{ tryOnTheWire: boolean } | null>;
   /** Retried deliveries by id, with how their next attempt went (watched until it is recorded). */
   retried: Record<number, Retried>;
@@ -71,6 +70,12 @@ export function keepOrder(shown: readonly DeliveryItem[], next: readonly Deliver
 
 export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
   const asOperator = <T>(run: () => Promise<ApiResult<T>>, again: () => Promise<unknown>): Promise<T | null> => operatorWrite(get, set, run, again);
+
+  /** After a retry or a cancel: the list and the open transcript show what it changed. */
+  const reloadShown = async (): Promise<void> => {
+    const s = get();
+    await Promise.all([s.view === 'deliveries' ? s.loadDeliveries() : null, s.transcript ? s.loadTranscript() : null]);
+  };
 
   let stopWatching: (() => void) | null = null;
   let checking = false;
@@ -164,16 +169,14 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
         });
         if (r.deliveries.length) watch();
       }
-      const s = get();
-      await Promise.all([s.view === 'deliveries' ? s.loadDeliveries() : null, s.transcript ? s.loadTranscript() : null]);
+      await reloadShown();
       return r && r.deliveries.map((d) => d.id);
     },
     async cancelDelivery(id) {
       const r = await asOperator(() => api.cancelDelivery({ deliveryId: id }), () => get().cancelDelivery(id));
       if (r) set({ deliveryNotice: { kind: 'cancel', tryOnTheWire: r.tryOnTheWire } });
-      const s = get();
-      await Promise.all([s.view === 'deliveries' ? s.loadDeliveries() : null, s.transcript ? s.loadTranscript() : null]);
-      return r && { tryOnTheWire: r.tryOnTheWire };
+      await reloadShown();
+      return r;
     },
     retried: {},
     deliveryNotice: null,

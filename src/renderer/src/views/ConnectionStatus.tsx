@@ -45,7 +45,7 @@ export function ConnectionStatus() {
       <span role="status">
         <span className="full">{label}</span>
         {state === 'offline' && (
-          <span className="short" aria-hidden="true" title={label}>
+          <span className="short" aria-hidden="true">
             {t('work.connection.offlineShort')}
           </span>
         )}

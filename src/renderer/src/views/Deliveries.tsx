@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { CancelDelivery } from './CancelDelivery.tsx';
+import { DeliveryActions } from './DeliveryActions.tsx';
 import { useConsole } from '../store/index.ts';
 import { DELIVERY_PROBLEM_STATES, DELIVERY_VIEW_STATES, type DeliveryItem, type DeliveryViewState } from '../../../shared/console-api.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
@@ -75,22 +75,6 @@ export function retrySummary(results: ReadonlyArray<Retried | undefined>, t: TFu
   return t('deliveryActions.summary', { count, parts: parts.join(t('deliveryActions.separator')) });
 }
 
-/** Retry (a dead one starts over) or Retry now (a retrying one goes at once), and Cancel. */
-function Actions({ d, sending }: { d: DeliveryItem; sending: boolean }) {
-  const { t } = useTranslation();
-  const retry = useConsole((s) => s.retryDeliveries);
-  if (d.state === 'cancelled') return null;
-  const now = d.state === 'retrying';
-  return (
-    <div className="delivery-actions">
-      <WriteButton className="mini" disabled={sending} title={now ? t('deliveryActions.retryNowWhy') : undefined} onClick={() => void retry([d.id])}>
-        {now ? t('deliveryActions.retryNow') : t('views.deliveries.retry')}
-      </WriteButton>
-      <CancelDelivery id={d.id} disabled={sending} />
-    </div>
-  );
-}
-
 function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
   const { t, i18n } = useTranslation();
   const open = useConsole((s) => s.openConversation);
@@ -150,7 +134,7 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
         )}
       </td>
       <td>
-        <Actions d={d} sending={sending} />
+        {d.state !== 'cancelled' && <DeliveryActions id={d.id} retrying={d.state === 'retrying'} sending={sending} retryLabel={t('views.deliveries.retry')} className="delivery-actions" />}
       </td>
     </tr>
   );

@@ -4,6 +4,24 @@ import { useConsole } from '../store/index.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { Modal } from './Modal.tsx';
 
+/**
+ * Retry (a dead one starts over) or Retry now (a retrying one goes at once), and Cancel: the same
+ * pair on a Deliveries row and on a transcript's delivery line; only the retry's word and the
+ * layout (`className`) differ.
+ */
+export function DeliveryActions({ id, retrying, sending, retryLabel, className }: { id: number; retrying: boolean; sending: boolean; retryLabel: string; className: string }) {
+  const { t } = useTranslation();
+  const retry = useConsole((s) => s.retryDeliveries);
+  return (
+    <span className={className}>
+      <WriteButton className="mini" disabled={sending} title={retrying ? t('deliveryActions.retryNowWhy') : undefined} onClick={() => void retry([id])}>
+        {retrying ? t('deliveryActions.retryNow') : retryLabel}
+      </WriteButton>
+      <CancelDelivery id={id} disabled={sending} />
+    </span>
+  );
+}
+
 /** The on-the-wire notice is some 30 words: time to read it. */
 const ON_THE_WIRE_NOTICE_MS = 10_000;
 

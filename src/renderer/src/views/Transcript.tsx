@@ -109,7 +109,6 @@ function NotShown() {
   );
 }
 
-/** The open conversation: who said what and when, why it was answered, and the reply box. */
 /**
  * A customer's line sent without a nickname (an assist_dialog request often has none) carries the
  * name the conversation knows them by, so one person does not show under two names and avatars.
@@ -119,6 +118,7 @@ function withCustomerNames(entries: TranscriptEntry[], c: ConversationSummary | 
   return entries.map((e) => (e.role === 'customer' && !e.speakerName && e.speaker === c.customerId ? { ...e, speakerName: c.customerName } : e));
 }
 
+/** The open conversation: who said what and when, why it was answered, and the reply box. */
 export function Transcript({ composeRef }: { composeRef: Ref }) {
   const { t } = useTranslation();
   const transcript = useConsole((s) => s.transcript);

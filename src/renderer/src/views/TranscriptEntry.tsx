@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { CancelDelivery } from './CancelDelivery.tsx';
+import { DeliveryActions } from './DeliveryActions.tsx';
 import type { TFunction } from 'i18next';
 import { groupsUnreachable, replySettingsOf } from './ReplySettingsSummary.tsx';
 import { useConsole } from '../store/index.ts';
@@ -10,7 +10,6 @@ import { fullTime, shortTime, speakerOf } from '../format.ts';
 import { Attachments } from './Attachments.tsx';
 import { Avatar } from './Avatar.tsx';
 import { commandOf, commandText } from './command-text.ts';
-import { WriteButton } from './ConnectionStatus.tsx';
 import { sourceUse } from '../../../shared/console-display.ts';
 import { BUILTIN_ENGINE } from '../../../shared/engine-config.ts';
 import { retryResultText } from './Deliveries.tsx';
@@ -153,14 +152,7 @@ function Delivery({ d, t, lang }: { d: NonNullable<TranscriptEntry['delivery']>;
           · {result}
         </small>
       )}
-      {act && (
-        <span className="delivery-buttons">
-          <WriteButton className="mini" disabled={sending} title={state === 'retrying' ? t('deliveryActions.retryNowWhy') : undefined} onClick={() => void useConsole.getState().retryDeliveries([d.id])}>
-            {state === 'retrying' ? t('deliveryActions.retryNow') : t('transcript.retry')}
-          </WriteButton>
-          <CancelDelivery id={d.id} disabled={sending} />
-        </span>
-      )}
+      {act && <DeliveryActions id={d.id} retrying={state === 'retrying'} sending={sending} retryLabel={t('transcript.retry')} className="delivery-buttons" />}
     </div>
   );
 }
