@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase, WRITER_WAL_AUTOCHECKPOINT_PAGES } from './store/db.ts';
+import { openDatabase, WRITER_OPEN_OPTIONS } from './store/db.ts';
 import { createStore } from './store/index.ts';
 import { createWriteQueue } from './store/write-queue.ts';
 import type { FromWriter, ToWriter } from './store/worker-writer.ts';
@@ -9,7 +9,7 @@ import { executeWrite, type WriteResult, type WriteCommand } from './conversatio
 // commands of the message service. Results go back once per turn of this thread's loop.
 const port = parentPort!;
 const { databasePath, busyTimeoutMs } = workerData as { databasePath: string; busyTimeoutMs: number };
-const store = createStore(openDatabase(databasePath, { busyTimeoutMs, walAutocheckpointPages: WRITER_WAL_AUTOCHECKPOINT_PAGES }));
+const store = createStore(openDatabase(databasePath, { busyTimeoutMs, ...WRITER_OPEN_OPTIONS }));
 const queue = createWriteQueue(store.connection, (error) => post({ type: 'background_error', error: (error as Error).message }), {
   beforeCommit: () => void store.searchIndex.flushQueue(),
 });

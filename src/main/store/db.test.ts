@@ -1,9 +1,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, WRITER_WAL_AUTOCHECKPOINT_PAGES } from './db.ts';
+import { openDatabase, WRITER_OPEN_OPTIONS, WRITER_WAL_AUTOCHECKPOINT_PAGES, type OpenOptions } from './db.ts';
+import { createWriteQueue } from './write-queue.ts';
 import { startWorkerWriter } from './worker-writer.ts';
 import type { WriteCommand, WriteResult } from '../conversations/write-commands.ts';
 
@@ -51,4 +52,44 @@ test('walAutocheckpointPages bounds the WAL a connection commits into', () => {
   assert.ok(size(`${path}-wal`) < 100 * PAGE, `the WAL is reused from its start after each checkpoint: ${size(`${path}-wal`)} bytes`);
   db.close();
   assert.ok(WRITER_WAL_AUTOCHECKPOINT_PAGES > 1000);
+});
+
+/** SQLite's temporary files (named etilqs_…) this process has open, unlinked or not. */
+function openTempFiles(): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.includes('etilqs_') ? [target] : [];
+    } catch {
+      return []; // closed meanwhile (readdir's own descriptor)
+    }
+  });
+}
+
+/** Temporary files seen open during a group transaction whose job rewrites ~200 existing pages in its savepoint. */
+async function tempFilesDuringBatch(name: string, options: OpenOptions): Promise<string[]> {
+  const db = openDatabase(join(root, name, 'switchboard.db'), options);
+  const queue = createWriteQueue(db);
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)');
+  const update = db.prepare("UPDATE settings SET value = ? WHERE key LIKE 'k%'");
+  let seen: string[] = [];
+  try {
+    // Pages that exist before a savepoint are the ones it must be able to restore.
+    await queue.run(() => {
+      for (let i = 0; i < 200; i++) insert.run(`k${i}`, 'v'.repeat(PAGE - 200));
+    });
+    await queue.run(() => {
+      update.run('w'.repeat(PAGE - 200));
+      seen = openTempFiles();
+    });
+  } finally {
+    db.close();
+  }
+  return seen;
+}
+
+test('the writer keeps its savepoints’ sub-journal in memory: a group transaction opens no temporary file', { skip: process.platform === 'linux' ? false : 'reads /proc/self/fd, which only Linux has' }, async () => {
+  // The control proves the check sees the file SQLite spills to past 64 KiB by default.
+  assert.notDeepEqual(await tempFilesDuringBatch('spill', {}), [], 'by default the sub-journal spills to a file');
+  assert.deepEqual(await tempFilesDuringBatch('memory', WRITER_OPEN_OPTIONS), []);
 });
