@@ -336,6 +336,40 @@ describe('the second support-agent review of the console', { skip }, () => {
     release();
     await waitFor('both results', async () => (await status.textContent()) === 'Retried 2: 2 failed again (HTTP 410)');
   });
+
+  it('Cancel while a try is on its way: the status line says it may still arrive, then how that try ended, delivered or failed', async () => {
+    await page.click('nav [data-view="deliveries"]');
+    const status = page.locator('[data-testid=deliveries-said]');
+    for (const [who, answer, said] of [
+      ['hal', 200, 'Cancelled, but the try that was already on its way reached the receiver: the customer has that reply. It will not be sent again.'],
+      ['ivy', 500, 'Cancelled. The try that was already on its way failed (HTTP 500): the reply was not delivered and will not be sent again.'],
+    ] as const) {
+      failing.respond = () => ({ status: 500 });
+      await send('flaky', { event_type: 'auto_dialog', msg_id: `r4-${who}`, from_user_id: who, from_user_type: 2, content: 'Where is my parcel?', nickname: `${who} Waiting` });
+      const d = await deliveryOf(who, 'retrying');
+      const row = page.locator(`[data-testid=deliveries] tr[data-delivery="${d.id}"]`);
+      await row.waitFor();
+      // A try the outbox started (here a colleague's Retry now: this console's own shows "Sending…"
+      // and holds Cancel until it is recorded) reaches the receiver, which holds its answer.
+      let release = (): void => {};
+      const held = new Promise<void>((r) => (release = r));
+      failing.respond = () => ({ status: answer, hold: held });
+      const tries = failing.received.length;
+      await consoleCall(server, 'retryDeliveries', { ids: [d.id] });
+      await waitFor('the try at the receiver', async () => failing.received.length === tries + 1);
+      await row.getByRole('button', { name: 'Cancel delivery' }).click();
+      await page.locator('[data-testid=cancel-delivery-dialog]').getByRole('button', { name: 'Cancel delivery' }).click();
+      await waitFor('the on-the-wire notice', async () => ((await status.textContent()) ?? '').includes('the receiver may still get it'));
+      release();
+      await waitFor(`the outcome for ${who}`, async () => (await status.textContent()) === said);
+      assert.equal((await consoleCall<DeliveryItem[]>(server, 'getDeliveries', { ids: [d.id] }))[0]!.state, answer === 200 ? 'sent' : 'cancelled');
+    }
+    await chooseLanguage(page, 'zh-CN');
+    assert.equal(await status.textContent(), '已取消。已经发出的那次尝试失败（HTTP 500）：回复未送达，也不会再次发送。');
+    await chooseLanguage(page, 'en');
+    assert.deepEqual(await seriousViolations(page), []);
+    failing.respond = () => ({ status: 500 });
+  });
 });
 
 describe('the first-run screen of the second review', { skip }, () => {

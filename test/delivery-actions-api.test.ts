@@ -85,7 +85,7 @@ describe('delivery actions over the console API', () => {
     assert.equal(sentTo('second answer'), 0, 'still behind it');
 
     // Cancel: never sent again, not even at its next try; the reply behind it goes at once.
-    assert.deepEqual(await c.ok('cancelDelivery', { deliveryId: first.deliveryId }), { reason: 'cancelled by Ann Lee from the console', tryOnTheWire: false });
+    assert.deepEqual(await c.ok('cancelDelivery', { deliveryId: first.deliveryId }), { reason: 'cancelled by Ann Lee from the console', tryOnTheWire: false, attempts: 3 });
     await eventually(() => sentTo('second answer') === 1, 'the second reply, the clock not moved');
     await eventually(async () => (await now(second.deliveryId)).state === 'sent', 'delivered');
     h.clock.advance(3_600_000);
@@ -146,11 +146,12 @@ describe('delivery actions over the console API', () => {
     await eventually(async () => (await now(deliveryId)).attempts === 1, 'the first try failed (503)');
     await c.ok('retryDeliveries', { ids: [deliveryId] });
     await eventually(() => sentTo('on the wire') === 2, 'the retry at the receiver, its answer held');
-    assert.deepEqual(await c.ok('cancelDelivery', { deliveryId }), { reason: 'cancelled by Ann Lee from the console', tryOnTheWire: true });
+    // Its attempts before the cancel: the try on the wire, once recorded, is the next one.
+    assert.deepEqual(await c.ok('cancelDelivery', { deliveryId }), { reason: 'cancelled by Ann Lee from the console', tryOnTheWire: true, attempts: 1 });
     answer();
     const d = await eventually(async () => {
       const n = await now(deliveryId);
-      return n.attempts === 2 && n;
+      return n.attempts === 1 + 1 && n;
     }, 'the try recorded');
     assert.deepEqual([d.state, d.lastStatus], ['sent', 200], 'the customer has it: "cancelled, not sent" would be untrue');
   });

@@ -370,9 +370,10 @@ export interface ConsoleOutputs {
   retryDeliveries: { retried: number; deliveries: Array<{ id: number; attempts: number }> };
   /**
    * `reason`: as stored and shown, "cancelled by <operator> from the console". `tryOnTheWire`: a try
-   * had already gone out and cannot be called back; the receiver may get it once more.
+   * had already gone out and cannot be called back; the receiver may get it once more. `attempts`:
+   * those recorded before the cancel, so that try, when it is recorded, is the next one (see getDeliveries).
    */
-  cancelDelivery: { reason: string; tryOnTheWire: boolean };
+  cancelDelivery: { reason: string; tryOnTheWire: boolean; attempts: number };
   getDeliveries: DeliveryNow[];
   listAudit: AuditItem[];
   /** The endpoint's whole answer to a real signed website_dialog (the secret never leaves main). */

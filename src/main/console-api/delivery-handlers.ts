@@ -128,7 +128,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
       deps.notifyOutbox();
       announce([d], 'cancelled');
       // Asked after the commit: a try that ends meanwhile is still recorded, as the cancel keeps it.
-      return { reason, tryOnTheWire: deps.deliveryTrying(d.id) };
+      return { reason, tryOnTheWire: deps.deliveryTrying(d.id), attempts: d.attempts };
     },
     async getDeliveries(input) {
       return store.deliveries.byIds(input.ids).map(

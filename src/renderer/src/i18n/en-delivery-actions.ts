@@ -46,5 +46,7 @@ export const enDeliveryActions = {
   queuedSending_other: '{{count}} deliveries queued again. Sending…',
   cancelled: 'Cancelled: that reply will not be sent.',
   cancelledOnTheWire: 'Cancelled: that reply will not be sent again. One try was already on its way and cannot be called back: the receiver may still get it. Its attempts will show how it ended.',
+  cancelledTryDelivered: 'Cancelled, but the try that was already on its way reached the receiver: the customer has that reply. It will not be sent again.',
+  cancelledTryFailed: 'Cancelled. The try that was already on its way failed ({{why}}): the reply was not delivered and will not be sent again.',
   cancelledBy: 'cancelled by {{name}} from the console',
 };

@@ -21,6 +21,21 @@ export interface Retried {
   at: number;
 }
 
+/**
+ * A cancel, and when a try was already on the wire, how that try ended: watched as a retry is,
+ * so the status line stops saying the receiver "may still get it" once the answer is recorded.
+ */
+export interface CancelNotice {
+  kind: 'cancel';
+  id: number;
+  tryOnTheWire: boolean;
+  /** Attempts recorded before the cancel: the try on the wire is the next one. */
+  baseline: number;
+  /** null while that try is not recorded (or there was none); `waiting` once we stopped looking. */
+  outcome: RetryResult | null;
+  at: number;
+}
+
 export interface DeliveriesSlice {
   deliveries: DeliveryItem[];
   deliveriesLoaded: boolean;
@@ -44,7 +59,7 @@ export interface DeliveriesSlice {
    * The Deliveries view's status line: the latest retry (its deliveries, whose results it sums up
    * as they settle) or cancel. A fresh load of the list clears it.
    */
-  deliveryNotice: { kind: 'retry'; ids: number[] } | { kind: 'cancel'; tryOnTheWire: boolean } | null;
+  deliveryNotice: { kind: 'retry'; ids: number[] } | CancelNotice | null;
 }
 
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
@@ -59,6 +74,13 @@ export function retryResult(d: DeliveryNow, baseline: number): RetryResult | nul
   if (d.state === 'cancelled') return { kind: 'cancelled' };
   if (d.attempts <= baseline) return null;
   return d.state === 'sent' ? { kind: 'delivered' } : { kind: 'failed', status: deliveryStatus(d), dead: d.state === 'dead' };
+}
+
+/** How the try that was on the wire when the delivery was cancelled ended, or null while it is not recorded. */
+export function onTheWireResult(d: DeliveryNow, baseline: number): RetryResult | null {
+  if (d.attempts <= baseline) return null;
+  // The cancel stands either way; 'sent' means the receiver accepted that last try.
+  return d.state === 'sent' ? { kind: 'delivered' } : { kind: 'failed', status: deliveryStatus(d), dead: false };
 }
 
 /** The new rows first (in the service's order), then those already shown, where they were. */
@@ -87,7 +109,9 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
     checking = true;
     try {
       const now = Date.now();
-      const open = Object.entries(get().retried).flatMap(([id, r]) => (r.result.kind === 'sending' ? [Number(id)] : []));
+      const cancel = watchedCancel();
+      const retrying = Object.entries(get().retried).flatMap(([id, r]) => (r.result.kind === 'sending' ? [Number(id)] : []));
+      const open = cancel && !retrying.includes(cancel.id) ? [...retrying, cancel.id] : retrying;
       if (open.length === 0) return stopWatching?.();
       const r = await api.getDeliveries({ ids: open });
       if (!r.ok) return;
@@ -95,7 +119,15 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
       let settled = false;
       set((s) => {
         const retried = { ...s.retried };
-        for (const id of open) {
+        let deliveryNotice = s.deliveryNotice;
+        if (cancel && deliveryNotice === cancel) {
+          const d = found.get(cancel.id);
+          const outcome = d ? onTheWireResult(d, cancel.baseline) : null;
+          if (outcome) settled = true;
+          const late = now - cancel.at > RETRY_WATCH_MS;
+          if (outcome || late) deliveryNotice = { ...cancel, outcome: outcome ?? { kind: 'waiting' } };
+        }
+        for (const id of retrying) {
           const entry = retried[id];
           if (entry?.result.kind !== 'sending') continue;
           const d = found.get(id);
@@ -103,14 +135,14 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
           if (result) settled = true;
           retried[id] = { ...entry, result: result ?? (now - entry.at > RETRY_WATCH_MS ? { kind: 'waiting' } : entry.result) };
         }
-        return { retried };
+        return { retried, deliveryNotice };
       });
       if (settled) {
         const s = get();
         if (s.view === 'deliveries') void s.loadDeliveries();
         if (s.transcript && open.some((id) => found.get(id)?.conversationId === s.transcript?.conversation.id)) void s.loadTranscript();
       }
-      if (!Object.values(get().retried).some((x) => x.result.kind === 'sending')) stopWatching?.();
+      if (!Object.values(get().retried).some((x) => x.result.kind === 'sending') && !watchedCancel()) stopWatching?.();
     } finally {
       checking = false;
       if (checkAgain) {
@@ -118,6 +150,12 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
         void check();
       }
     }
+  }
+
+  /** The status line's cancel while the try it could not call back is not recorded. */
+  function watchedCancel(): CancelNotice | null {
+    const n = get().deliveryNotice;
+    return n?.kind === 'cancel' && n.tryOnTheWire && n.outcome === null ? n : null;
   }
 
   /** Live events reload the conversation list (and the open transcript): each may be a retried delivery's attempt. */
@@ -174,7 +212,10 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
     },
     async cancelDelivery(id) {
       const r = await asOperator(() => api.cancelDelivery({ deliveryId: id }), () => get().cancelDelivery(id));
-      if (r) set({ deliveryNotice: { kind: 'cancel', tryOnTheWire: r.tryOnTheWire } });
+      if (r) {
+        set({ deliveryNotice: { kind: 'cancel', id, tryOnTheWire: r.tryOnTheWire, baseline: r.attempts, outcome: null, at: Date.now() } });
+        if (r.tryOnTheWire) watch();
+      }
       await reloadShown();
       return r;
     },

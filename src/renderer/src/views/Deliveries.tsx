@@ -11,7 +11,7 @@ import { useNow, When } from './relative-time.tsx';
 import { deliveryStatus, maskUrl, shortUrl, type DeliveryStatus } from '../../../shared/console-display.ts';
 import { CopyButton } from './SecretDialog.tsx';
 import { WriteButton } from './ConnectionStatus.tsx';
-import type { Retried, RetryResult } from '../store/deliveries-slice.ts';
+import type { CancelNotice, Retried, RetryResult } from '../store/deliveries-slice.ts';
 import type { TFunction } from 'i18next';
 import './deliveries.css';
 
@@ -73,6 +73,25 @@ export function retrySummary(results: ReadonlyArray<Retried | undefined>, t: TFu
     sending + of('waiting').length ? t('deliveryActions.part.waiting', { count: sending + of('waiting').length }) : null,
   ].filter((p): p is string => p !== null);
   return t('deliveryActions.summary', { count, parts: parts.join(t('deliveryActions.separator')) });
+}
+
+/** The status line after a Cancel: once the try it could not call back is recorded, how that try ended. */
+export function cancelText(n: CancelNotice, t: TFunction): string {
+  if (!n.tryOnTheWire) return t('deliveryActions.cancelled');
+  const outcome = n.outcome;
+  if (outcome === null) return t('deliveryActions.cancelledOnTheWire');
+  switch (outcome.kind) {
+    case 'delivered':
+      return t('deliveryActions.cancelledTryDelivered');
+    case 'failed':
+      return t('deliveryActions.cancelledTryFailed', { why: statusText(outcome.status, t) });
+    case 'sending':
+    case 'cancelled':
+    case 'waiting':
+      return t('deliveryActions.cancelledOnTheWire');
+    default:
+      return assertNever(outcome, 'cancel outcome');
+  }
 }
 
 function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
@@ -204,7 +223,7 @@ export function Deliveries() {
         )}
         <span role="status" className="muted" data-testid="deliveries-said">
           {/* A retry's outcome as its deliveries settle: the agent learns how it went without looking row by row. */}
-          {notice?.kind === 'cancel' && t(notice.tryOnTheWire ? 'deliveryActions.cancelledOnTheWire' : 'deliveryActions.cancelled')}
+          {notice?.kind === 'cancel' && cancelText(notice, t)}
           {notice?.kind === 'retry' && retrySummary(notice.ids.map((id) => results[id]), t)}
         </span>
       </div>
