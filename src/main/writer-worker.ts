@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase, WRITER_OPEN_OPTIONS } from './store/db.ts';
-import { createStore } from './store/index.ts';
+import { openWriterStore } from './store/index.ts';
 import { createWriteQueue } from './store/write-queue.ts';
 import type { FromWriter, ToWriter } from './store/worker-writer.ts';
 import { executeWrite, type WriteResult, type WriteCommand } from './conversations/write-commands.ts';
@@ -9,13 +8,11 @@ import { executeWrite, type WriteResult, type WriteCommand } from './conversatio
 // commands of the message service. Results go back once per turn of this thread's loop.
 const port = parentPort!;
 const { databasePath, busyTimeoutMs } = workerData as { databasePath: string; busyTimeoutMs: number };
-const store = createStore(openDatabase(databasePath, { busyTimeoutMs, ...WRITER_OPEN_OPTIONS }));
+// Messages another writer (a bulk load) stored without indexing them are indexed as it opens, before the first request.
+const store = openWriterStore(databasePath, busyTimeoutMs);
 const queue = createWriteQueue(store.connection, (error) => post({ type: 'background_error', error: (error as Error).message }), {
   beforeCommit: () => void store.searchIndex.flushQueue(),
 });
-// Messages that another writer (a bulk load) stored without indexing them become searchable now,
-// before the first request; the queue's own commits never leave any behind.
-store.transaction(() => {});
 
 type Result = Extract<FromWriter<WriteResult>, { type: 'results' }>['results'][number];
 let results: Result[] = [];

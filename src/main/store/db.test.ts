@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, WRITER_OPEN_OPTIONS, WRITER_WAL_AUTOCHECKPOINT_PAGES, type OpenOptions } from './db.ts';
+import { openDatabase, WRITER_WAL_AUTOCHECKPOINT_PAGES, type Db } from './db.ts';
+import { openWriterStore } from './index.ts';
 import { createWriteQueue } from './write-queue.ts';
 import { startWorkerWriter } from './worker-writer.ts';
 import type { WriteCommand, WriteResult } from '../conversations/write-commands.ts';
@@ -67,8 +68,8 @@ function openTempFiles(): string[] {
 }
 
 /** Temporary files seen open during a group transaction whose job rewrites ~200 existing pages in its savepoint. */
-async function tempFilesDuringBatch(name: string, options: OpenOptions): Promise<string[]> {
-  const db = openDatabase(join(root, name, 'switchboard.db'), options);
+async function tempFilesDuringBatch(open: (path: string) => Db): Promise<string[]> {
+  const db = open(join(mkdtempSync(join(root, 'temp-')), 'switchboard.db'));
   const queue = createWriteQueue(db);
   const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)');
   const update = db.prepare("UPDATE settings SET value = ? WHERE key LIKE 'k%'");
@@ -90,6 +91,7 @@ async function tempFilesDuringBatch(name: string, options: OpenOptions): Promise
 
 test('the writer keeps its savepoints’ sub-journal in memory: a group transaction opens no temporary file', { skip: process.platform === 'linux' ? false : 'reads /proc/self/fd, which only Linux has' }, async () => {
   // The control proves the check sees the file SQLite spills to past 64 KiB by default.
-  assert.notDeepEqual(await tempFilesDuringBatch('spill', {}), [], 'by default the sub-journal spills to a file');
-  assert.deepEqual(await tempFilesDuringBatch('memory', WRITER_OPEN_OPTIONS), []);
+  assert.notDeepEqual(await tempFilesDuringBatch((path) => openDatabase(path)), [], 'by default the sub-journal spills to a file');
+  // The writer thread's own store, as writer-worker.ts opens it.
+  assert.deepEqual(await tempFilesDuringBatch((path) => openWriterStore(path, 5000).connection), []);
 });

@@ -11,8 +11,6 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** WAL pages after which a commit on this connection checkpoints (SQLite's default: 1000). */
   walAutocheckpointPages?: number;
-  /** Temporary files in memory (`temp_store = MEMORY`); see WRITER_OPEN_OPTIONS. */
-  tempStoreInMemory?: boolean;
 }
 
 /**
@@ -28,17 +26,21 @@ export interface OpenOptions {
 export const WRITER_WAL_AUTOCHECKPOINT_PAGES = 8192;
 
 /**
- * The writer thread's connection. Besides the checkpoint interval above: every job of a group
- * transaction runs in a savepoint, and so does the search index's flush before COMMIT, so SQLite
- * keeps a copy of each page first changed inside one (the sub-journal) to roll back to. Past
- * 64 KiB a transaction's sub-journal spills to a temporary file, created and unlinked in
- * /var/tmp, and FTS5's segment merges spill it in most transactions: a `perf` profile under load
+ * For the writer thread's connection, once it is open and caught up (see openWriterStore). Every
+ * job of a group transaction runs in a savepoint, and so does the search index's flush before
+ * COMMIT, so SQLite keeps a copy of each page first changed inside one (the sub-journal) to roll
+ * back to. Past 64 KiB that copy spills to a temporary file, created in /var/tmp and unlinked at
+ * COMMIT, and FTS5's segment merges spilled it in most transactions: a `perf` profile under load
  * showed the writer spending 17 % of its time writing that file and a third of its CPU in the
- * kernel. Held in memory it costs a memcpy per page, at most a few MB (a batch is bounded by
- * BATCH_BUDGET_MS of work). Measured at 100 connections (bench/README.md): the writer's CPU per
- * message fell by about a quarter, its kernel time by half.
+ * kernel. Held in memory it costs a memcpy per page, about 4 KiB of memory per page changed in one
+ * savepoint and freed at its RELEASE: a job's statements or one flush of the search queue, a few
+ * hundred pages under load. Measured at 100 connections (README, bench/ingest): the writer's CPU
+ * per message fell by about a quarter, its kernel time by half. Sorts and temporary b-trees move
+ * to memory too; the writer's statements are indexed and bounded (query-plans.test.ts).
  */
-export const WRITER_OPEN_OPTIONS = { walAutocheckpointPages: WRITER_WAL_AUTOCHECKPOINT_PAGES, tempStoreInMemory: true } as const satisfies OpenOptions;
+export function keepTempDataInMemory(db: Db): void {
+  db.exec('PRAGMA temp_store = MEMORY');
+}
 
 /** The files SQLite keeps beside the database in WAL mode. */
 export function databaseFiles(path: string): string[] {
@@ -68,8 +70,6 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.exec('PRAGMA foreign_keys = ON');
   migrate(db);
   refreshStatistics(db);
-  // After the migrations, whose index builds may sort more than memory should hold.
-  if (options.tempStoreInMemory) db.exec('PRAGMA temp_store = MEMORY');
   return db;
 }
 

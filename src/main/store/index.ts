@@ -1,4 +1,4 @@
-import type { Db } from './db.ts';
+import { keepTempDataInMemory, openDatabase, WRITER_WAL_AUTOCHECKPOINT_PAGES, type Db } from './db.ts';
 import { clientQueries } from './clients.ts';
 import { conversationQueries } from './conversations.ts';
 import { messageQueries } from './messages.ts';
@@ -59,3 +59,15 @@ export function createStore(db: Db) {
 }
 
 export type Store = ReturnType<typeof createStore>;
+
+/**
+ * The writer thread's store: its connection checkpoints every WRITER_WAL_AUTOCHECKPOINT_PAGES,
+ * indexes the messages a bulk load left in the search queue (one transaction, whose journal can
+ * be tens of MB after a large load: it still goes to disk), then keeps temporary data in memory.
+ */
+export function openWriterStore(path: string, busyTimeoutMs: number): Store {
+  const store = createStore(openDatabase(path, { busyTimeoutMs, walAutocheckpointPages: WRITER_WAL_AUTOCHECKPOINT_PAGES }));
+  store.transaction(() => {});
+  keepTempDataInMemory(store.connection);
+  return store;
+}
