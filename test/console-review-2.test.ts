@@ -340,9 +340,10 @@ describe('the second support-agent review of the console', { skip }, () => {
   it('Cancel while a try is on its way: the status line says it may still arrive, then how that try ended, delivered or failed', async () => {
     await page.click('nav [data-view="deliveries"]');
     const status = page.locator('[data-testid=deliveries-said]');
+    // The earlier tries failed with HTTP 500; the one on the wire answers 200 or 503, and the line says that one's.
     for (const [who, answer, said] of [
-      ['hal', 200, 'Cancelled, but the try that was already on its way reached the receiver: the customer has that reply. It will not be sent again.'],
-      ['ivy', 500, 'Cancelled. The try that was already on its way failed (HTTP 500): the reply was not delivered and will not be sent again.'],
+      ['hal', 200, 'hal Waiting: Cancelled, but the try that was already on its way was accepted by the receiver: the reply was delivered, once. It will not be sent again.'],
+      ['ivy', 503, 'ivy Waiting: Cancelled. The try that was already on its way was not accepted by the receiver (HTTP 503). It will not be sent again.'],
     ] as const) {
       failing.respond = () => ({ status: 500 });
       await send('flaky', { event_type: 'auto_dialog', msg_id: `r4-${who}`, from_user_id: who, from_user_type: 2, content: 'Where is my parcel?', nickname: `${who} Waiting` });
@@ -360,12 +361,16 @@ describe('the second support-agent review of the console', { skip }, () => {
       await row.getByRole('button', { name: 'Cancel delivery' }).click();
       await page.locator('[data-testid=cancel-delivery-dialog]').getByRole('button', { name: 'Cancel delivery' }).click();
       await waitFor('the on-the-wire notice', async () => ((await status.textContent()) ?? '').includes('the receiver may still get it'));
+      // Refresh to see how it went: the line about that try stays until it can say.
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(300);
+      assert.match((await status.textContent()) ?? '', /the receiver may still get it/);
       release();
       await waitFor(`the outcome for ${who}`, async () => (await status.textContent()) === said);
       assert.equal((await consoleCall<DeliveryItem[]>(server, 'getDeliveries', { ids: [d.id] }))[0]!.state, answer === 200 ? 'sent' : 'cancelled');
     }
     await chooseLanguage(page, 'zh-CN');
-    assert.equal(await status.textContent(), '已取消。已经发出的那次尝试失败（HTTP 500）：回复未送达，也不会再次发送。');
+    assert.equal(await status.textContent(), 'ivy Waiting：已取消。已经发出的那次尝试未被接收方接受（HTTP 503）。它不会再次发送。');
     await chooseLanguage(page, 'en');
     assert.deepEqual(await seriousViolations(page), []);
     failing.respond = () => ({ status: 500 });

@@ -154,5 +154,6 @@ describe('delivery actions over the console API', () => {
       return n.attempts === 1 + 1 && n;
     }, 'the try recorded');
     assert.deepEqual([d.state, d.lastStatus], ['sent', 200], 'the customer has it: "cancelled, not sent" would be untrue');
+    assert.deepEqual(d.lastTry, { status: 200, error: null }, 'that try\'s own answer');
   });
 });

@@ -269,6 +269,11 @@ export interface DeliveryNow {
   nextAttemptAt: number | null;
   lastStatus: number | null;
   lastError: string | null;
+  /**
+   * The last recorded try's own answer. The same as lastStatus and lastError, except for a try
+   * recorded after a cancel: the delivery keeps its cancel reason, and this says how the try went.
+   */
+  lastTry: { status: number | null; error: string | null } | null;
 }
 
 /**

@@ -140,6 +140,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
           nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt : null,
           lastStatus: d.lastStatus,
           lastError: d.lastError,
+          lastTry: store.deliveries.lastAttempt(d.id),
         }),
       );
     },

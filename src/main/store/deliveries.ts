@@ -138,6 +138,7 @@ export function deliveryQueries(db: Db) {
     'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, error, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const attempts = db.prepare('SELECT attempt, started_at, duration_ms, status, error, outcome FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt');
+  const lastAttempt = db.prepare('SELECT status, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt DESC LIMIT 1');
   const cancelOne = db.prepare("UPDATE deliveries SET state = 'cancelled', last_error = ?, updated_at = ? WHERE id = ? AND state = 'pending'");
   // Stopping auto-reply cancels what the AI would still send, never an operator's answer.
   const cancelConversation = db.prepare(
@@ -220,6 +221,11 @@ export function deliveryQueries(db: Db) {
       return (attempts.all(deliveryId) as Array<{ attempt: number; started_at: number; duration_ms: number; status: number | null; error: string | null; outcome: AttemptRow['outcome'] }>).map(
         (r) => ({ attempt: r.attempt, startedAt: r.started_at, durationMs: r.duration_ms, status: r.status, error: r.error, outcome: r.outcome }),
       );
+    },
+    /** The last recorded try's answer, or null before the first. */
+    lastAttempt(deliveryId: number): { status: number | null; error: string | null } | null {
+      const r = lastAttempt.get(deliveryId) as { status: number | null; error: string | null } | undefined;
+      return r ? { status: r.status, error: r.error } : null;
     },
     cancel(id: number, reason: string, now: number): boolean {
       return cancelOne.run(reason, now, id).changes > 0;

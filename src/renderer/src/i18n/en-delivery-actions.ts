@@ -46,7 +46,8 @@ export const enDeliveryActions = {
   queuedSending_other: '{{count}} deliveries queued again. Sending…',
   cancelled: 'Cancelled: that reply will not be sent.',
   cancelledOnTheWire: 'Cancelled: that reply will not be sent again. One try was already on its way and cannot be called back: the receiver may still get it. Its attempts will show how it ended.',
-  cancelledTryDelivered: 'Cancelled, but the try that was already on its way reached the receiver: the customer has that reply. It will not be sent again.',
-  cancelledTryFailed: 'Cancelled. The try that was already on its way failed ({{why}}): the reply was not delivered and will not be sent again.',
+  cancelledTryDelivered: 'Cancelled, but the try that was already on its way was accepted by the receiver: the reply was delivered, once. It will not be sent again.',
+  cancelledTryFailed: 'Cancelled. The try that was already on its way was not accepted by the receiver ({{why}}). It will not be sent again.',
+  about: '{{who}}: {{text}}',
   cancelledBy: 'cancelled by {{name}} from the console',
 };

@@ -47,7 +47,8 @@ export const zhCNDeliveryActions: typeof enDeliveryActions = {
   queuedSending_other: '已重新排队 {{count}} 条投递。发送中…',
   cancelled: '已取消：那条回复不会再发送。',
   cancelledOnTheWire: '已取消：那条回复不会再次发送。有一次尝试已经发出，无法撤回：接收方仍可能收到它。其尝试记录会显示结果。',
-  cancelledTryDelivered: '已取消，但已经发出的那次尝试送达了接收方：客户已收到那条回复。它不会再次发送。',
-  cancelledTryFailed: '已取消。已经发出的那次尝试失败（{{why}}）：回复未送达，也不会再次发送。',
+  cancelledTryDelivered: '已取消，但已经发出的那次尝试已被接收方接受：回复已送达一次。它不会再次发送。',
+  cancelledTryFailed: '已取消。已经发出的那次尝试未被接收方接受（{{why}}）。它不会再次发送。',
+  about: '{{who}}：{{text}}',
   cancelledBy: '由 {{name}} 在控制台取消',
 };

@@ -28,6 +28,8 @@ export interface Retried {
 export interface CancelNotice {
   kind: 'cancel';
   id: number;
+  /** Whose reply it was: a later action replaces the line, so it says which one it is about. */
+  who: string | null;
   tryOnTheWire: boolean;
   /** Attempts recorded before the cancel: the try on the wire is the next one. */
   baseline: number;
@@ -51,8 +53,8 @@ export interface DeliveriesSlice {
    * of the filtered client. Resolves to the ids retried, or null when nothing was asked of the service.
    */
   retryDeliveries(ids?: number[]): Promise<number[] | null>;
-  /** Never sends it. What the service said, or null when it refused (the error is shown). */
-  cancelDelivery(id: number): Promise<{ tryOnTheWire: boolean } | null>;
+  /** Never sends it. What the service said, or null when it refused (the error is shown). `who`: the conversation's name, for the status line. */
+  cancelDelivery(id: number, who?: string): Promise<{ tryOnTheWire: boolean } | null>;
   /** Retried deliveries by id, with how their next attempt went (watched until it is recorded). */
   retried: Record<number, Retried>;
   /**
@@ -79,8 +81,11 @@ export function retryResult(d: DeliveryNow, baseline: number): RetryResult | nul
 /** How the try that was on the wire when the delivery was cancelled ended, or null while it is not recorded. */
 export function onTheWireResult(d: DeliveryNow, baseline: number): RetryResult | null {
   if (d.attempts <= baseline) return null;
-  // The cancel stands either way; 'sent' means the receiver accepted that last try.
-  return d.state === 'sent' ? { kind: 'delivered' } : { kind: 'failed', status: deliveryStatus(d), dead: false };
+  // The cancel stands either way; 'sent' means the receiver accepted that last try. The row keeps
+  // the cancel's reason, so the try's own answer comes from its attempt record.
+  if (d.state === 'sent') return { kind: 'delivered' };
+  const status = deliveryStatus({ state: 'pending', lastStatus: d.lastTry?.status ?? null, lastError: d.lastTry?.error ?? null });
+  return { kind: 'failed', status, dead: false };
 }
 
 /** The new rows first (in the service's order), then those already shown, where they were. */
@@ -118,7 +123,7 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
       const found = new Map(r.value.map((d) => [d.id, d]));
       let settled = false;
       set((s) => {
-        const retried = { ...s.retried };
+        let retried = s.retried;
         let deliveryNotice = s.deliveryNotice;
         if (cancel && deliveryNotice === cancel) {
           const d = found.get(cancel.id);
@@ -133,7 +138,9 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
           const d = found.get(id);
           const result = d ? retryResult(d, entry.baseline) : { kind: 'cancelled' as const };
           if (result) settled = true;
-          retried[id] = { ...entry, result: result ?? (now - entry.at > RETRY_WATCH_MS ? { kind: 'waiting' } : entry.result) };
+          const next = result ?? (now - entry.at > RETRY_WATCH_MS ? { kind: 'waiting' as const } : null);
+          // Unchanged entries keep the same object: the view re-renders only when one settles.
+          if (next) retried = { ...retried, [id]: { ...entry, result: next } };
         }
         return { retried, deliveryNotice };
       });
@@ -186,7 +193,9 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
       if (!r.ok) return set({ error: r.error.message });
       // A filter changed while this was on its way: the newer load shows the list.
       if (get().deliveryFilter.clientId !== clientId || get().deliveryFilter.states !== states) return;
-      if (options.fresh) set({ deliveries: r.value, deliveriesLoaded: true, deliveryNotice: null });
+      // A new list starts with a quiet status line, except for a cancel whose try on the wire is still
+      // out: that line is about one delivery, and says how its try ended once it is recorded.
+      if (options.fresh) set((s) => ({ deliveries: r.value, deliveriesLoaded: true, deliveryNotice: s.deliveryNotice === watchedCancel() ? s.deliveryNotice : null }));
       else set((s) => ({ deliveries: s.deliveriesLoaded ? keepOrder(s.deliveries, r.value) : r.value, deliveriesLoaded: true }));
     },
     async retryDeliveries(ids) {
@@ -210,10 +219,10 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
       await reloadShown();
       return r && r.deliveries.map((d) => d.id);
     },
-    async cancelDelivery(id) {
-      const r = await asOperator(() => api.cancelDelivery({ deliveryId: id }), () => get().cancelDelivery(id));
+    async cancelDelivery(id, who) {
+      const r = await asOperator(() => api.cancelDelivery({ deliveryId: id }), () => get().cancelDelivery(id, who));
       if (r) {
-        set({ deliveryNotice: { kind: 'cancel', id, tryOnTheWire: r.tryOnTheWire, baseline: r.attempts, outcome: null, at: Date.now() } });
+        set({ deliveryNotice: { kind: 'cancel', id, who: who ?? null, tryOnTheWire: r.tryOnTheWire, baseline: r.attempts, outcome: null, at: Date.now() } });
         if (r.tryOnTheWire) watch();
       }
       await reloadShown();

@@ -79,12 +79,14 @@ export function retrySummary(results: ReadonlyArray<Retried | undefined>, t: TFu
 export function cancelText(n: CancelNotice, t: TFunction): string {
   if (!n.tryOnTheWire) return t('deliveryActions.cancelled');
   const outcome = n.outcome;
+  // The outcome comes later, maybe after other actions: it names whose reply it is about.
+  const about = (text: string): string => (n.who ? t('deliveryActions.about', { who: n.who, text }) : text);
   if (outcome === null) return t('deliveryActions.cancelledOnTheWire');
   switch (outcome.kind) {
     case 'delivered':
-      return t('deliveryActions.cancelledTryDelivered');
+      return about(t('deliveryActions.cancelledTryDelivered'));
     case 'failed':
-      return t('deliveryActions.cancelledTryFailed', { why: statusText(outcome.status, t) });
+      return about(t('deliveryActions.cancelledTryFailed', { why: statusText(outcome.status, t) }));
     case 'sending':
     case 'cancelled':
     case 'waiting':
@@ -153,7 +155,7 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
         )}
       </td>
       <td>
-        {d.state !== 'cancelled' && <DeliveryActions id={d.id} retrying={d.state === 'retrying'} sending={sending} retryLabel={t('views.deliveries.retry')} className="delivery-actions" />}
+        {d.state !== 'cancelled' && <DeliveryActions id={d.id} retrying={d.state === 'retrying'} sending={sending} retryLabel={t('views.deliveries.retry')} className="delivery-actions" who={name} />}
       </td>
     </tr>
   );
