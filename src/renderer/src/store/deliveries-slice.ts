@@ -59,7 +59,8 @@ export interface DeliveriesSlice {
   retried: Record<number, Retried>;
   /**
    * The Deliveries view's status line: the latest retry (its deliveries, whose results it sums up
-   * as they settle) or cancel. A fresh load of the list clears it.
+   * as they settle) or cancel. A fresh load of the list clears it, except a cancel whose try on
+   * the wire is not recorded yet.
    */
   deliveryNotice: { kind: 'retry'; ids: number[] } | CancelNotice | null;
 }
