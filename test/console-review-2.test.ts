@@ -369,6 +369,9 @@ describe('the second support-agent review of the console', { skip }, () => {
       await waitFor(`the outcome for ${who}`, async () => (await status.textContent()) === said);
       assert.equal((await consoleCall<DeliveryItem[]>(server, 'getDeliveries', { ids: [d.id] }))[0]!.state, answer === 200 ? 'sent' : 'cancelled');
     }
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await shoot(page, 'review4-cancel-outcome-1024');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await chooseLanguage(page, 'zh-CN');
     assert.equal(await status.textContent(), 'ivy Waiting：已取消。已经发出的那次尝试未被接收方接受（HTTP 503）。它不会再次发送。');
     await chooseLanguage(page, 'en');
