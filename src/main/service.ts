@@ -28,7 +28,7 @@ import type { ServerConfig } from './config/server-config.ts';
 import { createSender, type Resolver } from './delivery/sender.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
-import { createTurnSlicer } from './loop/turn-slicer.ts';
+import { createTurnSlicer, INGEST_TURN_BUDGET_MS } from './loop/turn-slicer.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
@@ -137,6 +137,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
   // One budget per turn for both bursts: due replies and delivery starts share the loop's time.
   const slicer = createTurnSlicer({ now: options.turnClock, onError: (error) => log(`sliced task failed: ${(error as Error).message}`) });
+  // Ingest has its own, larger budget: each turn handles up to INGEST_TURN_BUDGET_MS of chat
+  // messages and up to the default 2 ms of replies and deliveries, as when ingest ran in the poll.
+  const ingestSlicer = createTurnSlicer({ now: options.turnClock, budgetMs: INGEST_TURN_BUDGET_MS, onError: (error) => log(`sliced request failed: ${(error as Error).message}`) });
   const sender = createSender({ resolve: options.resolve, timeoutMs: config.deliveryTimeoutMs, maxSockets: config.deliveryConcurrency });
   const outbox = createOutbox({
     store,
@@ -193,6 +196,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     metrics,
     clock,
     bodyLimitBytes: config.bodyLimitBytes,
+    slicer: ingestSlicer,
     preAuthGate: createPreAuthGate(createAddressLimiter(config.addressRateLimit)),
     logRequest: (entry, authenticated) => {
       // A refusal that was only counted changes no row the console shows until the next flush.
