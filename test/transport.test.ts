@@ -94,6 +94,7 @@ describe('section 1: transport', () => {
     assert.match(metrics, /switchboard_http_requests_total\{event_type="auto_dialog",status="200"\} \d+/);
     assert.match(metrics, /switchboard_http_request_duration_seconds_bucket\{le="\+Inf"\} \d+/);
     assert.match(metrics, /switchboard_messages_stored_total\{event_type="auto_dialog"\} \d+/);
+    assert.match(metrics, /^switchboard_ingest_queued 0$/m, 'nothing waits for the main thread once the answer is out');
   });
 
   it('every response carries X-Request-Id, the caller\'s own when it is safe, and the body repeats it', async () => {

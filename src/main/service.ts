@@ -205,6 +205,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
     logInfo: log,
   });
+  metrics.gauge('switchboard_ingest_queued', 'Chat messages read and waiting for their turn on the main thread.', () => ingestSlicer.pending());
   metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);
   metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => writer.stats.largestBatch);
   metrics.gauge('switchboard_http_in_flight', 'Requests being processed.', () => http.inFlight());

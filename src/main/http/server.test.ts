@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request, Agent } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { createHttpServer, CHAT_PATH } from './server.ts';
+import { createHttpServer, CHAT_PATH, type HttpServerDeps } from './server.ts';
 import { createMetrics } from './metrics.ts';
+import { HttpProblem } from './problem.ts';
 import { systemClock } from '../../shared/clock.ts';
-import { createTurnSlicer, type TurnSlicer } from '../loop/turn-slicer.ts';
+import { createTurnSlicer } from '../loop/turn-slicer.ts';
+import { createAddressLimiter, createPreAuthGate } from '../auth/address-limiter.ts';
 import type { ChatMessagesHandler } from './chat-messages.ts';
-
-const BURST = 40;
-const WORK_MS = 1;
 
 function busy(ms: number): void {
   const end = performance.now() + ms;
@@ -17,36 +17,29 @@ function busy(ms: number): void {
   }
 }
 
-/**
- * Sends BURST chat requests that all become readable in the same poll, each handled with
- * WORK_MS of synchronous work; returns how many had been handled when a timer set by the first
- * one fired, and every answer's status.
- */
-async function burst(slicer: TurnSlicer | undefined): Promise<{ handledBeforeTimer: number; statuses: number[] }> {
-  let handled = 0;
-  let handledBeforeTimer = -1;
-  const chatMessages = (async () => {
-    if (handled === 0) setTimeout(() => (handledBeforeTimer = handled), 0);
-    busy(WORK_MS);
-    handled++;
-    return { status: 200, body: { ok: true } };
-  }) as unknown as ChatMessagesHandler;
+async function start(chatMessages: () => Promise<unknown>, deps: Partial<HttpServerDeps> = {}) {
   const http = createHttpServer({
-    chatMessages,
+    chatMessages: chatMessages as unknown as ChatMessagesHandler,
     metrics: createMetrics(),
     clock: systemClock,
     bodyLimitBytes: 1 << 20,
     logRequest: () => {},
     logError: (error) => assert.fail(String(error)),
     logInfo: () => {},
-    slicer,
+    ...deps,
   });
   await new Promise<void>((resolve) => http.server.listen(0, '127.0.0.1', resolve));
-  const { port } = http.server.address() as AddressInfo;
-  const sockets = await Promise.all(
-    Array.from({ length: BURST }, () => new Promise<Socket>((resolve) => { const s = connect(port, '127.0.0.1', () => resolve(s)); })),
-  );
-  const answers = sockets.map(
+  return { http, port: (http.server.address() as AddressInfo).port };
+}
+
+/**
+ * `count` connections, accepted by the server, then one chat request written on each before the
+ * server's loop runs again: its next poll finds every one readable. Resolves to the sockets and
+ * each answer's status (0 if the connection ended without one).
+ */
+async function burst(port: number, count: number): Promise<{ sockets: Socket[]; statuses: Promise<number[]> }> {
+  const sockets = await Promise.all(Array.from({ length: count }, () => new Promise<Socket>((resolve) => { const s = connect(port, '127.0.0.1', () => resolve(s)); })));
+  const statuses = sockets.map(
     (s) =>
       new Promise<number>((resolve) => {
         let text = '';
@@ -54,43 +47,122 @@ async function burst(slicer: TurnSlicer | undefined): Promise<{ handledBeforeTim
           text += chunk.toString();
           if (text.includes('\r\n\r\n')) resolve(Number(text.split(' ', 2)[1]));
         });
+        s.on('close', () => resolve(0));
+        s.on('error', () => resolve(0));
       }),
   );
-  // Every connection accepted by the server before the burst.
   await new Promise((resolve) => setTimeout(resolve, 50));
   const body = '{}';
-  // All written before the server's loop runs again: its next poll finds every one readable.
   for (const s of sockets) s.write(`POST ${CHAT_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-  const statuses = await Promise.all(answers);
+  return { sockets, statuses: Promise.all(statuses) };
+}
+
+/** 40 requests of 1 ms each in one poll: how many were handled when a timer set by the first fired. */
+async function timerDuringBurst(sliced: boolean): Promise<{ handledBeforeTimer: number; statuses: number[] }> {
+  let handled = 0;
+  let handledBeforeTimer = -1;
+  const { http, port } = await start(
+    async () => {
+      if (handled === 0) setTimeout(() => (handledBeforeTimer = handled), 0);
+      busy(1);
+      handled++;
+      return { status: 200, body: { ok: true } };
+    },
+    { slicer: sliced ? createTurnSlicer({ budgetMs: 4 }) : undefined },
+  );
+  const { sockets, statuses } = await burst(port, 40);
+  const answered = await statuses;
   for (const s of sockets) s.destroy();
   await http.close();
-  return { handledBeforeTimer, statuses };
+  return { handledBeforeTimer, statuses: answered };
 }
 
 test('a burst of chat requests is handled in budgeted slices: a timer due meanwhile fires after a few, not after all of them', async () => {
   // Without a slicer, Node handles every request of the poll before the loop turns (the control).
-  const inline = await burst(undefined);
-  assert.ok(inline.handledBeforeTimer >= BURST * 0.75, `inline: the timer waited for ${inline.handledBeforeTimer} of ${BURST}`);
-  const sliced = await burst(createTurnSlicer({ budgetMs: 4 }));
-  assert.ok(sliced.handledBeforeTimer >= 1 && sliced.handledBeforeTimer <= 10, `sliced: the timer fired after ${sliced.handledBeforeTimer} of ${BURST}`);
-  assert.deepEqual(sliced.statuses, new Array<number>(BURST).fill(200), 'every request answered');
+  const inline = await timerDuringBurst(false);
+  assert.ok(inline.handledBeforeTimer >= 30, `inline: the timer waited for ${inline.handledBeforeTimer} of 40`);
+  const sliced = await timerDuringBurst(true);
+  assert.ok(sliced.handledBeforeTimer >= 1 && sliced.handledBeforeTimer <= 10, `sliced: the timer fired after ${sliced.handledBeforeTimer} of 40`);
+  assert.deepEqual(sliced.statuses, new Array<number>(40).fill(200), 'every request answered');
+});
+
+test('sliced, the address gate still holds a burst back: requests queued together are asked again when their turn comes', async () => {
+  let handled = 0;
+  const { http, port } = await start(
+    async () => {
+      handled++;
+      busy(0.2);
+      throw new HttpProblem('invalid_signature', 'the signature does not match');
+    },
+    {
+      slicer: createTurnSlicer({ budgetMs: 4 }),
+      preAuthGate: createPreAuthGate(createAddressLimiter({ enabled: true, perSecond: 1, burst: 10, maxAddresses: 100 })),
+    },
+  );
+  const { sockets, statuses } = await burst(port, 150);
+  const answered = await statuses;
+  for (const s of sockets) s.destroy();
+  await http.close();
+  // Ten tokens; each slice's refusals are charged before the next slice asks again.
+  assert.ok(handled <= 10 + 40, `${handled} of 150 were parsed and checked`);
+  assert.equal(answered.filter((s) => s === 429).length, 150 - handled);
+  assert.equal(answered.filter((s) => s === 401).length, handled);
+});
+
+test('sliced, a request whose client went away while it waited is not handled', async () => {
+  let handled = 0;
+  const { http, port } = await start(
+    async () => {
+      handled++;
+      busy(1);
+      return { status: 200, body: { ok: true } };
+    },
+    { slicer: createTurnSlicer({ budgetMs: 4 }), logInfo: () => {} },
+  );
+  const { sockets } = await burst(port, 40);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  for (const s of sockets) s.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.ok(handled < 40, `${handled} of 40 handled after their clients left`);
+  assert.equal(http.inFlight(), 0);
+  await http.close();
+});
+
+test('close ends while clients keep reconnecting: no new connection is accepted once it is called', async () => {
+  const { http, port } = await start(
+    async () => {
+      busy(0.3);
+      await new Promise((resolve) => setImmediate(resolve)); // the writer's answer
+      return { status: 200, body: { ok: true } };
+    },
+    { slicer: createTurnSlicer({ budgetMs: 4 }), logInfo: () => {} },
+  );
+  const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+  let stop = false;
+  const loop = (): void => {
+    if (stop) return;
+    const req = request({ port, host: '127.0.0.1', path: CHAT_PATH, method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', loop);
+    });
+    req.on('error', () => setTimeout(loop, 1));
+    req.end('{}');
+  };
+  for (let i = 0; i < 50; i++) loop();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const closed = await Promise.race([http.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open after 5 s'), 5000))]);
+  stop = true;
+  agent.destroy();
+  assert.equal(closed, 'closed');
 });
 
 test('a chat handler that throws before its first await still answers its request (500, problem+json), sliced', async () => {
-  const http = createHttpServer({
-    chatMessages: (() => {
+  const { http, port } = await start(
+    (() => {
       throw new Error('boom');
-    }) as unknown as ChatMessagesHandler,
-    metrics: createMetrics(),
-    clock: systemClock,
-    bodyLimitBytes: 1 << 20,
-    logRequest: () => {},
-    logError: () => {},
-    logInfo: () => {},
-    slicer: createTurnSlicer(),
-  });
-  await new Promise<void>((resolve) => http.server.listen(0, '127.0.0.1', resolve));
-  const { port } = http.server.address() as AddressInfo;
+    }) as unknown as () => Promise<unknown>,
+    { slicer: createTurnSlicer(), logError: () => {} },
+  );
   const res = await fetch(`http://127.0.0.1:${port}${CHAT_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   assert.equal(res.status, 500);
   assert.equal(res.headers.get('content-type'), 'application/problem+json');

@@ -94,7 +94,37 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     return { status: p.status, body: p.body(requestId), headers: p.headers };
   }
 
-  async function handleChat(req: IncomingMessage, requestId: string, facts: RequestFacts): Promise<{ reply: Reply; closeAfter: boolean }> {
+  /** 429 for an address whose failures before authentication used up its tokens. */
+  function gatedReply(retryAfterSeconds: number, requestId: string): Reply {
+    const detail = `too many requests from this address failed authentication; retry in ${retryAfterSeconds} s`;
+    const headers = { 'retry-after': String(retryAfterSeconds) };
+    return problemReply(new HttpProblem('rate_limited', detail, { headers, extra: { retry_after: retryAfterSeconds } }), requestId);
+  }
+
+  /**
+   * Runs the chat handler now, or as a task of the ingest slicer. A queued request is looked at
+   * again when its turn comes: a client that went away meanwhile costs nothing more, and its
+   * address is asked again at the gate, whose charges for the requests of earlier slices are in
+   * by then (admitted together, they would otherwise all be parsed and checked).
+   */
+  function runChat(req: IncomingMessage, requestId: string, body: Buffer, facts: RequestFacts): Promise<Reply | { gated: number }> {
+    const slicer = deps.slicer;
+    if (!slicer) return deps.chatMessages(requestId, body, facts);
+    return new Promise((resolve, reject) =>
+      slicer.run(() => {
+        try {
+          if (req.socket.destroyed) throw new ClientGone(body.length);
+          const admission = deps.preAuthGate?.admit(req.socket, req.socket.remoteAddress, deps.clock.now());
+          if (admission && !admission.allowed) return resolve({ gated: admission.retryAfterSeconds });
+          deps.chatMessages(requestId, body, facts).then(resolve, reject);
+        } catch (error) {
+          reject(error); // thrown before its first await: still this request's answer
+        }
+      }),
+    );
+  }
+
+  async function handleChat(req: IncomingMessage, requestId: string, facts: RequestFacts): Promise<{ reply: Reply; closeAfter: boolean; gated?: boolean }> {
     if (!isJson(req.headers['content-type'])) {
       return {
         reply: problemReply(new HttpProblem('unsupported_media_type', 'Content-Type must be application/json (charset=utf-8 optional)'), requestId),
@@ -109,19 +139,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       throw error;
     }
     try {
-      const slicer = deps.slicer;
-      const handled = slicer
-        ? new Promise<Reply>((resolve, reject) =>
-            slicer.run(() => {
-              try {
-                deps.chatMessages(requestId, body, facts).then(resolve, reject);
-              } catch (error) {
-                reject(error); // thrown before its first await: still this request's answer
-              }
-            }),
-          )
-        : deps.chatMessages(requestId, body, facts);
-      return { reply: await handled, closeAfter: false };
+      const handled = await runChat(req, requestId, body, facts);
+      if ('gated' in handled) return { reply: gatedReply(handled.gated, requestId), closeAfter: false, gated: true };
+      return { reply: handled, closeAfter: false };
     } catch (error) {
       if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: false };
       throw error;
@@ -144,13 +164,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         } else {
           // Before the body is read: an address that keeps failing authentication costs no parsing.
           const admission = deps.preAuthGate?.admit(req.socket, req.socket.remoteAddress, deps.clock.now()) ?? { allowed: true };
-          if (admission.allowed) ({ reply, closeAfter } = await handleChat(req, requestId, facts));
+          if (admission.allowed) ({ reply, closeAfter, gated = false } = await handleChat(req, requestId, facts));
           else {
             gated = true;
-            const after = admission.retryAfterSeconds;
-            const detail = `too many requests from this address failed authentication; retry in ${after} s`;
-            const headers = { 'retry-after': String(after) };
-            reply = problemReply(new HttpProblem('rate_limited', detail, { headers, extra: { retry_after: after } }), requestId);
+            reply = gatedReply(admission.retryAfterSeconds, requestId);
             // Node discards a small unread body and keeps the connection; a large or unknown one is not worth reading.
             closeAfter = !(Number(req.headers['content-length']) <= 65_536);
           }
@@ -224,10 +241,23 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       closing = true;
       // Their answers are out already; a lingering close must not hold up shutdown.
       for (const socket of lingering) socket.destroy();
+      // No new connections from now on: clients that reconnect at once would otherwise keep a
+      // request always in flight (queued in the slicer, say), and the drain below would never end.
       return new Promise((resolve) => {
+        let answered = false;
+        let disconnected = false;
+        const done = (): void => {
+          if (answered && disconnected) resolve();
+        };
+        // Called once every connection has ended: after their answers, idle ones closed below.
+        server.close(() => {
+          disconnected = true;
+          done();
+        });
         const finish = (): void => {
-          server.close(() => resolve());
+          answered = true;
           server.closeIdleConnections();
+          done();
         };
         if (inFlight === 0) finish();
         else drained = finish;
