@@ -55,10 +55,16 @@ export function shortUrl(url: string, max = 48): string {
 /** What failed, short enough for its own column: the receiver's HTTP status, or the kind of network error. */
 export type DeliveryStatus = { http: number } | { kind: 'timeout' | 'refused' | 'dns' | 'bad_url' | 'network' } | null;
 
+/** A delivery row's last failure. A cancelled row's error is the cancel's reason, not a failure. */
 export function deliveryStatus(d: { state: string; lastStatus: number | null; lastError: string | null }): DeliveryStatus {
-  if (d.lastStatus !== null) return { http: d.lastStatus };
-  const error = d.lastError;
-  if (d.state === 'cancelled' || !error) return null;
+  if (d.state === 'cancelled' && d.lastStatus === null) return null;
+  return tryStatus(d.lastStatus, d.lastError);
+}
+
+/** One try's answer: its HTTP status, or the kind of error it ended with (null: none). */
+export function tryStatus(status: number | null, error: string | null): DeliveryStatus {
+  if (status !== null) return { http: status };
+  if (!error) return null;
   const http = /\bHTTP (\d{3})\b/.exec(error);
   if (http) return { http: Number(http[1]) };
   if (/^no answer within/.test(error) || /ETIMEDOUT|timed? ?out/i.test(error)) return { kind: 'timeout' };

@@ -1,6 +1,6 @@
 import type { StateCreator } from 'zustand';
 import { DELIVERY_PROBLEM_STATES, type ApiResult, type DeliveryItem, type DeliveryNow, type DeliveryViewState } from '../../../shared/console-api.ts';
-import { deliveryStatus, type DeliveryStatus } from '../../../shared/console-display.ts';
+import { deliveryStatus, tryStatus, type DeliveryStatus } from '../../../shared/console-display.ts';
 import { api } from '../api/bridge.ts';
 import { operatorWrite } from './operator-write.ts';
 import type { ConsoleState } from './index.ts';
@@ -85,8 +85,7 @@ export function onTheWireResult(d: DeliveryNow, baseline: number): RetryResult |
   // The cancel stands either way; 'sent' means the receiver accepted that last try. The row keeps
   // the cancel's reason, so the try's own answer comes from its attempt record.
   if (d.state === 'sent') return { kind: 'delivered' };
-  const status = deliveryStatus({ state: 'pending', lastStatus: d.lastTry?.status ?? null, lastError: d.lastTry?.error ?? null });
-  return { kind: 'failed', status, dead: false };
+  return { kind: 'failed', status: tryStatus(d.lastTry?.status ?? null, d.lastTry?.error ?? null), dead: false };
 }
 
 /** The new rows first (in the service's order), then those already shown, where they were. */
