@@ -29,6 +29,8 @@ import { createSender, type Resolver } from './delivery/sender.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
 import { createTurnSlicer, INGEST_TURN_BUDGET_MS } from './loop/turn-slicer.ts';
+import { createStaffWaitWatch } from './conversations/staff-wait.ts';
+import { STAFF_WAIT_HORIZON_MS } from './conversations/staff-wait-commands.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
@@ -172,6 +174,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onAlert: alert,
     log,
   });
+  const staffWait = createStaffWaitWatch({
+    writer,
+    clock,
+    waitMs: config.staffWaitMinutes * 60_000,
+    waiting: () => store.staffWait.waiting(clock.now() - STAFF_WAIT_HORIZON_MS),
+    onAlert: (conversationId) => alert(conversationId, 'customer_waiting'),
+    log,
+  });
   const service = createMessageService(store, writer, engine, clock, {
     engineTimeoutMs: config.engineTimeoutMs,
     defaultFallbackText: config.fallbackText,
@@ -182,6 +192,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     },
     onReplyScheduled: (conversationId, clientId, at) => scheduler.add(conversationId, clientId, at),
     onAlert: alert,
+    onWaitsOnStaff: (conversationId) => staffWait.customerWrote(conversationId),
   });
   const requestLog = createRequestLogger(config.requestLogAggregation, (command) => writer.send(command));
   const http = createHttpServer({
@@ -243,6 +254,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   scheduler.restore();
   outbox.start();
+  staffWait.start();
   let endpointUrl = '';
   // The outbox depth over time, for the dashboard: a sample every 15 s, the last 6 hours.
   const depth: Array<[number, number]> = [];
@@ -300,6 +312,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await http.close();
         requestLog.flush(clock.now(), true);
         scheduler.stop();
+        staffWait.stop();
         loopDelay.stop();
         await outbox.stop();
         sender.close();

@@ -17,6 +17,11 @@ export const serverConfigSchema = z.strictObject({
     .strictObject({ perSecond: z.number().positive().default(100), burst: z.number().int().min(1).default(200) })
     .default({ perSecond: 100, burst: 200 }),
   engineTimeoutMs: z.number().int().min(100).default(30_000),
+  /**
+   * A customer who writes while staff hold the conversation in the IM (stop_auto_reply, or a staff
+   * line's pause) and gets no answer this long puts it in Needs you, with one console alert. 0: never.
+   */
+  staffWaitMinutes: z.number().min(0).max(1440).default(10),
   fallbackText: z.string().min(1).max(2000).default(DEFAULT_FALLBACK_TEXT),
   kbThreshold: z.number().min(0).max(1).default(0.45),
   requestLogRetentionDays: z.number().min(1).default(30),

@@ -31,6 +31,8 @@ export interface MessageServiceOptions {
   onReplyScheduled?: (conversationId: string, clientId: string, at: number) => void;
   /** A conversation newly needs a human (a website handoff, a customer waiting for a human), after the write committed. */
   onAlert?: (conversationId: string, reason: IngestAlert) => void;
+  /** A customer wrote while staff in the IM hold the conversation, after the write committed. */
+  onWaitsOnStaff?: (conversationId: string) => void;
 }
 
 export type MessageWriter = Writer<WriteCommand, WriteResult>;
@@ -60,6 +62,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
     if (!outcome || (outcome.kind !== 'ok' && outcome.kind !== 'conflict')) throw new Error(`writer returned no outcome for ${command.kind}`);
     if (outcome.kind === 'ok' && !outcome.replayed) options.onStored?.(eventType, outcome.conversationId);
     if (outcome.kind === 'ok' && outcome.alert) options.onAlert?.(outcome.conversationId, outcome.alert);
+    if (outcome.kind === 'ok' && outcome.waitsOnStaff) options.onWaitsOnStaff?.(outcome.conversationId);
     return outcome;
   }
 

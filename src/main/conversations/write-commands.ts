@@ -13,6 +13,7 @@ import { commitAutoReply, settleReplies, type AutoReplyCommand, type AutoReplyRe
 import { executeDeliveryCommand, type DeliveryCommand } from '../delivery/delivery-commands.ts';
 import { consoleResume, consoleStop, stopConversation, type StateResult } from './state-commands.ts';
 import { executeWorkspaceCommand, type WorkspaceCommand, type WorkspaceResult } from './workspace-commands.ts';
+import { checkStaffWait, type StaffWaitCommand, type StaffWaitResult } from './staff-wait-commands.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 
 /** An authenticated, validated request as plain data: it crosses to the writer thread. */
@@ -53,6 +54,7 @@ export type WriteCommand =
   | SettleCommand
   | DeliveryCommand
   | WorkspaceCommand
+  | StaffWaitCommand
   | { kind: 'console_stop'; conversationId: string; operator: Operator; now: number }
   | { kind: 'console_resume'; conversationId: string; operator: Operator; now: number; undoStop?: boolean };
 
@@ -63,6 +65,7 @@ export type WriteResult =
   | { kind: 'changed'; count: number; alert?: 'delivery_failed' }
   | StateResult
   | WorkspaceResult
+  | StaffWaitResult
   | null;
 
 export type IngestAlert = 'handoff' | 'customer_waiting';
@@ -83,6 +86,8 @@ export type Outcome =
        * human has it (auto-reply stopped or paused). The console alerts once.
        */
       alert?: IngestAlert;
+      /** A customer wrote while staff in the IM hold the conversation: the staff-wait watch starts. */
+      waitsOnStaff?: boolean;
     }
   | { kind: 'conflict'; msgId: string };
 
@@ -186,11 +191,12 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
   // conversation goes to Needs you, as a handoff does. Staff who took it over in the IM see the
   // message there; the console would only chime at every line of their chat. The response is as
   // before (section 6): the flag is the console's business, not the integrator's.
-  const alert =
-    (state === 'stopped' || state === 'paused') &&
-    waitsForHuman(decision.reason) &&
-    store.workspace.heldByConsole(conv.id, state) &&
-    store.conversations.flagNeedsHuman(conv.id, r.now, 'customer_waiting');
+  // Held by staff in the IM, it waits on them: the console is told only if nobody answers in
+  // time (staffWaitMinutes; src/main/conversations/staff-wait.ts).
+  const held = (state === 'stopped' || state === 'paused') && waitsForHuman(decision.reason);
+  const byConsole = held && state !== 'active' && store.workspace.heldByConsole(conv.id, state);
+  const alert = byConsole && store.conversations.flagNeedsHuman(conv.id, r.now, 'customer_waiting');
+  const waitsOnStaff = held && !byConsole;
   const outcome = commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,
@@ -200,7 +206,8 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
     reply: { scheduled: decision.scheduled, reason: decision.reason },
   });
   if (outcome.kind !== 'ok') return outcome;
-  return alert ? { ...outcome, replyScheduled: decision.scheduled, alert: 'customer_waiting' } : { ...outcome, replyScheduled: decision.scheduled };
+  if (alert) return { ...outcome, replyScheduled: decision.scheduled, alert: 'customer_waiting' };
+  return waitsOnStaff ? { ...outcome, replyScheduled: decision.scheduled, waitsOnStaff } : { ...outcome, replyScheduled: decision.scheduled };
 }
 
 function cmdDialog(store: Store, r: IngestRequest): Outcome {
@@ -305,6 +312,8 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'set_operator':
     case 'audit':
       return executeWorkspaceCommand(store, command);
+    case 'staff_wait':
+      return checkStaffWait(store, command);
     default:
       return assertNever(command, 'write command');
   }

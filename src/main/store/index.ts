@@ -14,6 +14,7 @@ import { engineQueries } from './engines.ts';
 import { auditQueries, cannedQueries } from './audit.ts';
 import { workspaceQueries } from './workspace-queries.ts';
 import { searchIndexQueries } from './search-index.ts';
+import { staffWaitQueries } from './staff-wait.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -38,6 +39,7 @@ export function createStore(db: Db) {
     audit: auditQueries(db),
     canned: cannedQueries(db),
     workspace,
+    staffWait: staffWaitQueries(db),
     searchIndex,
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {

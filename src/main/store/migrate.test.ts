@@ -385,3 +385,17 @@ test('migration 17 records why a conversation needs a human: one of the known re
   for (const reason of ['handoff', 'no_answer', 'delivery_failed', 'flagged', 'customer_waiting']) db.prepare('UPDATE conversations SET needs_human_reason = ?').run(reason);
   assert.throws(() => db.prepare("UPDATE conversations SET needs_human_reason = 'bored'").run(), /CHECK/);
 });
+
+test('migration 18 indexes the conversations whose bot is held off and that are not in Needs you, for the staff-wait watch at start', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 17);
+  aConversation(db);
+  db.prepare("UPDATE conversations SET auto_reply = 'stopped' WHERE id = 'c'").run();
+  assert.equal(migrate(db, MIGRATIONS, 18), 18);
+  const held = "SELECT id FROM conversations WHERE auto_reply != 'active' AND needs_human = 0";
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${held}`).all() as Array<{ detail: string }>).map((r) => r.detail);
+  assert.match(plan.join('\n'), /^SCAN conversations USING (COVERING )?INDEX conversations_held$/);
+  assert.deepEqual(db.prepare(held).all().map((r) => r['id']), ['c']);
+  db.prepare("UPDATE conversations SET needs_human = 1 WHERE id = 'c'").run();
+  assert.deepEqual(db.prepare(held).all(), [], 'in Needs you: left out');
+});

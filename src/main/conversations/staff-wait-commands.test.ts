@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../store/db.ts';
+import { createStore } from '../store/index.ts';
+import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
+import { manualClock } from '../../shared/clock.ts';
+import { newId } from '../store/ids.ts';
+import { checkStaffWait, STAFF_WAIT_HORIZON_MS } from './staff-wait-commands.ts';
+import type { ReplyReason } from '../../shared/conversation.ts';
+
+const MIN = 60_000;
+
+function held() {
+  const store = createStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'sb-staff-wait-')), 's.db')));
+  const clock = manualClock();
+  store.clients.create('a', DEFAULT_CLIENT_SETTINGS, clock.now());
+  store.conversations.create({ id: 'c', clientId: 'a', channel: 'im', peer: 'u:cust', groupId: null, customerId: 'cust', autoReply: 'stopped', now: clock.now() });
+  const line = (role: 'customer' | 'staff' | 'ai', reason: ReplyReason | null = null): number =>
+    store.messages.insert({
+      conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: newId('message'), role, fromUserId: role === 'customer' ? 'cust' : 'agent',
+      fromUserType: role === 'customer' ? 2 : role === 'staff' ? 3 : 4, content: `${role} line`, messageInfo: '{}', createTimestamp: null,
+      receivedAt: clock.now(), replyScheduled: reason ? reason === 'scheduled' : null, replyReason: reason,
+    });
+  const reply = (kind: 'auto' | 'suggestion', afterMessageId: number) =>
+    store.messages.insertReply({ conversationId: 'c', kind, msgId: newId('reply'), replyTo: [], afterMessageId, content: 'a reply', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: clock.now() });
+  const check = () => store.transaction(() => checkStaffWait(store, { kind: 'staff_wait', conversationId: 'c', waitMs: 10 * MIN, now: clock.now() }));
+  return { store, clock, line, reply, check };
+}
+
+test('not due yet: the time it will be; due: flagged once, as waiting since the unanswered line', () => {
+  const { store, clock, line, check } = held();
+  const at = clock.now();
+  line('customer', 'auto_reply_stopped');
+  clock.advance(3 * MIN);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: at + 10 * MIN });
+  clock.advance(7 * MIN);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: true, nextAt: null });
+  const conv = store.conversations.byId('c')!;
+  assert.deepEqual([conv.needsHuman, conv.needsHumanReason, conv.needsHumanSince], [true, 'customer_waiting', at]);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'already in Needs you');
+});
+
+test('an AI line in the IM and a bot reply answer the customer; a suggestion does not', () => {
+  const { clock, line, reply, check } = held();
+  line('customer', 'auto_reply_stopped');
+  line('ai');
+  clock.advance(20 * MIN);
+  assert.equal(check().alert, false, 'answered by an AI line in the IM');
+  const second = line('customer', 'auto_reply_stopped');
+  reply('suggestion', second);
+  clock.advance(5 * MIN);
+  assert.equal(check().nextAt, clock.now() + 5 * MIN, 'a suggestion is not an answer');
+  reply('auto', second);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'a reply is');
+});
+
+test('lines the bot was not held off for (answered, or not its to answer) do not wait on staff', () => {
+  const { clock, line, check } = held();
+  line('customer', 'scheduled');
+  line('customer', 'not_mentioned');
+  clock.advance(60 * MIN);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
+});
+
+test('a line older than a day is history: the first start after an upgrade or a long outage raises only newer ones', () => {
+  const { store, clock, line, check } = held();
+  line('customer', 'auto_reply_stopped');
+  clock.advance(STAFF_WAIT_HORIZON_MS + MIN);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
+  assert.deepEqual(store.staffWait.waiting(clock.now() - STAFF_WAIT_HORIZON_MS), []);
+  const at = clock.now();
+  line('customer', 'auto_reply_stopped');
+  assert.deepEqual(store.staffWait.waiting(clock.now() - STAFF_WAIT_HORIZON_MS).map((w) => [w.conversationId, w.receivedAt]), [['c', at]]);
+  clock.advance(10 * MIN);
+  assert.equal(check().alert, true);
+  assert.equal(store.conversations.byId('c')!.needsHumanSince, at);
+});

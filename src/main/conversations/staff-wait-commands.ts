@@ -1,0 +1,38 @@
+import type { Store } from '../store/index.ts';
+
+/**
+ * Lines older than this are history, not a wait: the first start after an upgrade (or a long
+ * outage) must not raise every conversation a customer once wrote in and staff answered elsewhere.
+ */
+export const STAFF_WAIT_HORIZON_MS = 24 * 60 * 60_000;
+
+/** Has the customer of this conversation waited `waitMs` for staff who hold it in the IM? */
+export interface StaffWaitCommand {
+  kind: 'staff_wait';
+  conversationId: string;
+  waitMs: number;
+  now: number;
+}
+
+/** `alert`: it entered Needs you now. `nextAt`: a customer still waits, and is due then. */
+export interface StaffWaitResult {
+  kind: 'staff_wait';
+  alert: boolean;
+  nextAt: number | null;
+}
+
+/**
+ * Runs in the writer, so the look and the flag are one transaction: a staff line or an operator
+ * reply committed before it counts, one after it clears the flag as any answer does. The
+ * conversation enters Needs you as having waited since the customer's first unanswered line.
+ */
+export function checkStaffWait(store: Store, c: StaffWaitCommand): StaffWaitResult {
+  const none: StaffWaitResult = { kind: 'staff_wait', alert: false, nextAt: null };
+  const conv = store.conversations.byId(c.conversationId);
+  if (!conv || conv.needsHuman) return none;
+  const first = store.staffWait.firstUnanswered(c.conversationId, c.now - STAFF_WAIT_HORIZON_MS);
+  if (!first) return none;
+  const dueAt = first.receivedAt + c.waitMs;
+  if (dueAt > c.now) return { ...none, nextAt: dueAt };
+  return { ...none, alert: store.conversations.flagNeedsHuman(c.conversationId, first.receivedAt, 'customer_waiting') };
+}
