@@ -103,6 +103,18 @@ describe('a customer left waiting by staff who took over in the IM', () => {
     await eventually(() => alertsSince(seen).length === 1, 'the alert for the unanswered line');
   });
 
+  it('staff who stop the bot from the IM right after a customer line (its reply cancelled) take that line on too', async () => {
+    const seen = c.events.length;
+    const m = await say('cust-f', 'where is my parcel?');
+    const wroteAt = h.clock.now();
+    await advance(1000); // inside the quiet period: the reply is not made yet
+    const stop = await stopFromIm('cust-f');
+    assert.equal(stop.status, 200);
+    await advance(10 * MIN);
+    await eventually(() => alertsSince(seen).length === 1, 'the alert');
+    assert.equal((await summary(m.conversation_id)).needsHumanSince, wroteAt);
+  });
+
   it('a Resolve counts as handled: nothing is raised for the lines before it', async () => {
     const seen = c.events.length;
     await stopFromIm('cust-d');
@@ -147,6 +159,27 @@ describe('the staff wait across a restart, and switched off', () => {
       const s = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-s', from_user_type: 2, content: 'hello' });
       await h.restart(10 * MIN);
       await eventually(() => h.admin.conversations.byId(String(s.body['conversation_id']))!.needsHuman, 'flagged at start');
+    } finally {
+      await h.stop();
+      await rx.close();
+    }
+  });
+
+  it('the first start after the upgrade raises no line from before it: a customer who had the last word in a chat staff handled is history', async () => {
+    const rx = await startReceiver();
+    const h = await startHarness();
+    try {
+      h.addClient('acme', { sendUrl: rx.url });
+      await h.post({ event_type: 'cmd_dialog', msg_id: mid(), from_user_id: 'cust-u', content: 'stop_auto_reply' });
+      await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-7', from_user_type: 3, to_user_id: 'cust-u', content: 'done, anything else?' });
+      const r = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-u', from_user_type: 2, content: 'no, thanks, bye!' });
+      const id = String(r.body['conversation_id']);
+      // As if this store had run a version without the watch until now.
+      h.admin.settings.put('staff_wait_since', String(h.clock.now() + 1));
+      await h.restart(1000);
+      h.clock.advance(30 * MIN);
+      await settle(100);
+      assert.equal(h.admin.conversations.byId(id)!.needsHuman, false);
     } finally {
       await h.stop();
       await rx.close();

@@ -29,8 +29,7 @@ import { createSender, type Resolver } from './delivery/sender.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
 import { createTurnSlicer, INGEST_TURN_BUDGET_MS } from './loop/turn-slicer.ts';
-import { createStaffWaitWatch } from './conversations/staff-wait.ts';
-import { STAFF_WAIT_HORIZON_MS } from './conversations/staff-wait-commands.ts';
+import { createStaffWaitWatch, staffWatchSince } from './conversations/staff-wait.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
@@ -178,7 +177,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     writer,
     clock,
     waitMs: config.staffWaitMinutes * 60_000,
-    waiting: () => store.staffWait.waiting(clock.now() - STAFF_WAIT_HORIZON_MS),
+    watchingSince: staffWatchSince(store.settings, clock.now()),
+    waiting: (since) => store.staffWait.waiting(since),
     onAlert: (conversationId) => alert(conversationId, 'customer_waiting'),
     log,
   });

@@ -8,7 +8,8 @@ import { createStore } from '../store/index.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { manualClock } from '../../shared/clock.ts';
 import { newId } from '../store/ids.ts';
-import { checkStaffWait, STAFF_WAIT_HORIZON_MS } from './staff-wait-commands.ts';
+import { checkStaffWait, staffWaitNotBefore, STAFF_WAIT_HISTORY_MS } from './staff-wait-commands.ts';
+import { stopConversation } from './state-commands.ts';
 import type { ReplyReason } from '../../shared/conversation.ts';
 
 const MIN = 60_000;
@@ -18,15 +19,18 @@ function held() {
   const clock = manualClock();
   store.clients.create('a', DEFAULT_CLIENT_SETTINGS, clock.now());
   store.conversations.create({ id: 'c', clientId: 'a', channel: 'im', peer: 'u:cust', groupId: null, customerId: 'cust', autoReply: 'stopped', now: clock.now() });
-  const line = (role: 'customer' | 'staff' | 'ai', reason: ReplyReason | null = null): number =>
-    store.messages.insert({
+  const line = (role: 'customer' | 'staff' | 'ai', reason: ReplyReason | null = null): number => {
+    if (role === 'customer') store.conversations.touchCustomer('c', clock.now(), null);
+    else store.conversations.touch('c', 1, clock.now());
+    return store.messages.insert({
       conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: newId('message'), role, fromUserId: role === 'customer' ? 'cust' : 'agent',
       fromUserType: role === 'customer' ? 2 : role === 'staff' ? 3 : 4, content: `${role} line`, messageInfo: '{}', createTimestamp: null,
       receivedAt: clock.now(), replyScheduled: reason ? reason === 'scheduled' : null, replyReason: reason,
     });
+  };
   const reply = (kind: 'auto' | 'suggestion', afterMessageId: number) =>
     store.messages.insertReply({ conversationId: 'c', kind, msgId: newId('reply'), replyTo: [], afterMessageId, content: 'a reply', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: clock.now() });
-  const check = () => store.transaction(() => checkStaffWait(store, { kind: 'staff_wait', conversationId: 'c', waitMs: 10 * MIN, now: clock.now() }));
+  const check = (watchingSince = 0) => store.transaction(() => checkStaffWait(store, { kind: 'staff_wait', conversationId: 'c', waitMs: 10 * MIN, now: clock.now(), watchingSince }));
   return { store, clock, line, reply, check };
 }
 
@@ -65,16 +69,56 @@ test('lines the bot was not held off for (answered, or not its to answer) do not
   assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
 });
 
-test('a line older than a day is history: the first start after an upgrade or a long outage raises only newer ones', () => {
+test('a line older than the wait and a day is history; so is one from before the watch first ran', () => {
   const { store, clock, line, check } = held();
+  const since = (now: number) => staffWaitNotBefore(now, 10 * MIN, 0);
   line('customer', 'auto_reply_stopped');
-  clock.advance(STAFF_WAIT_HORIZON_MS + MIN);
+  clock.advance(10 * MIN + STAFF_WAIT_HISTORY_MS + MIN);
   assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
-  assert.deepEqual(store.staffWait.waiting(clock.now() - STAFF_WAIT_HORIZON_MS), []);
+  assert.deepEqual(store.staffWait.waiting(since(clock.now())), []);
   const at = clock.now();
   line('customer', 'auto_reply_stopped');
-  assert.deepEqual(store.staffWait.waiting(clock.now() - STAFF_WAIT_HORIZON_MS).map((w) => [w.conversationId, w.receivedAt]), [['c', at]]);
+  assert.deepEqual(store.staffWait.waiting(since(clock.now())).map((w) => [w.conversationId, w.receivedAt]), [['c', at]]);
+  clock.advance(10 * MIN);
+  assert.deepEqual(check(at + 1), { kind: 'staff_wait', alert: false, nextAt: null }, 'the watch first ran after that line');
+  assert.equal(check().alert, true);
+  assert.equal(store.conversations.byId('c')!.needsHumanSince, at);
+});
+
+test('a line whose reply staff cancelled by stopping the bot from the IM waits on them; one the console stopped does not', () => {
+  const { store, clock, line, check } = held();
+  store.conversations.setAutoReply('c', 'active', null);
+  const at = clock.now();
+  line('customer', 'scheduled');
+  clock.advance(1000);
+  store.transaction(() => stopConversation(store, 'c', clock.now(), 'stop_auto_reply'));
   clock.advance(10 * MIN);
   assert.equal(check().alert, true);
   assert.equal(store.conversations.byId('c')!.needsHumanSince, at);
+  store.conversations.clearNeedsHuman('c');
+  store.conversations.setAutoReply('c', 'active', null);
+  line('staff');
+  line('customer', 'scheduled');
+  store.transaction(() => stopConversation(store, 'c', clock.now(), 'the console'));
+  clock.advance(30 * MIN);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'the console stopped it: an operator is on it');
+});
+
+test('a reply whose delivery was cancelled never reached the customer: not an answer', () => {
+  const { store, clock, line, reply, check } = held();
+  const waiting = line('customer', 'auto_reply_stopped');
+  const replyId = reply('auto', waiting);
+  const deliveryId = store.deliveries.insert({ replyId, replyMsgId: 'r', conversationId: 'c', clientId: 'a', sendUrl: 'http://127.0.0.1:9/x', messageInfo: '{}', state: 'pending', nextAttemptAt: clock.now(), createdAt: clock.now() });
+  clock.advance(10 * MIN);
+  assert.equal(check().alert, false, 'a reply on its way answers');
+  store.deliveries.cancel(deliveryId, 'auto-reply stopped by stop_auto_reply', clock.now());
+  assert.equal(check().alert, true, 'cancelled, it does not');
+});
+
+test('a conversation the console resumed is the bot\'s again: no wait', () => {
+  const { store, clock, line, check } = held();
+  line('customer', 'auto_reply_stopped');
+  store.conversations.setAutoReply('c', 'active', null);
+  clock.advance(30 * MIN);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
 });

@@ -1,10 +1,15 @@
 import type { Store } from '../store/index.ts';
 
 /**
- * Lines older than this are history, not a wait: the first start after an upgrade (or a long
- * outage) must not raise every conversation a customer once wrote in and staff answered elsewhere.
+ * Past the wait itself, lines older than this are history, not a wait: a long outage must not
+ * raise every conversation a customer once wrote in and staff answered elsewhere.
  */
-export const STAFF_WAIT_HORIZON_MS = 24 * 60 * 60_000;
+export const STAFF_WAIT_HISTORY_MS = 24 * 60 * 60_000;
+
+/** The oldest time a waiting line may have: within the history window, and not before the watch existed. */
+export function staffWaitNotBefore(now: number, waitMs: number, watchingSince: number): number {
+  return Math.max(now - waitMs - STAFF_WAIT_HISTORY_MS, watchingSince);
+}
 
 /** Has the customer of this conversation waited `waitMs` for staff who hold it in the IM? */
 export interface StaffWaitCommand {
@@ -12,6 +17,8 @@ export interface StaffWaitCommand {
   conversationId: string;
   waitMs: number;
   now: number;
+  /** When this store first ran the watch: lines from before it were never waits (see staff-wait.ts). */
+  watchingSince: number;
 }
 
 /** `alert`: it entered Needs you now. `nextAt`: a customer still waits, and is due then. */
@@ -24,13 +31,14 @@ export interface StaffWaitResult {
 /**
  * Runs in the writer, so the look and the flag are one transaction: a staff line or an operator
  * reply committed before it counts, one after it clears the flag as any answer does. The
- * conversation enters Needs you as having waited since the customer's first unanswered line.
+ * conversation enters Needs you as having waited since the customer's first unanswered line. A
+ * conversation the console resumed is the bot's again, and an operator looked at it: no wait.
  */
 export function checkStaffWait(store: Store, c: StaffWaitCommand): StaffWaitResult {
   const none: StaffWaitResult = { kind: 'staff_wait', alert: false, nextAt: null };
   const conv = store.conversations.byId(c.conversationId);
-  if (!conv || conv.needsHuman) return none;
-  const first = store.staffWait.firstUnanswered(c.conversationId, c.now - STAFF_WAIT_HORIZON_MS);
+  if (!conv || conv.needsHuman || conv.autoReply === 'active') return none;
+  const first = store.staffWait.firstUnanswered(c.conversationId, staffWaitNotBefore(c.now, c.waitMs, c.watchingSince));
   if (!first) return none;
   const dueAt = first.receivedAt + c.waitMs;
   if (dueAt > c.now) return { ...none, nextAt: dueAt };

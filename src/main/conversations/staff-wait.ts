@@ -1,14 +1,27 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { MessageWriter } from './message-service.ts';
 import type { Unanswered } from '../store/staff-wait.ts';
+import { staffWaitNotBefore } from './staff-wait-commands.ts';
+
+/** The settings key holding when this store first ran the watch. */
+export const STAFF_WAIT_SINCE_SETTING = 'staff_wait_since';
+
+/** A check the writer could not run is tried again this much later. */
+const RETRY_MS = 60_000;
 
 export interface StaffWaitDeps {
   writer: MessageWriter;
   clock: Clock;
   /** How long a customer may wait on staff who hold the conversation in the IM; 0: never alert. */
   waitMs: number;
+  /**
+   * When this store first ran the watch. Before it, a customer who had the last word in a chat
+   * staff handled in the IM was nobody's concern: the first start after the upgrade must not put
+   * every such conversation of the last day in Needs you.
+   */
+  watchingSince: number;
   /** Read once at start: conversations a customer may be waiting in (store.staffWait.waiting). */
-  waiting: () => Array<Unanswered & { conversationId: string }>;
+  waiting: (since: number) => Array<Unanswered & { conversationId: string }>;
   /** The conversation entered Needs you (committed): the console's alert. */
   onAlert: (conversationId: string) => void;
   log: (line: string) => void;
@@ -20,39 +33,47 @@ export interface StaffWaitDeps {
  * holds the bot off. If nobody answers it within `waitMs` (no staff line, no reply, no Resolve),
  * the conversation enters Needs you as waiting since that message, and the console alerts once.
  *
- * One timer per conversation, set by its first unanswered message; when it fires the writer looks
- * again and either flags the conversation or names the next message to wait for. Timers live in
- * memory: at start, the conversations whose bot is held off are read once and their timers set
- * again, so a restart neither loses a wait nor starts it over.
+ * One timer per conversation, due at its first unanswered line's wait; when it fires the writer
+ * looks again and either flags the conversation or names the next line to wait for. Timers live
+ * in memory: at start, the held conversations written in lately are read once and their timers
+ * set again, so a restart neither loses a wait nor starts it over.
  */
 export function createStaffWaitWatch(deps: StaffWaitDeps) {
-  const timers = new Map<string, () => void>();
+  const timers = new Map<string, { at: number; cancel: () => void }>();
   let stopped = false;
 
   function check(conversationId: string): void {
     timers.delete(conversationId);
+    const now = deps.clock.now();
     deps.writer
-      .submit({ kind: 'staff_wait', conversationId, waitMs: deps.waitMs, now: deps.clock.now() })
+      .submit({ kind: 'staff_wait', conversationId, waitMs: deps.waitMs, now, watchingSince: deps.watchingSince })
       .then((result) => {
         if (result?.kind !== 'staff_wait') return;
         if (result.alert) deps.onAlert(conversationId);
         if (result.nextAt !== null) arm(conversationId, result.nextAt);
       })
-      .catch((error: unknown) => deps.log(`staff wait check of ${conversationId} failed: ${(error as Error).message}`));
+      .catch((error: unknown) => {
+        deps.log(`staff wait check of ${conversationId} failed: ${(error as Error).message}; trying again in a minute`);
+        arm(conversationId, now + RETRY_MS);
+      });
   }
 
+  /** Keeps the earlier of two due times: a check may name a line older than the one just written. */
   function arm(conversationId: string, at: number): void {
-    if (stopped || deps.waitMs <= 0 || timers.has(conversationId)) return;
-    timers.set(conversationId, deps.clock.after(at - deps.clock.now(), () => check(conversationId)));
+    if (stopped || deps.waitMs <= 0) return;
+    const existing = timers.get(conversationId);
+    if (existing && existing.at <= at) return;
+    existing?.cancel();
+    timers.set(conversationId, { at, cancel: deps.clock.after(at - deps.clock.now(), () => check(conversationId)) });
   }
 
   return {
     /** Reads what a restart left waiting; call once, after the writer is up. */
     start(): void {
       if (deps.waitMs <= 0) return;
-      for (const w of deps.waiting()) arm(w.conversationId, w.receivedAt + deps.waitMs);
+      for (const w of deps.waiting(staffWaitNotBefore(deps.clock.now(), deps.waitMs, deps.watchingSince))) arm(w.conversationId, w.receivedAt + deps.waitMs);
     },
-    /** A customer just wrote while staff in the IM hold the conversation. */
+    /** A customer just wrote while staff in the IM hold the conversation (or staff just stopped the bot on a line). */
     customerWrote(conversationId: string): void {
       arm(conversationId, deps.clock.now() + deps.waitMs);
     },
@@ -60,8 +81,16 @@ export function createStaffWaitWatch(deps: StaffWaitDeps) {
     watching: (): number => timers.size,
     stop(): void {
       stopped = true;
-      for (const cancel of timers.values()) cancel();
+      for (const t of timers.values()) t.cancel();
       timers.clear();
     },
   };
+}
+
+/** When this store first ran the watch, recorded at that first start. */
+export function staffWatchSince(settings: { get(key: string): string | undefined; put(key: string, value: string): void }, now: number): number {
+  const stored = Number(settings.get(STAFF_WAIT_SINCE_SETTING));
+  if (Number.isFinite(stored) && stored > 0) return stored;
+  settings.put(STAFF_WAIT_SINCE_SETTING, String(now));
+  return now;
 }

@@ -3,6 +3,7 @@ import { effectiveAutoReply, type AutoReplyState } from '../../shared/conversati
 import { newId } from '../store/ids.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 import type { UndoStopOutcome } from '../../shared/console-api.ts';
+import { cancelledBeforeReplyNote } from '../store/staff-wait.ts';
 
 /** Customer messages an Undo put back to pending: the reply scheduler takes them up again. */
 export interface Rescheduled {
@@ -24,7 +25,7 @@ export type StateResult = {
 
 /** What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent. */
 const STOPPED_BY = 'auto-reply stopped by ';
-const beforeReply = (by: string): string => `${STOPPED_BY}${by} before the reply was made`;
+const beforeReply = cancelledBeforeReplyNote;
 
 /** Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made. */
 export function stopConversation(store: Store, conversationId: string, now: number, by: string): { deliveries: number; messageIds: number[] } {

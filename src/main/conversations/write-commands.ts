@@ -218,9 +218,10 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
   const existing = store.conversations.byKey(r.clientId, 'im', peer.peer);
   const previous = existing ? effectiveAutoReply(existing.autoReply, existing.pausedUntil, r.now) : 'none';
   const conv = existing ?? conversationFor(store, r, 'im', peer, 'stopped');
-  const cancelled = stopConversation(store, conv.id, r.now, 'stop_auto_reply').deliveries;
+  const stopped = stopConversation(store, conv.id, r.now, 'stop_auto_reply');
+  const cancelled = stopped.deliveries;
   const messageId = insertInbound(store, r, conv, msgId);
-  return commit(store, r, msgId, messageId, {
+  const outcome = commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,
     conversation_id: conv.id,
@@ -230,6 +231,8 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
     previous,
     cancelled_replies: cancelled,
   });
+  // Staff took over with a customer line still unanswered: it now waits on them.
+  return outcome.kind === 'ok' && stopped.messageIds.length > 0 ? { ...outcome, waitsOnStaff: true } : outcome;
 }
 
 /** Appends the question (unless it is the assisted message itself) and the engine's answer. */

@@ -127,6 +127,15 @@ test('the hot statements named in issue 10 and 12 use the index meant for them',
   assert.match(planOf('FROM conversations WHERE client_id = ? AND channel = ? AND peer = ?'), /INDEX/);
   // Dashboard stats read the per-minute rollup, not the raw rows in the window (issue 12).
   assert.match(planOf('FROM stats_minutes WHERE minute >= ?'), /SEARCH stats_minutes USING PRIMARY KEY/);
+  // The staff wait: the held conversations by their last message; the first unanswered line from
+  // the newest staff line and the newest reply, each one seek on an index, however long the chat.
+  assert.match(planOf('FROM conversations INDEXED BY conversations_held'), /SEARCH conversations USING INDEX conversations_held \(last_message_at>\?\)/);
+  const firstUnanswered = planOf("m.reply_reason IN ('auto_reply_stopped', 'auto_reply_paused')");
+  assert.match(firstUnanswered, /SEARCH m USING INDEX messages_conversation \(conversation_id=\? AND id>\?\)/);
+  assert.match(firstUnanswered, /SEARCH s USING (COVERING )?INDEX messages_staff_lines \(conversation_id=\?\)/);
+  assert.match(firstUnanswered, /SEARCH r USING INDEX replies_conversation \(conversation_id=\?\)/);
+  assert.match(firstUnanswered, /SEARCH d USING INDEX deliveries_reply \(reply_id=\?\)/);
+  assert.doesNotMatch(firstUnanswered, /TEMP B-TREE/);
   // The search index's queue is read in full (a few rows) and each message fetched by its id, never the other way round.
   const flush = statements.find((s) => s.includes('FROM messages_fts_queue q CROSS JOIN messages m'));
   assert.ok(flush);

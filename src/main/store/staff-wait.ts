@@ -1,5 +1,10 @@
 import type { Db } from './db.ts';
 
+/** The note a stop leaves on the customer messages whose reply it cancelled before it was made. */
+export function cancelledBeforeReplyNote(by: string): string {
+  return `auto-reply stopped by ${by} before the reply was made`;
+}
+
 /** A customer message nobody has answered yet. */
 export interface Unanswered {
   messageId: number;
@@ -7,36 +12,47 @@ export interface Unanswered {
 }
 
 /**
- * The first customer message that waits for a human (the bot held off: auto-reply stopped or
- * paused) and that nobody answered: no staff or AI line in the IM after it, no reply from the bot
- * or an operator made after it, and no Resolve since it came. `?1` is the conversation, `?2` the
- * oldest time that still counts.
+ * The first customer line, received at `?2` or later, that waits for a human and that nobody answered.
+ * It waits for a human when the bot held off (auto-reply stopped or paused), or when its reply was
+ * still to be made as staff stopped the bot from the IM (`?3`: that cancel's note). Nobody answered
+ * it when no staff or AI line came after it, no reply from the bot or an operator was made after
+ * it (one whose delivery was cancelled never reached the customer, so it does not count), and no
+ * Resolve since it came. `?1` is the conversation. Each "after" is the newest such row, walked
+ * from the end on an index: a long conversation costs no more than a short one.
  */
 const FIRST_UNANSWERED = `SELECT m.id, m.received_at FROM messages m
-  WHERE m.conversation_id = ?1 AND m.role = 'customer' AND m.reply_reason IN ('auto_reply_stopped', 'auto_reply_paused')
-    AND m.received_at > ?2
-    AND m.id > coalesce((SELECT max(s.id) FROM messages s WHERE s.conversation_id = ?1 AND s.role IN ('staff', 'ai')), 0)
-    AND m.id > coalesce((SELECT max(r.after_message_id) FROM replies r WHERE r.conversation_id = ?1 AND r.kind != 'suggestion' AND r.content != ''), 0)
+  WHERE m.conversation_id = ?1 AND m.role = 'customer' AND m.received_at >= ?2
+    AND (m.reply_reason IN ('auto_reply_stopped', 'auto_reply_paused') OR (m.reply_outcome = 'cancelled' AND m.reply_note = ?3))
+    AND m.id > coalesce((SELECT s.id FROM messages s INDEXED BY messages_staff_lines
+                         WHERE s.conversation_id = ?1 AND s.role IN ('staff', 'ai') ORDER BY s.id DESC LIMIT 1), 0)
+    AND m.id > coalesce((SELECT r.after_message_id FROM replies r
+                         WHERE r.conversation_id = ?1 AND r.kind != 'suggestion' AND r.content != ''
+                           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.reply_id = r.id AND d.state = 'cancelled')
+                         ORDER BY r.after_message_id DESC LIMIT 1), 0)
     AND m.received_at > coalesce((SELECT c.resolved_at FROM conversations c WHERE c.id = ?1), 0)
   ORDER BY m.id LIMIT 1`;
 
 /** Queries of the staff-wait watch (src/main/conversations/staff-wait.ts). */
 export function staffWaitQueries(db: Db) {
+  const imStopNote = cancelledBeforeReplyNote('stop_auto_reply');
   const first = db.prepare(FIRST_UNANSWERED);
-  // Once at start: the conversations whose bot is held off and that are not in Needs you already.
-  const held = db.prepare("SELECT id FROM conversations WHERE auto_reply != 'active' AND needs_human = 0");
+  // Once at start: the conversations whose bot is held off, not in Needs you, and written in lately.
+  const held = db.prepare(
+    "SELECT id FROM conversations INDEXED BY conversations_held WHERE auto_reply != 'active' AND needs_human = 0 AND last_message_at >= ?",
+  );
+  const firstOf = (conversationId: string, since: number): Unanswered | undefined => {
+    const r = first.get(conversationId, since, imStopNote) as { id: number; received_at: number } | undefined;
+    return r && { messageId: r.id, receivedAt: r.received_at };
+  };
   return {
     /** The first unanswered line received after `since`. */
-    firstUnanswered(conversationId: string, since: number): Unanswered | undefined {
-      const r = first.get(conversationId, since) as { id: number; received_at: number } | undefined;
-      return r && { messageId: r.id, receivedAt: r.received_at };
-    },
-    /** Conversations a customer may be waiting in since after `since`, with the message they wait since. */
+    firstUnanswered: firstOf,
+    /** Conversations a customer has waited in since after `since`, with the line they wait since. */
     waiting(since: number): Array<Unanswered & { conversationId: string }> {
       const out: Array<Unanswered & { conversationId: string }> = [];
-      for (const { id } of held.all() as Array<{ id: string }>) {
-        const r = first.get(id, since) as { id: number; received_at: number } | undefined;
-        if (r) out.push({ conversationId: id, messageId: r.id, receivedAt: r.received_at });
+      for (const { id } of held.all(since) as Array<{ id: string }>) {
+        const w = firstOf(id, since);
+        if (w) out.push({ conversationId: id, ...w });
       }
       return out;
     },
