@@ -69,7 +69,10 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     }
     // The busiest list scrolled to its end: its last row is above the toast, not under it.
     await js(page, `(() => { const s = document.querySelector('[data-testid=conversation-list]'); s.scrollTop = s.scrollHeight; })()`);
-    await page.waitForFunction(`(() => { const s = document.querySelector('[data-testid=conversation-list]'); return s.scrollTop + s.clientHeight >= s.scrollHeight - 1; })()`);
+    // Polled from here: waitForFunction with a text predicate evals it in the page, which the console's CSP refuses.
+    await waitFor('the list scrolled to its end', () =>
+      js<boolean>(page, `(() => { const s = document.querySelector('[data-testid=conversation-list]'); return s.scrollTop + s.clientHeight >= s.scrollHeight - 1; })()`),
+    );
     const rows = await box(page, '[data-testid=conversation-list] [role=listbox]');
     const over = await box(page, '[data-testid=undo-toast]');
     assert.ok(rows.bottom <= over.top, `the last row (bottom ${rows.bottom}) scrolls clear of the toast (top ${over.top})`);

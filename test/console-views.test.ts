@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, type ServeProcess } from './helpers/processes.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
+import { js } from './helpers/console-page.ts';
 import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, openConsole, sendAs, SHOTS, startServe, stopServe, waitFor } from './helpers/console-session.ts';
 import { addSeedClients, LONG_NICKNAME, seedTraffic, type Seed } from './helpers/console-seed.ts';
 import type { DeliveryItem } from '../src/shared/console-api.ts';
@@ -153,8 +154,12 @@ describe('the agent workspace views in Chromium', { skip }, () => {
     assert.equal(await list.locator('[aria-selected=true]').count(), 1);
     // Newest first: alice wrote first, so she is at the bottom and ArrowUp moves to the row above.
     await page.keyboard.press('ArrowUp');
-    await page.waitForFunction(
-      `document.activeElement?.getAttribute('data-conversation') !== ${JSON.stringify(seed.conversations.alice)} && document.activeElement?.getAttribute('aria-selected') === 'true'`,
+    // Polled from here: waitForFunction with a text predicate evals it in the page, which the console's CSP refuses.
+    await waitFor('the row above focused and selected', () =>
+      js<boolean>(
+        page,
+        `document.activeElement?.getAttribute('data-conversation') !== ${JSON.stringify(seed.conversations.alice)} && document.activeElement?.getAttribute('aria-selected') === 'true'`,
+      ),
     );
     assert.equal(await alice.getAttribute('aria-selected'), 'false');
     // Search also finds nicknames and groups.

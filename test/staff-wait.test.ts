@@ -115,6 +115,24 @@ describe('a customer left waiting by staff who took over in the IM', () => {
     assert.equal((await summary(m.conversation_id)).needsHumanSince, wroteAt);
   });
 
+  it('a reply the receiver had not taken yet when staff stopped the bot from the IM never reached the customer: that line waits on them', async () => {
+    const seen = c.events.length;
+    rx.respond = (r) => ({ status: r.body.message_info['to_user_id'] === 'cust-g' ? 503 : 200 });
+    try {
+      const m = await say('cust-g', 'can I change the address?');
+      const wroteAt = h.clock.now();
+      await advance(2000);
+      await eventually(() => rx.received.some((r) => r.body.message_info['to_user_id'] === 'cust-g'), 'the first try, refused');
+      const stop = await stopFromIm('cust-g');
+      assert.equal(stop.body['cancelled_replies'], 1, 'the retrying delivery is cancelled');
+      await advance(10 * MIN);
+      await eventually(() => alertsSince(seen).length === 1, 'the alert');
+      assert.equal((await summary(m.conversation_id)).needsHumanSince, wroteAt);
+    } finally {
+      rx.respond = () => ({ status: 200 });
+    }
+  });
+
   it('a Resolve counts as handled: nothing is raised for the lines before it', async () => {
     const seen = c.events.length;
     await stopFromIm('cust-d');

@@ -177,7 +177,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     writer,
     clock,
     waitMs: config.staffWaitMinutes * 60_000,
-    watchingSince: staffWatchSince(store.settings, clock.now()),
+    watchingSince: staffWatchSince(store.settings, clock.now(), config.staffWaitMinutes > 0),
     waiting: (since) => store.staffWait.waiting(since),
     onAlert: (conversationId) => alert(conversationId, 'customer_waiting'),
     log,

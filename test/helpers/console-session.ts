@@ -86,7 +86,8 @@ export async function chooseLanguage(page: Page, lang: 'en' | 'zh-CN'): Promise<
   const folded = await openHeaderPrefs(page);
   await page.selectOption('select:has(option[value="zh-CN"])', lang);
   if (folded) await page.keyboard.press('Escape');
-  await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(lang)}`);
+  // A locator, not waitForFunction: a text predicate is evaled in the page, which the console's CSP refuses.
+  await page.locator(`html[lang="${lang}"]`).waitFor({ state: 'attached' });
 }
 
 /** The theme as the CSS sees it (the header's toggle stores the same attribute). */

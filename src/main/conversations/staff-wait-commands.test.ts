@@ -10,6 +10,7 @@ import { manualClock } from '../../shared/clock.ts';
 import { newId } from '../store/ids.ts';
 import { checkStaffWait, staffWaitNotBefore, STAFF_WAIT_HISTORY_MS } from './staff-wait-commands.ts';
 import { stopConversation } from './state-commands.ts';
+import { staffWatchSince } from './staff-wait.ts';
 import type { ReplyReason } from '../../shared/conversation.ts';
 
 const MIN = 60_000;
@@ -121,4 +122,47 @@ test('a conversation the console resumed is the bot\'s again: no wait', () => {
   store.conversations.setAutoReply('c', 'active', null);
   clock.advance(30 * MIN);
   assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
+});
+
+test('a reply made but not yet delivered when staff stop the bot from the IM never reached the customer: the line waits on them', () => {
+  const { store, clock, line, reply, check } = held();
+  store.conversations.setAutoReply('c', 'active', null);
+  const at = clock.now();
+  const waiting = line('customer', 'scheduled');
+  const replyId = reply('auto', waiting);
+  store.messages.settleReply(waiting, 'answered', 'r', null);
+  store.deliveries.insert({ replyId, replyMsgId: 'r', conversationId: 'c', clientId: 'a', sendUrl: 'http://127.0.0.1:9/x', messageInfo: '{}', state: 'pending', nextAttemptAt: clock.now(), createdAt: clock.now() });
+  clock.advance(1000);
+  const stopped = store.transaction(() => stopConversation(store, 'c', clock.now(), 'stop_auto_reply'));
+  assert.deepEqual([stopped.deliveries, stopped.messageIds], [1, []], 'the delivery cancelled, no reply left to make');
+  clock.advance(10 * MIN);
+  assert.equal(check().alert, true);
+  assert.equal(store.conversations.byId('c')!.needsHumanSince, at);
+});
+
+test('a Resume from the console ends the wait for the lines before it, also when the IM stops the bot again later', () => {
+  const { store, clock, line, check } = held();
+  line('customer', 'auto_reply_stopped');
+  store.conversations.setAutoReply('c', 'active', null);
+  store.messages.insert({
+    conversationId: 'c', clientId: 'a', eventType: 'cmd_dialog', msgId: newId('message'), role: 'command', fromUserId: null, fromUserType: null,
+    content: 'resume_auto_reply', messageInfo: '{"source":"console"}', createTimestamp: null, receivedAt: clock.now(), replyScheduled: null, replyReason: null,
+  });
+  clock.advance(60 * MIN);
+  store.conversations.setAutoReply('c', 'stopped', null);
+  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
+  const at = clock.now();
+  line('customer', 'auto_reply_stopped');
+  clock.advance(10 * MIN);
+  assert.equal(check().alert, true);
+  assert.equal(store.conversations.byId('c')!.needsHumanSince, at, 'waiting since the line after the Resume');
+});
+
+test('the watch remembers when it first ran; switched off, it forgets, so switching it on later raises nothing older', () => {
+  const kv = new Map<string, string>();
+  const settings = { get: (k: string) => kv.get(k), put: (k: string, v: string) => void kv.set(k, v), delete: (k: string) => void kv.delete(k) };
+  assert.equal(staffWatchSince(settings, 1000, true), 1000);
+  assert.equal(staffWatchSince(settings, 2000, true), 1000, 'kept across starts');
+  staffWatchSince(settings, 3000, false);
+  assert.equal(staffWatchSince(settings, 4000, true), 4000, 'on again: from then');
 });

@@ -87,8 +87,15 @@ export function createStaffWaitWatch(deps: StaffWaitDeps) {
   };
 }
 
-/** When this store first ran the watch, recorded at that first start. */
-export function staffWatchSince(settings: { get(key: string): string | undefined; put(key: string, value: string): void }, now: number): number {
+/**
+ * When the watch started running on this store, recorded at that start. Switched off, it forgets:
+ * switched on again later, the lines of the time it was off were nobody's wait either.
+ */
+export function staffWatchSince(settings: { get(key: string): string | undefined; put(key: string, value: string): void; delete(key: string): void }, now: number, on: boolean): number {
+  if (!on) {
+    settings.delete(STAFF_WAIT_SINCE_SETTING);
+    return now;
+  }
   const stored = Number(settings.get(STAFF_WAIT_SINCE_SETTING));
   if (Number.isFinite(stored) && stored > 0) return stored;
   settings.put(STAFF_WAIT_SINCE_SETTING, String(now));

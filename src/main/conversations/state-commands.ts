@@ -3,7 +3,7 @@ import { effectiveAutoReply, type AutoReplyState } from '../../shared/conversati
 import { newId } from '../store/ids.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 import type { UndoStopOutcome } from '../../shared/console-api.ts';
-import { cancelledBeforeReplyNote } from '../store/staff-wait.ts';
+import { cancelledBeforeReplyNote, cancelledDeliveryReason } from '../store/staff-wait.ts';
 
 /** Customer messages an Undo put back to pending: the reply scheduler takes them up again. */
 export interface Rescheduled {
@@ -24,14 +24,13 @@ export type StateResult = {
 };
 
 /** What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent. */
-const STOPPED_BY = 'auto-reply stopped by ';
 const beforeReply = cancelledBeforeReplyNote;
 
 /** Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made. */
 export function stopConversation(store: Store, conversationId: string, now: number, by: string): { deliveries: number; messageIds: number[] } {
   store.conversations.setAutoReply(conversationId, 'stopped', null);
   const messageIds = store.messages.cancelPendingReplies(conversationId, beforeReply(by));
-  return { deliveries: store.deliveries.cancelForConversation(conversationId, `${STOPPED_BY}${by}`, now), messageIds };
+  return { deliveries: store.deliveries.cancelForConversation(conversationId, cancelledDeliveryReason(by), now), messageIds };
 }
 
 /**
@@ -147,7 +146,7 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const undoing = undoStop && stop && restore ? { stop, restore } : null;
   const target = undoing?.restore ?? { state: 'active' as const, pausedUntil: null, messageIds: [], line: null };
   store.conversations.setAutoReply(conv.id, target.state, target.pausedUntil);
-  const restoredReplies = undoing ? store.deliveries.restoreCancelled(conv.id, `${STOPPED_BY}the console`, undoing.stop.at, now) : 0;
+  const restoredReplies = undoing ? store.deliveries.restoreCancelled(conv.id, cancelledDeliveryReason('the console'), undoing.stop.at, now) : 0;
   const restored = store.messages.restoreCancelledReplies(conv.id, target.messageIds, beforeReply('the console'));
   // A customer who wrote during the stop was left for a human only because of it: back to active,
   // the bot answers them too, and the Needs you entry their message made goes with the stop.

@@ -231,8 +231,9 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
     previous,
     cancelled_replies: cancelled,
   });
-  // Staff took over with a customer line still unanswered: it now waits on them.
-  return outcome.kind === 'ok' && stopped.messageIds.length > 0 ? { ...outcome, waitsOnStaff: true } : outcome;
+  // Staff took over with a customer line still unanswered (its reply not made, or not sent): it now waits on them.
+  const unanswered = stopped.messageIds.length > 0 || stopped.deliveries > 0;
+  return outcome.kind === 'ok' && unanswered ? { ...outcome, waitsOnStaff: true } : outcome;
 }
 
 /** Appends the question (unless it is the assisted message itself) and the engine's answer. */

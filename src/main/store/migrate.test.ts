@@ -386,17 +386,30 @@ test('migration 17 records why a conversation needs a human: one of the known re
   assert.throws(() => db.prepare("UPDATE conversations SET needs_human_reason = 'bored'").run(), /CHECK/);
 });
 
-test('migration 18 indexes held conversations by their last message and the IM\'s staff lines, for the staff-wait watch', () => {
+test('migration 18 indexes the conversations whose bot is held off and that are not in Needs you, for the staff-wait watch at start', () => {
   const db = new DatabaseSync(':memory:');
   migrate(db, MIGRATIONS, 17);
   aConversation(db);
   db.prepare("UPDATE conversations SET auto_reply = 'stopped' WHERE id = 'c'").run();
   assert.equal(migrate(db, MIGRATIONS, 18), 18);
+  const held = "SELECT id FROM conversations WHERE auto_reply != 'active' AND needs_human = 0";
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${held}`).all() as Array<{ detail: string }>).map((r) => r.detail);
+  assert.match(plan.join('\n'), /^SCAN conversations USING (COVERING )?INDEX conversations_held$/);
+  assert.deepEqual(db.prepare(held).all().map((r) => r['id']), ['c']);
+  db.prepare("UPDATE conversations SET needs_human = 1 WHERE id = 'c'").run();
+  assert.deepEqual(db.prepare(held).all(), [], 'in Needs you: left out');
+});
+
+test('migration 19 indexes held conversations by their last message, and the lines that answer a customer or end a wait', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 18);
+  aConversation(db);
+  db.prepare("UPDATE conversations SET auto_reply = 'stopped' WHERE id = 'c'").run();
+  assert.equal(migrate(db, MIGRATIONS, 19), 19);
   const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
   const held = "SELECT id FROM conversations WHERE auto_reply != 'active' AND needs_human = 0 AND last_message_at >= ?";
-  assert.match(plan(held), /USING INDEX conversations_held/);
+  assert.match(plan(held), /USING INDEX conversations_held \(last_message_at>\?\)/);
   assert.deepEqual(db.prepare(held).all(0).map((r) => r['id']), ['c'], 'a conversation stopped before the migration is in it');
-  db.prepare("UPDATE conversations SET needs_human = 1 WHERE id = 'c'").run();
-  assert.deepEqual(db.prepare(held).all(0), [], 'in Needs you: left out');
-  assert.match(plan("SELECT id FROM messages WHERE conversation_id = ? AND role IN ('staff', 'ai') ORDER BY id DESC LIMIT 1"), /messages_staff_lines/);
+  const answers = "SELECT id FROM messages WHERE conversation_id = ? AND (role IN ('staff', 'ai') OR (role = 'command' AND content = 'resume_auto_reply')) ORDER BY id DESC LIMIT 1";
+  assert.match(plan(answers), /messages_answer_lines/);
 });

@@ -127,12 +127,12 @@ test('the hot statements named in issue 10 and 12 use the index meant for them',
   assert.match(planOf('FROM conversations WHERE client_id = ? AND channel = ? AND peer = ?'), /INDEX/);
   // Dashboard stats read the per-minute rollup, not the raw rows in the window (issue 12).
   assert.match(planOf('FROM stats_minutes WHERE minute >= ?'), /SEARCH stats_minutes USING PRIMARY KEY/);
-  // The staff wait: the held conversations by their last message; the first unanswered line from
-  // the newest staff line and the newest reply, each one seek on an index, however long the chat.
+  // The staff wait: the held conversations by their last message; the first unanswered line walked
+  // from the newest answer (a staff or AI line, a Resume, a reply), each found from the end on an index.
   assert.match(planOf('FROM conversations INDEXED BY conversations_held'), /SEARCH conversations USING INDEX conversations_held \(last_message_at>\?\)/);
   const firstUnanswered = planOf("m.reply_reason IN ('auto_reply_stopped', 'auto_reply_paused')");
   assert.match(firstUnanswered, /SEARCH m USING INDEX messages_conversation \(conversation_id=\? AND id>\?\)/);
-  assert.match(firstUnanswered, /SEARCH s USING (COVERING )?INDEX messages_staff_lines \(conversation_id=\?\)/);
+  assert.match(firstUnanswered, /SEARCH s USING (COVERING )?INDEX messages_answer_lines \(conversation_id=\?\)/);
   assert.match(firstUnanswered, /SEARCH r USING INDEX replies_conversation \(conversation_id=\?\)/);
   assert.match(firstUnanswered, /SEARCH d USING INDEX deliveries_reply \(reply_id=\?\)/);
   assert.doesNotMatch(firstUnanswered, /TEMP B-TREE/);
