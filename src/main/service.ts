@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../shared/clock.ts';
 import { openDatabase, databaseFiles } from './store/db.ts';
-import { permissionWarning } from './store/data-dir.ts';
+import { databasePath, permissionWarning, secretKeyPath } from './store/data-dir.ts';
 import { createStore, type Store } from './store/index.ts';
 import { startWorkerWriter } from './store/worker-writer.ts';
 import { inProcessReads, startReadWorker } from './store/worker-reader.ts';
@@ -70,13 +69,8 @@ export interface RunningService {
 }
 
 
-export function databasePath(dataDir: string): string {
-  return join(dataDir, 'switchboard.db');
-}
-
-export function secretKeyPath(dataDir: string): string {
-  return join(dataDir, 'secret.key');
-}
+// The CLI imports these from store/data-dir.ts: loading the whole service made each command slower to start.
+export { databasePath, secretKeyPath };
 
 /** Wires the message service: store, auth, engine, HTTP. Both entry points start it this way. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {

@@ -4,7 +4,7 @@ import { defaultDataDir, loadServerConfig } from '../config/server-config.ts';
 import { openDatabase } from '../store/db.ts';
 import { createStore, type Store } from '../store/index.ts';
 import { keyFileBox } from '../auth/secret-box.ts';
-import { databasePath, secretKeyPath } from '../service.ts';
+import { databasePath, secretKeyPath } from '../store/data-dir.ts';
 import { clientsCommand } from './clients-commands.ts';
 import { parsePairs, ImportError } from './kb-import.ts';
 import { flagError, UsageError } from './args.ts';

@@ -1,5 +1,15 @@
 import { chmodSync, closeSync, constants, fchmodSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/** The database file in a data folder. */
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'switchboard.db');
+}
+
+/** The key that seals client secrets and engine API keys, beside the database. */
+export function secretKeyPath(dataDir: string): string {
+  return join(dataDir, 'secret.key');
+}
 
 /** The data folder holds every transcript and the key to the client secrets: its owner only. */
 export const PRIVATE_DIR_MODE = 0o700;
