@@ -165,9 +165,10 @@ describe('the second support-agent review of the console', { skip }, () => {
   });
 
   it('a hung service (SIGSTOP) is noticed: Reconnecting then Offline, a click on a conversation loads then offers Retry, and SIGCONT brings it all back', async () => {
-    // The server pings every 15 s; the test shortens the console's patience through the page, as the console allows.
+    // The server pings every 15 s; the test shortens the console's patience (and its longest wait
+    // between reconnects) through the page, as the console allows.
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    await context.addInitScript('window.switchboardTiming = { streamSilenceMs: 2000, loadTimeoutMs: 2000 }');
+    await context.addInitScript('window.switchboardTiming = { streamSilenceMs: 2000, loadTimeoutMs: 2000, reconnectMaxMs: 1000 }');
     const hung = await context.newPage();
     hung.setDefaultTimeout(20_000);
     await hung.goto(server.console);

@@ -1,7 +1,7 @@
 import { createConsoleClient, type ApiResult, type ConsoleClient, type ConsoleEvent, type ConsoleMethod } from '../../../shared/console-api.ts';
 import { consoleToken, takeTokenFromUrl, tokenRefused } from './console-token.ts';
 import { openEventStream, type StreamState } from './event-stream.ts';
-import { streamSilenceMs } from './timing.ts';
+import { reconnectMaxMs, streamSilenceMs } from './timing.ts';
 
 /** What the Electron preload exposes; absent in a browser. */
 interface PreloadBridge {
@@ -76,6 +76,7 @@ function httpEvents(listener: (event: ConsoleEvent) => void, hooks: StreamHooks 
     onReconnect: hooks.onReconnect ?? (() => {}),
     onState: hooks.onState,
     silenceMs: streamSilenceMs,
+    maxDelayMs: reconnectMaxMs,
   });
   wakeStream = stream.wake;
   return () => stream.close();

@@ -34,6 +34,8 @@ export interface EventStreamOptions {
    * again. Read at each connection.
    */
   silenceMs?: () => number;
+  /** The longest wait between reconnects (MAX_DELAY_MS unless a test shortens it). */
+  maxDelayMs?: () => number;
 }
 
 /**
@@ -52,7 +54,7 @@ export interface EventStream {
 }
 
 const FIRST_DELAY_MS = 500;
-const MAX_DELAY_MS = 15_000;
+export const MAX_DELAY_MS = 15_000;
 
 /**
  * A server-sent event reader over fetch, because EventSource cannot send an Authorization
@@ -132,7 +134,7 @@ export function openEventStream(options: EventStreamOptions): EventStream {
       if (controller.signal.aborted) return;
       dropped();
       await wait(delay);
-      delay = Math.min(delay * 2, MAX_DELAY_MS);
+      delay = Math.min(delay * 2, options.maxDelayMs?.() ?? MAX_DELAY_MS);
     }
   }
 

@@ -1,3 +1,5 @@
+import { MAX_DELAY_MS } from './event-stream.ts';
+
 /**
  * How long the console waits on the service before it says so. A test may set
  * `window.switchboardTiming` before the page loads (page.addInitScript) to shorten them; a real
@@ -6,6 +8,7 @@
 interface TimingOverrides {
   streamSilenceMs?: number;
   loadTimeoutMs?: number;
+  reconnectMaxMs?: number;
 }
 
 declare global {
@@ -27,6 +30,11 @@ const override = (value: unknown, fallback: number): number => (typeof value ===
 
 export function streamSilenceMs(): number {
   return override(globalThis.window?.switchboardTiming?.streamSilenceMs, STREAM_SILENCE_MS);
+}
+
+/** The event stream's longest wait between reconnects (it doubles from 0.5 s up to this). */
+export function reconnectMaxMs(): number {
+  return override(globalThis.window?.switchboardTiming?.reconnectMaxMs, MAX_DELAY_MS);
 }
 
 export function loadTimeoutMs(): number {
