@@ -333,6 +333,8 @@ describe('the second support-agent review of the console', { skip }, () => {
     await first.getByRole('button', { name: 'Retry', exact: true }).click();
     await waitFor('the first under way', async () => (await status.textContent())?.startsWith('1 delivery queued again') ?? false);
     await page.locator(`[data-testid=deliveries] tr[data-delivery="${secondId}"]`).getByRole('button', { name: 'Retry', exact: true }).click();
+    // Released only once the console counts both: a click is dispatched before its request is made.
+    await waitFor('both under way', async () => (await status.textContent())?.startsWith('2 deliveries queued again') ?? false);
     gone.respond = () => ({ status: 410 });
     release();
     await waitFor('both results', async () => (await status.textContent()) === 'Retried 2: 2 failed again (HTTP 410)');
