@@ -58,8 +58,8 @@ describe('a customer left waiting by staff who took over in the IM', () => {
     await advance(1 * MIN);
     await eventually(() => alertsSince(seen).length === 1, 'the alert');
     const [alert] = alertsSince(seen);
-    assert.deepEqual([alert!.conversationId, alert!.reason], [m.conversation_id, 'customer_waiting']);
-    assert.equal(alert!.text, 'Alma (cust-a) wrote while a human has the conversation: “is anyone there?”');
+    assert.deepEqual([alert!.conversationId, alert!.reason], [m.conversation_id, 'staff_silent']);
+    assert.equal(alert!.text, 'Alma (cust-a) is still waiting for the staff who took the conversation over in the IM: “is anyone there?”');
     const s = await summary(m.conversation_id);
     assert.deepEqual([s.needsHuman, s.needsHumanReason, s.needsHumanSince], [true, 'customer_waiting', wroteAt], 'in Needs you, waiting since the message');
     // Still unanswered, later lines add no second alert; a staff line in the IM takes it out.

@@ -173,7 +173,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     waitMs: config.staffWaitMinutes * 60_000,
     watchingSince: staffWatchSince(store.settings, clock.now(), config.staffWaitMinutes > 0),
     waiting: (since) => store.staffWait.waiting(since),
-    onAlert: (conversationId) => alert(conversationId, 'customer_waiting'),
+    onAlert: (conversationId) => alert(conversationId, 'staff_silent'),
     log,
   });
   const service = createMessageService(store, writer, engine, clock, {

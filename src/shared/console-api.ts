@@ -417,7 +417,7 @@ export type ConsoleEvent =
    * while a human has the conversation (auto-reply stopped or paused), or flagged. The console
    * alerts the operator.
    */
-  | { type: 'alert'; conversationId: string; reason: 'needs_human' | 'handoff' | 'delivery_failed' | 'customer_waiting'; text: string };
+  | { type: 'alert'; conversationId: string; reason: 'needs_human' | 'handoff' | 'delivery_failed' | 'customer_waiting' | 'staff_silent'; text: string };
 
 /** Builds a client from a transport: the preload (IPC) and the browser (HTTP) bridges are both this. */
 export function createConsoleClient(call: (method: ConsoleMethod, input: unknown) => Promise<ApiResult<unknown>>): ConsoleClient {

@@ -29,6 +29,8 @@ export function alertText(store: Store, conversationId: string, reason: AlertRea
       return `${who} needs you${said}`;
     case 'customer_waiting':
       return `${who} wrote while a human has the conversation${said}`;
+    case 'staff_silent':
+      return `${who} is still waiting for the staff who took the conversation over in the IM${said}`;
     default:
       return assertNever(reason, 'alert reason');
   }

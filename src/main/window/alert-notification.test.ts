@@ -9,6 +9,7 @@ test('an alert notifies with its text while the window is not focused', () => {
   assert.equal(alertNotification({ ...alert, reason: 'needs_human' }, false)?.title, 'Switchboard: a conversation needs you');
   assert.equal(alertNotification({ ...alert, reason: 'delivery_failed' }, false)?.title, 'Switchboard: a reply could not be delivered');
   assert.equal(alertNotification({ ...alert, reason: 'customer_waiting' }, false)?.title, 'Switchboard: a customer wrote while a human has the conversation');
+  assert.equal(alertNotification({ ...alert, reason: 'staff_silent' }, false)?.title, 'Switchboard: a customer is still waiting for staff in the IM');
 });
 
 test('nothing while the operator is looking at the window, and nothing for other events', () => {

@@ -14,6 +14,8 @@ function titleOf(reason: AlertReason): string {
       return 'Switchboard: a conversation needs you';
     case 'customer_waiting':
       return 'Switchboard: a customer wrote while a human has the conversation';
+    case 'staff_silent':
+      return 'Switchboard: a customer is still waiting for staff in the IM';
     default:
       return assertNever(reason, 'alert reason');
   }

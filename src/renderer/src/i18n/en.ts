@@ -309,6 +309,7 @@ export const en = {
       handoff: '{{who}} was handed to a human',
       delivery_failed: 'A reply to {{who}} could not be delivered',
       customer_waiting: '{{who}} wrote while a human has the conversation',
+      staff_silent: '{{who}} is still waiting for the staff who took over in the IM',
     },
     live: {
       message: 'New message from {{who}}: {{text}}',

@@ -308,6 +308,7 @@ export const zhCN: Messages = {
       handoff: '{{who}} 已转人工',
       delivery_failed: '给 {{who}} 的回复未能送达',
       customer_waiting: '{{who}} 在人工接管期间发来了消息',
+      staff_silent: '{{who}} 仍在等待在 IM 中接管的人工客服回复',
     },
     live: {
       message: '{{who}} 发来新消息：{{text}}',
