@@ -253,6 +253,7 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
       return n.length > 0 && n;
     }, 'a notification', 15_000);
     assert.match(notes[0]!.title, /carol (needs a human|was handed to a human)/);
+    assert.equal(notes[0]!.body, '“Can I pay with seashells?”', 'the customer\'s words, not a second sentence in the service\'s English');
     assert.ok((await js<number>(page, 'window.__tones')) > 0, 'a chime played');
     await page.waitForSelector('[data-testid=live-region]:has-text("carol")');
     await open('carol');
@@ -456,7 +457,7 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
       const all = await js<Array<{ title: string; body: string }>>(page, 'window.__notes');
       return all.length > notes && all.slice(notes);
     }, 'a notification', 10_000);
-    assert.deepEqual(fresh.map((n) => n.body), ['xena wrote while a human has the conversation: “Hello?”'], 'none for Wendy');
+    assert.deepEqual(fresh.map((n) => n.body), ['“Hello?”'], 'none for Wendy; the body is what she said, the title says the rest');
     assert.match(fresh[0]!.title, /wrote while a human has the conversation$/);
     assert.equal((await js<number>(page, 'window.__tones')) - tones, 2, 'one chime (its two tones), for Xena only');
     assert.ok((await needsYou()).includes('xena'));

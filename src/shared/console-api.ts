@@ -417,7 +417,15 @@ export type ConsoleEvent =
    * while a human has the conversation (auto-reply stopped or paused), or flagged. The console
    * alerts the operator.
    */
-  | { type: 'alert'; conversationId: string; reason: 'needs_human' | 'handoff' | 'delivery_failed' | 'customer_waiting' | 'staff_silent'; text: string };
+  | {
+      type: 'alert';
+      conversationId: string;
+      reason: 'needs_human' | 'handoff' | 'delivery_failed' | 'customer_waiting' | 'staff_silent';
+      /** One English sentence (the desktop app's notification, logs). */
+      text: string;
+      /** What the customer last said, as they said it (null: nothing yet): the console words the rest in its own language. */
+      said: string | null;
+    };
 
 /** Builds a client from a transport: the preload (IPC) and the browser (HTTP) bridges are both this. */
 export function createConsoleClient(call: (method: ConsoleMethod, input: unknown) => Promise<ApiResult<unknown>>): ConsoleClient {

@@ -45,6 +45,7 @@ export function createAlerts(store: Store, events: EventBus) {
     // The console's own test message (Clients → Integrate) is no customer: it must not call anyone.
     const conv = store.conversations.byId(conversationId);
     if (conv?.channel === 'web' && conv.customerId === TEST_VISITOR) return;
-    events.emit({ type: 'alert', conversationId, reason, text: alertText(store, conversationId, reason) });
+    const said = store.workspace.lastCustomerText(conversationId);
+    events.emit({ type: 'alert', conversationId, reason, text: alertText(store, conversationId, reason), said: said === null ? null : clip(said, 200) });
   };
 }

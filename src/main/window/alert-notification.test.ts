@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { alertNotification } from './alert-notification.ts';
 
-const alert = { type: 'alert', conversationId: 'c_1', reason: 'handoff', text: 'The bot handed Alice (cust-1) over to you: “refund?”' } as const;
+const alert = { type: 'alert', conversationId: 'c_1', reason: 'handoff', text: 'The bot handed Alice (cust-1) over to you: “refund?”', said: 'refund?' } as const;
 
 test('an alert notifies with its text while the window is not focused', () => {
   assert.deepEqual(alertNotification(alert, false), { title: 'Switchboard: the bot handed over a conversation', body: alert.text, silent: false });

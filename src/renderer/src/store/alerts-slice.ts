@@ -73,13 +73,15 @@ export const alertsSlice: Slice<AlertsSlice> = (set, get) => ({
     const c = s.conversations.find((x) => x.id === event.conversationId) ?? (s.transcript?.conversation.id === event.conversationId ? s.transcript.conversation : undefined);
     const who = c ? conversationTitle(c) : event.conversationId;
     const title = i18n.t(`work.alert.${event.reason}`, { who });
-    s.announce(`${title}: ${clip(event.text)}`);
+    // The title in the console's language; the customer's own words after it, not the service's English sentence.
+    const said = event.said === null ? null : `“${clip(event.said)}”`;
+    s.announce(said ? `${title}: ${said}` : title);
     // The operator is looking at this very conversation: it still enters Needs you, but a tone or a
     // notification for each line of a live chat would only be noise.
     const watching = s.view === 'conversations' && s.selectedId === event.conversationId && document.visibilityState === 'visible' && document.hasFocus();
     if (watching) return;
     if (s.notify && s.notifyPermission === 'granted') {
-      showNotification(title, clip(event.text, 200), event.conversationId, () => {
+      showNotification(title, said ?? '', event.conversationId, () => {
         const st = get();
         st.setView('conversations');
         st.select(event.conversationId);
