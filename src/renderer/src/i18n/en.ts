@@ -142,7 +142,7 @@ export const en = {
     copied: 'Copied',
     noSuggestion: 'No confident suggestion for this one.',
     stopByConsole: 'Auto-reply stopped from the console',
-    stopByIm: 'Auto-reply stopped by the integration (stop_auto_reply)',
+    stopByIm: 'Staff took over in the IM: auto-reply stopped (stop_auto_reply)',
     stopByConsoleWho: 'Auto-reply stopped from the console by {{name}}',
     resumeByConsole: 'Auto-reply resumed from the console',
     resumeByConsoleWho: 'Auto-reply resumed from the console by {{name}}',

@@ -142,7 +142,7 @@ export const zhCN: Messages = {
     copied: '已复制',
     noSuggestion: '这条没有把握的建议。',
     stopByConsole: '已在控制台停止自动回复',
-    stopByIm: '集成方已停止自动回复（stop_auto_reply）',
+    stopByIm: 'IM 中的人工客服已接管：自动回复已停止（stop_auto_reply）',
     stopByConsoleWho: '{{name}} 已在控制台停止自动回复',
     resumeByConsole: '已在控制台恢复自动回复',
     resumeByConsoleWho: '{{name}} 已在控制台恢复自动回复',
