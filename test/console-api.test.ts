@@ -7,7 +7,7 @@ import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts'
 import { scriptedEngine } from './helpers/engines.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
 import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/console-token.ts';
-import { secretKeyPath } from '../src/main/service.ts';
+import { secretKeyPath } from '../src/main/store/data-dir.ts';
 import type { ApiResult, ConsoleEvent } from '../src/shared/console-api.ts';
 
 const settleAll = () => new Promise((r) => setTimeout(r, 20));

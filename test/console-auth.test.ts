@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { startHarness, type Harness } from './helpers/harness.ts';
 import { createConsoleServer, CONSOLE_HEADERS_TIMEOUT_MS, CONSOLE_REQUEST_TIMEOUT_MS } from '../src/main/console-api/console-server.ts';
 import { consoleTokenAtStart, createTokenCheck, rotateConsoleToken } from '../src/main/console-api/console-token.ts';
-import { secretKeyPath } from '../src/main/service.ts';
+import { secretKeyPath } from '../src/main/store/data-dir.ts';
 
 const execFileAsync = promisify(execFile);
 

@@ -10,7 +10,7 @@ import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
 import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/console-token.ts';
-import { secretKeyPath } from '../src/main/service.ts';
+import { secretKeyPath } from '../src/main/store/data-dir.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';

@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { openDatabase } from '../src/main/store/db.ts';
 import { createStore } from '../src/main/store/index.ts';
-import { databasePath } from '../src/main/service.ts';
+import { databasePath } from '../src/main/store/data-dir.ts';
 import { spawnServe, cliAsync, type ServeProcess } from './helpers/processes.ts';
 import { eventually } from './helpers/receiver.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
-import { databasePath } from '../src/main/service.ts';
+import { databasePath } from '../src/main/store/data-dir.ts';
 import { openDatabase, type Db } from '../src/main/store/db.ts';
 import { createStore } from '../src/main/store/index.ts';
 import { seedList, FILTERS } from '../src/main/store/console-list.fixture.ts';

@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { spawnServe } from './helpers/processes.ts';
 import { signBody } from './helpers/sign.ts';
 import { prepareDataDir, SCALE_CLIENT } from '../bench/scale/build.ts';
-import { databasePath } from '../src/main/service.ts';
+import { databasePath } from '../src/main/store/data-dir.ts';
 
 // bench/scale's loader killed (SIGKILL, out of memory, Ctrl-\) after some batches committed: the
 // store must still index what it holds and what it is sent afterwards.

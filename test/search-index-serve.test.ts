@@ -7,7 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { spawnServe, cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { signBody } from './helpers/sign.ts';
-import { databasePath } from '../src/main/service.ts';
+import { databasePath } from '../src/main/store/data-dir.ts';
 
 // Migration 14 (search indexed once per transaction, before COMMIT): seen from outside, through a
 // real `serve`, its console API, and SIGKILL.

@@ -10,7 +10,7 @@ import { eventually } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 import { cli, cliAsync } from './helpers/processes.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
-import { secretKeyPath } from '../src/main/service.ts';
+import { secretKeyPath } from '../src/main/store/data-dir.ts';
 import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/console-token.ts';
 import type { ApiResult } from '../src/shared/console-api.ts';
 

@@ -6,7 +6,7 @@ import { loadServerConfig } from './config/server-config.ts';
 import { combinedBox, keychainBox, keyFileBox } from './auth/secret-box.ts';
 import { consoleWindowOptions } from './window/window-options.ts';
 import { alertNotification } from './window/alert-notification.ts';
-import { secretKeyPath } from './service.ts';
+import { secretKeyPath } from './store/data-dir.ts';
 import { createIpcHandler, IPC_CALL, IPC_EVENT } from './console-api/ipc.ts';
 
 // Composition root of the desktop app: wires the service into a secure window, decides nothing.

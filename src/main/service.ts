@@ -69,8 +69,6 @@ export interface RunningService {
 }
 
 
-// The CLI imports these from store/data-dir.ts: loading the whole service made each command slower to start.
-export { databasePath, secretKeyPath };
 
 /** Wires the message service: store, auth, engine, HTTP. Both entry points start it this way. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {

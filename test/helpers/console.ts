@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Harness } from './harness.ts';
 import { createConsoleServer } from '../../src/main/console-api/console-server.ts';
 import { consoleTokenAtStart, createTokenCheck } from '../../src/main/console-api/console-token.ts';
-import { secretKeyPath } from '../../src/main/service.ts';
+import { secretKeyPath } from '../../src/main/store/data-dir.ts';
 import type { ApiResult, ConsoleEvent, ConsoleMethod, ConsoleOutputs } from '../../src/shared/console-api.ts';
 
 export interface ConsoleClient {

@@ -11,14 +11,14 @@ const clip = (text: string, max: number): string => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-/** One short sentence for a notification: who is waiting, and what they last said. */
-export function alertText(store: Store, conversationId: string, reason: AlertReason): string {
-  const conv = store.conversations.byId(conversationId);
+type Conversation = NonNullable<ReturnType<Store['conversations']['byId']>>;
+
+/** One short sentence for a notification: who is waiting, and what they last said (`last`). */
+export function alertText(conv: Conversation | undefined, last: string | null, reason: AlertReason): string {
   if (!conv) return 'A conversation needs you';
   const name = conv.customerName ? clip(conv.customerName, 40) : null;
   const id = conv.customerId ?? (conv.groupId ? `group ${conv.groupId}` : conv.peer);
   const who = name ? `${name} (${id})` : id;
-  const last = store.workspace.lastCustomerText(conv.id);
   const said = last ? `: “${clip(last, 100)}”` : '';
   switch (reason) {
     case 'handoff':
@@ -45,7 +45,7 @@ export function createAlerts(store: Store, events: EventBus) {
     // The console's own test message (Clients → Integrate) is no customer: it must not call anyone.
     const conv = store.conversations.byId(conversationId);
     if (conv?.channel === 'web' && conv.customerId === TEST_VISITOR) return;
-    const said = store.workspace.lastCustomerText(conversationId);
-    events.emit({ type: 'alert', conversationId, reason, text: alertText(store, conversationId, reason), said: said === null ? null : clip(said, 200) });
+    const last = conv ? store.workspace.lastCustomerText(conversationId) : null;
+    events.emit({ type: 'alert', conversationId, reason, text: alertText(conv, last, reason), said: last === null ? null : clip(last, 200) });
   };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { MessageWriter } from './message-service.ts';
 import type { Unanswered } from '../store/staff-wait.ts';
+import type { Store } from '../store/index.ts';
 import { staffWaitNotBefore } from './staff-wait-commands.ts';
 
 /** The settings key holding when this store first ran the watch. */
@@ -91,7 +92,7 @@ export function createStaffWaitWatch(deps: StaffWaitDeps) {
  * When the watch started running on this store, recorded at that start. Switched off, it forgets:
  * switched on again later, the lines of the time it was off were nobody's wait either.
  */
-export function staffWatchSince(settings: { get(key: string): string | undefined; put(key: string, value: string): void; delete(key: string): void }, now: number, on: boolean): number {
+export function staffWatchSince(settings: Pick<Store['settings'], 'get' | 'put' | 'delete'>, now: number, on: boolean): number {
   if (!on) {
     settings.delete(STAFF_WAIT_SINCE_SETTING);
     return now;

@@ -23,13 +23,10 @@ export type StateResult = {
   undo?: UndoStopOutcome;
 };
 
-/** What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent. */
-const beforeReply = cancelledBeforeReplyNote;
-
-/** Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made. */
+/** What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent. Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made. */
 export function stopConversation(store: Store, conversationId: string, now: number, by: string): { deliveries: number; messageIds: number[] } {
   store.conversations.setAutoReply(conversationId, 'stopped', null);
-  const messageIds = store.messages.cancelPendingReplies(conversationId, beforeReply(by));
+  const messageIds = store.messages.cancelPendingReplies(conversationId, cancelledBeforeReplyNote(by));
   return { deliveries: store.deliveries.cancelForConversation(conversationId, cancelledDeliveryReason(by), now), messageIds };
 }
 
@@ -147,7 +144,7 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   const target = undoing?.restore ?? { state: 'active' as const, pausedUntil: null, messageIds: [], line: null };
   store.conversations.setAutoReply(conv.id, target.state, target.pausedUntil);
   const restoredReplies = undoing ? store.deliveries.restoreCancelled(conv.id, cancelledDeliveryReason('the console'), undoing.stop.at, now) : 0;
-  const restored = store.messages.restoreCancelledReplies(conv.id, target.messageIds, beforeReply('the console'));
+  const restored = store.messages.restoreCancelledReplies(conv.id, target.messageIds, cancelledBeforeReplyNote('the console'));
   // A customer who wrote during the stop was left for a human only because of it: back to active,
   // the bot answers them too, and the Needs you entry their message made goes with the stop.
   const revived = undoing && target.state === 'active' && target.line !== null ? store.messages.reviveStoppedSince(conv.id, target.line) : [];

@@ -193,10 +193,10 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
   // before (section 6): the flag is the console's business, not the integrator's.
   // Held by staff in the IM, it waits on them: the console is told only if nobody answers in
   // time (staffWaitMinutes; src/main/conversations/staff-wait.ts).
-  const held = (state === 'stopped' || state === 'paused') && waitsForHuman(decision.reason);
-  const byConsole = held && state !== 'active' && store.workspace.heldByConsole(conv.id, state);
+  const held = (state === 'stopped' || state === 'paused') && waitsForHuman(decision.reason) ? state : null;
+  const byConsole = held !== null && store.workspace.heldByConsole(conv.id, held);
   const alert = byConsole && store.conversations.flagNeedsHuman(conv.id, r.now, 'customer_waiting');
-  const waitsOnStaff = held && !byConsole;
+  const waitsOnStaff = held !== null && !byConsole;
   const outcome = commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,
@@ -219,7 +219,6 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
   const previous = existing ? effectiveAutoReply(existing.autoReply, existing.pausedUntil, r.now) : 'none';
   const conv = existing ?? conversationFor(store, r, 'im', peer, 'stopped');
   const stopped = stopConversation(store, conv.id, r.now, 'stop_auto_reply');
-  const cancelled = stopped.deliveries;
   const messageId = insertInbound(store, r, conv, msgId);
   const outcome = commit(store, r, msgId, messageId, {
     request_id: r.requestId,
@@ -229,7 +228,7 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
     command: 'stop_auto_reply',
     auto_reply: 'stopped',
     previous,
-    cancelled_replies: cancelled,
+    cancelled_replies: stopped.deliveries,
   });
   // Staff took over with a customer line still unanswered (its reply not made, or not sent): it now waits on them.
   const unanswered = stopped.messageIds.length > 0 || stopped.deliveries > 0;
