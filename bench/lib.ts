@@ -20,11 +20,11 @@ export interface Target {
 }
 
 /** Starts a server script as its own process (so it gets a core of its own) and waits for its endpoint line. */
-export async function startTarget(args: string[]): Promise<Target> {
+export async function startTarget(args: string[], options: { env?: Record<string, string> } = {}): Promise<Target> {
   // Switchboard runs with the heap bounds the product starts it with; the bare server as Node's defaults.
   // BENCH_MAIN_FLAGS replaces them, to weigh another setting in the same run.
   const flags = args.includes('src/main/headless.ts') ? (process.env['BENCH_MAIN_FLAGS']?.split(' ').filter(Boolean) ?? MAIN_V8_FLAGS) : [];
-  const child = spawn(process.execPath, [...flags, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, ...args], { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const endpoint = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.startsWith('endpoint: ')) resolve(line.slice(10));

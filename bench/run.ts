@@ -5,6 +5,7 @@ import { runFlood } from './flood.ts';
 import { runKbScale } from './kb-scale.ts';
 import { runSearchStall } from './search-stall.ts';
 import { runScale } from './scale/run.ts';
+import { runFloor } from './floor/run.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
 const benches: Record<string, () => Promise<string>> = {
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<string>> = {
   'kb-scale': runKbScale,
   'search-stall': runSearchStall,
   scale: runScale,
+  floor: runFloor,
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {

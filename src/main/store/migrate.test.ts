@@ -413,3 +413,17 @@ test('migration 19 indexes held conversations by their last message, and the lin
   const answers = "SELECT id FROM messages WHERE conversation_id = ? AND (role IN ('staff', 'ai') OR (role = 'command' AND content = 'resume_auto_reply')) ORDER BY id DESC LIMIT 1";
   assert.match(plan(answers), /messages_answer_lines/);
 });
+
+test('migration 20 turns FTS5\'s automerge off for message search: the search queue\'s flush merges in steps instead', () => {
+  const db = new DatabaseSync(':memory:');
+  migrate(db, MIGRATIONS, 19);
+  const automerge = () => (db.prepare("SELECT v FROM messages_fts_config WHERE k = 'automerge'").get() as { v: number } | undefined)?.v;
+  assert.equal(automerge(), undefined, 'FTS5 default (4)');
+  assert.equal(migrate(db, MIGRATIONS, 20), 20);
+  assert.equal(automerge(), 0);
+  // The index still takes and finds messages after the change.
+  aConversation(db);
+  db.prepare("INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at) VALUES ('c', 'a', 'auto_dialog', 'm1', 'customer', 'where is my parcel', '{}', 0)").run();
+  searchIndexQueries(db).flushQueue();
+  assert.equal((db.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get('"parcel"') as { n: number }).n, 1);
+});

@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from './db.ts';
 import { createStore, type Store } from './index.ts';
 import { createWriteQueue } from './write-queue.ts';
 
-function setup() {
-  const store = createStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'sb-fts-')), 's.db')));
+function setup(path = join(mkdtempSync(join(tmpdir(), 'sb-fts-')), 's.db')) {
+  const store = createStore(openDatabase(path));
   store.connection.prepare("INSERT INTO clients (id, created_at, updated_at) VALUES ('a', 0, 0)").run();
   store.connection.prepare("INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('c', 'a', 'im', 'u:x', 0, 0)").run();
   return store;
@@ -67,4 +67,44 @@ test('store.transaction (the CLI and console admin writes) indexes what it wrote
   store.transaction(add(store, 1, 'parcel one'));
   assert.equal(found(store, 'parcel'), 1);
   assert.equal(store.searchIndex.queued(), 0);
+});
+
+/**
+ * Pages each of `commits` commits of 5 messages writes (WAL frames, never checkpointed), and the
+ * index segments left. The texts vary like customers' lines, so the trigram index grows as in use.
+ */
+function commitPages(automerge: number | null, commits: number) {
+  const path = join(mkdtempSync(join(tmpdir(), 'sb-fts-')), 's.db');
+  const store = setup(path);
+  // The test is about what a commit writes, not its durability: no fsync, and the WAL kept whole.
+  store.connection.exec('PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0');
+  if (automerge !== null) store.connection.exec(`INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', ${automerge})`);
+  const pageSize = (store.connection.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+  const walPages = (): number => statSync(`${path}-wal`).size / (pageSize + 24);
+  const words = 'parcel refund invoice password delivery warranty address coupon account order shipping tracking return exchange size colour payment card bank transfer discount voucher store opening hours holiday manager complaint broken damaged missing late early tomorrow today'.split(' ');
+  const line = (n: number): string => {
+    const w = (k: number): string => words[(n * k + (n >> 3)) % words.length]!;
+    return `where is my ${w(7)} ${w(13)}, it is ${w(3)}: order ${(n * 7919) % 100003}, can you ${w(11)} the ${w(5)} ${w(17)}?`;
+  };
+  const pages: number[] = [];
+  let n = 0;
+  for (let c = 0; c < commits; c++) {
+    const before = walPages();
+    store.transaction(() => {
+      for (let i = 0; i < 5; i++, n++) add(store, n, line(n))();
+    });
+    pages.push(walPages() - before);
+  }
+  store.connection.exec("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')");
+  return { maxPages: Math.max(...pages), segments: segments(store), found: found(store, 'where is my') };
+}
+
+test('the search index merges a little at every commit, never in lumps: no commit of 5 messages writes more than 64 pages, where FTS5\'s automerge wrote hundreds, and it keeps as few segments', () => {
+  const paced = commitPages(null, 1200);
+  const automerge = commitPages(4, 1200);
+  assert.equal(paced.found, 6000);
+  assert.equal(automerge.found, 6000);
+  assert.ok(automerge.maxPages > 200, `automerge's largest commit: ${automerge.maxPages} pages (the lump this test is about)`);
+  assert.ok(paced.maxPages <= 64, `largest commit: ${paced.maxPages} pages`);
+  assert.ok(paced.segments <= automerge.segments, `segments ${paced.segments} against automerge's ${automerge.segments}`);
 });
