@@ -35,6 +35,7 @@ export async function startTarget(args: string[], options: { env?: Record<string
     endpoint,
     child,
     async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return; // died already: its exit was reported
       child.kill('SIGTERM');
       await once(child, 'exit');
     },

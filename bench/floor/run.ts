@@ -29,23 +29,29 @@ export async function runFloor(): Promise<string> {
   const kb = knowledgeBase(1000);
   const bodies = signedBodies({ dir, clientId: 'bench', secret: SECRET, senders: 20_000, content: (n) => customerMessage(kb, n) });
   const bare = await startTarget(['bench/bare-server.ts']);
-  const bareFile = bodies.write('website_dialog', 20_000);
   const rows: string[] = [];
-  for (const index of INDEXES) {
-    const dbPath = join(dir, `floor-${index}.db`);
-    const floor = await startTarget(['bench/floor/server.ts', dbPath], { env: { FLOOR_SECRET: SECRET, FLOOR_INDEX: index } });
-    for (const c of LEVELS) {
-      const file = bodies.write('website_dialog', 9000 * SECONDS);
-      const base: WrkResult = await runWrk(bare.endpoint, c, bareFile, { seconds: Math.max(3, SECONDS / 2), threads: THREADS });
-      const cpu0 = cpuMs(floor.child.pid);
-      const r = await runWrk(floor.endpoint, c, file, { seconds: SECONDS, threads: THREADS });
-      const cpu = cpuMs(floor.child.pid) - cpu0;
-      rows.push(`| ${index} | ${c} | ${fmt(base.rps)} | ${fmt(r.rps)} | ${fmt(r.rps / base.rps, 3)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${fmt((cpu * 1000) / Math.max(1, r.requests))} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
+  try {
+    const bareFile = bodies.write('website_dialog', 20_000);
+    for (const index of INDEXES) {
+      const dbPath = join(dir, `floor-${index}.db`);
+      const floor = await startTarget(['bench/floor/server.ts', dbPath], { env: { FLOOR_SECRET: SECRET, FLOOR_INDEX: index } });
+      try {
+        for (const c of LEVELS) {
+          const file = bodies.write('website_dialog', 9000 * SECONDS);
+          const base: WrkResult = await runWrk(bare.endpoint, c, bareFile, { seconds: Math.max(3, SECONDS / 2), threads: THREADS });
+          const cpu0 = cpuMs(floor.child.pid);
+          const r = await runWrk(floor.endpoint, c, file, { seconds: SECONDS, threads: THREADS });
+          const cpu = cpuMs(floor.child.pid) - cpu0;
+          rows.push(`| ${index} | ${c} | ${fmt(base.rps)} | ${fmt(r.rps)} | ${fmt(r.rps / base.rps, 3)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${fmt((cpu * 1000) / Math.max(1, r.requests))} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
+        }
+      } finally {
+        await floor.stop();
+      }
     }
-    await floor.stop();
+  } finally {
+    await bare.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
-  await bare.stop();
-  rmSync(dir, { recursive: true, force: true });
   return [
     `bench/floor: website_dialog bodies (signed, unique, 20,000 senders) against a server that only authenticates and stores each question and an answer (WAL, synchronous=FULL); wrk -t${THREADS}, ${SECONDS} s per level; bare: node:http measured right before each level`,
     '| search index | connections | bare req/s | floor req/s | ratio to bare | floor p50 / p99 ms | floor CPU per request µs | non-2xx + socket errors |',

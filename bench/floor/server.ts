@@ -18,14 +18,24 @@ const writer = new Worker(new URL('./writer.ts', import.meta.url), {
 });
 type Job = { id: number; peer: string; msgId: string; content: string; hash: string };
 const waiting = new Map<number, (ok: boolean) => void>();
+const answerAll = (ids: Iterable<number>, ok: boolean): void => {
+  for (const id of [...ids]) {
+    waiting.get(id)?.(ok);
+    waiting.delete(id);
+  }
+};
 let batch: Job[] = [];
 let nextId = 0;
 
-writer.on('message', (ids: number[]) => {
-  for (const id of ids) {
-    waiting.get(id)?.(true);
-    waiting.delete(id);
-  }
+writer.on('message', (msg: { ok: number[] } | { failed: number[]; error: string }) => {
+  if ('ok' in msg) return answerAll(msg.ok, true);
+  console.error(`floor writer: ${msg.error}`);
+  answerAll(msg.failed, false);
+});
+writer.on('exit', (code) => {
+  console.error(`floor writer exited with code ${code}`);
+  answerAll(waiting.keys(), false);
+  process.exit(1);
 });
 const flush = (): void => {
   writer.postMessage(batch);
@@ -47,7 +57,7 @@ const server = createServer((req, res) => {
       const given = Buffer.from(env.signature, 'hex');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return answer(401, { code: 'invalid_signature' });
       const id = nextId++;
-      waiting.set(id, () => answer(200, { code: 0, msg: 'ok', data: { msg_id: env.message_info['msg_id'] } }));
+      waiting.set(id, (ok) => (ok ? answer(200, { code: 0, msg: 'ok', data: { msg_id: env.message_info['msg_id'] } }) : answer(500, { code: 'internal_error' })));
       if (batch.length === 0) setImmediate(flush);
       batch.push({
         id,
@@ -62,4 +72,7 @@ const server = createServer((req, res) => {
   });
 });
 server.listen(0, '127.0.0.1', () => console.log(`endpoint: http://127.0.0.1:${(server.address() as AddressInfo).port}/custom-im/chat-messages`));
-process.on('SIGTERM', () => server.close(() => void writer.terminate().then(() => process.exit(0))));
+process.on('SIGTERM', () => server.close(() => {
+  writer.removeAllListeners('exit');
+  void writer.terminate().then(() => process.exit(0));
+}));

@@ -17,7 +17,8 @@ if (index !== 'none') {
   if (index === 'paced') db.exec("INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 0)");
 }
 const conversation = db.prepare('INSERT INTO conversations (peer, last_message_at) VALUES (?, ?) ON CONFLICT (peer) DO UPDATE SET last_message_at = excluded.last_message_at RETURNING id');
-const message = db.prepare('INSERT INTO messages (conversation_id, msg_id, role, content, content_hash, received_at) VALUES (?, ?, ?, ?, ?, ?)');
+// A body wrk sends again (its pool wrapped) is stored once, as Switchboard answers a replay.
+const message = db.prepare('INSERT OR IGNORE INTO messages (conversation_id, msg_id, role, content, content_hash, received_at) VALUES (?, ?, ?, ?, ?, ?)');
 const indexed = index === 'none' ? null : db.prepare('INSERT INTO messages_fts (rowid, content) VALUES (?, ?)');
 const merge = index === 'paced' ? db.prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', ?)") : null;
 
@@ -27,18 +28,26 @@ function commit(): void {
   const jobs = queue;
   queue = [];
   const now = Date.now();
-  db.exec('BEGIN');
-  for (const job of jobs) {
-    const { id } = conversation.get(job.peer, now) as { id: number };
-    const answerText = `Thanks for asking about ${job.content.slice(0, 40)}: here is what we know.`;
-    for (const [role, text, msgId] of [['customer', job.content, job.msgId], ['ai', answerText, `${job.msgId}:answer`]] as const) {
-      const row = message.run(id, msgId, role, text, job.hash, now);
-      indexed?.run(row.lastInsertRowid, text);
+  let chars = 0;
+  try {
+    db.exec('BEGIN');
+    for (const job of jobs) {
+      const { id } = conversation.get(job.peer, now) as { id: number };
+      const answerText = `Thanks for asking about ${job.content.slice(0, 40)}: here is what we know.`;
+      for (const [role, text, msgId] of [['customer', job.content, job.msgId], ['ai', answerText, `${job.msgId}:answer`]] as const) {
+        const row = message.run(id, msgId, role, text, job.hash, now);
+        if (Number(row.changes) === 0) continue;
+        chars += text.length;
+        indexed?.run(row.lastInsertRowid, text);
+      }
     }
+    if (chars > 0) merge?.run(mergeStepPages(chars));
+    db.exec('COMMIT');
+    parentPort!.postMessage({ ok: jobs.map((j) => j.id) });
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    parentPort!.postMessage({ failed: jobs.map((j) => j.id), error: (error as Error).message });
   }
-  merge?.run(mergeStepPages(jobs.length * 2));
-  db.exec('COMMIT');
-  parentPort!.postMessage(jobs.map((j) => j.id));
 }
 parentPort!.on('message', (jobs: Job[]) => {
   if (queue.length === 0) setImmediate(commit);

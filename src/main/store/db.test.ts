@@ -95,3 +95,21 @@ test('the writer keeps its savepoints’ sub-journal in memory: a group transact
   // The writer thread's own store, as writer-worker.ts opens it.
   assert.deepEqual(await tempFilesDuringBatch((path) => openWriterStore(path, 5000).connection), []);
 });
+
+test('FTS5\'s own rowid-range reads and trims stay index seeks on a new store: statistics taken while the index was nearly empty are replaced', () => {
+  const path = join(root, 'fts-stats', 'switchboard.db');
+  const plan = (db: Db): string =>
+    (db.prepare('EXPLAIN QUERY PLAN SELECT block FROM messages_fts_data WHERE id >= ? AND id <= ?').all(1, 2) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+  const first = openDatabase(path);
+  assert.match(plan(first), /SEARCH messages_fts_data USING INTEGER PRIMARY KEY/);
+  first.close();
+  // Reopened: PRAGMA optimize analyzes the still-small table again, and it is dropped again.
+  const again = openDatabase(path);
+  assert.match(plan(again), /SEARCH messages_fts_data USING INTEGER PRIMARY KEY/);
+  assert.deepEqual(again.prepare("SELECT tbl, stat FROM sqlite_stat1 WHERE tbl GLOB '*_fts_data' ORDER BY tbl").all().map((r) => ({ ...r })), [
+    { tbl: 'kb_fts_data', stat: '1000000' },
+    { tbl: 'messages_fts_data', stat: '1000000' },
+  ]);
+  assert.ok((again.prepare('SELECT count(*) AS n FROM sqlite_stat1').get() as { n: number }).n > 0, 'the other tables keep theirs');
+  again.close();
+});

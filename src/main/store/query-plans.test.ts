@@ -58,6 +58,7 @@ const ALLOWED: Array<[RegExp, string]> = [
   [/FROM (kb_entries|canned_replies)\b/, 'operator-kept tables of hundreds to thousands of rows; KB matching at scale is measured separately'],
   [/FROM request_log WHERE status >= 400 ORDER BY id DESC LIMIT/, 'console request log filter, not per request'],
   [/FROM messages_fts_queue$/, 'the search index queue: empty after every writer commit, counted by tests'],
+  [/^SELECT total\(length\(m\.content\)\) AS chars FROM messages_fts_queue q CROSS JOIN messages m/, "the search index queue's text, for the merge step's budget: the queue in full, each message by id (checked below)"],
 ];
 
 /** The console list's statements (prepared per filter): first and next pages, filters, views, searches. */
@@ -137,9 +138,11 @@ test('the hot statements named in issue 10 and 12 use the index meant for them',
   assert.match(firstUnanswered, /SEARCH d USING INDEX deliveries_reply \(reply_id=\?\)/);
   assert.doesNotMatch(firstUnanswered, /TEMP B-TREE/);
   // The search index's queue is read in full (a few rows) and each message fetched by its id, never the other way round.
-  const flush = statements.find((s) => s.includes('FROM messages_fts_queue q CROSS JOIN messages m'));
-  assert.ok(flush);
-  const flushPlan = (db.prepare(`EXPLAIN QUERY PLAN ${flush}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
-  assert.match(flushPlan, /^SCAN q \| SEARCH m USING INTEGER PRIMARY KEY/);
+  const flushes = statements.filter((s) => s.includes('FROM messages_fts_queue q CROSS JOIN messages m') && !s.startsWith('EXPLAIN'));
+  assert.equal(flushes.length, 2, 'the merge budget and the indexing');
+  for (const flush of flushes) {
+    const flushPlan = (db.prepare(`EXPLAIN QUERY PLAN ${flush}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+    assert.match(flushPlan, /^SCAN q \| SEARCH m USING INTEGER PRIMARY KEY/);
+  }
   store.close();
 });
