@@ -23,7 +23,10 @@ export type StateResult = {
   undo?: UndoStopOutcome;
 };
 
-/** What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent. Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made. */
+/**
+ * What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent.
+ * Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made.
+ */
 export function stopConversation(store: Store, conversationId: string, now: number, by: string): { deliveries: number; messageIds: number[] } {
   store.conversations.setAutoReply(conversationId, 'stopped', null);
   const messageIds = store.messages.cancelPendingReplies(conversationId, cancelledBeforeReplyNote(by));

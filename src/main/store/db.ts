@@ -102,16 +102,18 @@ export function refreshStatistics(db: Db): void {
 export const FTS_DATA_ROWS_ASSUMED = '1000000';
 export function pinSearchIndexStatistics(db: Db): void {
   if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'").get()) return;
-  const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB '*_fts_data'").all() as Array<{ name: string }>).map((r) => r.name);
-  const pinned = db.prepare('SELECT 1 FROM sqlite_stat1 WHERE tbl = ? AND idx IS NULL AND stat = ?');
-  const loose = db.prepare('SELECT 1 FROM sqlite_stat1 WHERE tbl = ? AND (idx IS NOT NULL OR stat != ?)');
-  const stale = tables.filter((t) => !pinned.get(t, FTS_DATA_ROWS_ASSUMED) || loose.get(t, FTS_DATA_ROWS_ASSUMED));
+  // Pinned: the table's own row with the assumed figure, and no other row for it.
+  const stale = db.prepare(
+    `SELECT name FROM sqlite_schema t WHERE type = 'table' AND name GLOB '*_fts_data' AND (
+       NOT EXISTS (SELECT 1 FROM sqlite_stat1 WHERE tbl = t.name AND idx IS NULL AND stat = :rows)
+       OR EXISTS (SELECT 1 FROM sqlite_stat1 WHERE tbl = t.name AND (idx IS NOT NULL OR stat != :rows)))`,
+  ).all({ rows: FTS_DATA_ROWS_ASSUMED }) as Array<{ name: string }>;
   if (stale.length === 0) return;
   const drop = db.prepare('DELETE FROM sqlite_stat1 WHERE tbl = ?');
   const pin = db.prepare('INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, NULL, ?)');
-  for (const t of stale) {
-    drop.run(t);
-    pin.run(t, FTS_DATA_ROWS_ASSUMED);
+  for (const { name } of stale) {
+    drop.run(name);
+    pin.run(name, FTS_DATA_ROWS_ASSUMED);
   }
   db.exec('ANALYZE sqlite_schema');
 }
