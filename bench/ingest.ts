@@ -59,7 +59,7 @@ export async function runIngest(): Promise<string> {
     for (const c of LEVELS) {
       const file = writeBodies(eventType, POOL); // signed before the clock starts
       const before = await bareRun(c);
-      await scrape(sb.endpoint); // resets the event-loop delay window
+      const m0 = await scrape(sb.endpoint); // resets the event-loop delay window
       const deliveredBefore = receiver.delivered();
       const cpu0 = cpuTimes();
       const r = await runWrk(sb.endpoint, c, file, { seconds: SECONDS, threads: THREADS });
@@ -67,12 +67,13 @@ export async function runIngest(): Promise<string> {
       const m = await scrape(sb.endpoint);
       accepted.set(eventType, (accepted.get(eventType) ?? 0) + r.requests - r.non2xx);
       const loop = `${fmt((m.get('switchboard_event_loop_delay_p99_seconds') ?? NaN) * 1000, 1)} / ${fmt((m.get('switchboard_event_loop_delay_max_seconds') ?? NaN) * 1000, 0)}`;
+      const commits = slowCommits(m0, m);
       const replies = eventType === 'auto_dialog' ? fmt(receiver.delivered() - deliveredBefore) : '–';
       // Replies still to compose or deliver would run during the next level and be counted there.
       const drained = await drainBacklog(join(dataDir, 'switchboard.db'));
       const after = await bareRun(c);
       const bareRps = (before.rps + after.rps) / 2;
-      rows.push(`| ${eventType} | ${c} | ${fmt(bareRps)} (${fmt(before.rps)} / ${fmt(after.rps)}) | ${fmt(r.rps)} | ${fmt(r.rps / bareRps, 3)} | ${fmt(before.p50, 2)} / ${fmt(before.p99, 2)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${loop} | ${stolen === null ? '–' : fmt(stolen, 1)} | ${replies} | ${fmt(drained.left)} / ${drained.finished ? `${fmt(drained.seconds, 1)} s` : `still ${fmt(drained.stillPending)} after ${fmt(drained.seconds, 0)} s`} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
+      rows.push(`| ${eventType} | ${c} | ${fmt(bareRps)} (${fmt(before.rps)} / ${fmt(after.rps)}) | ${fmt(r.rps)} | ${fmt(r.rps / bareRps, 3)} | ${fmt(before.p50, 2)} / ${fmt(before.p99, 2)} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ${loop} | ${commits} | ${stolen === null ? '–' : fmt(stolen, 1)} | ${replies} | ${fmt(drained.left)} / ${drained.finished ? `${fmt(drained.seconds, 1)} s` : `still ${fmt(drained.stillPending)} after ${fmt(drained.seconds, 0)} s`} | ${r.non2xx + r.socketErrors}${r.wraps ? ` (${r.wraps} pool wraps)` : ''} |`);
     }
   }
   await bare.stop();
@@ -91,8 +92,8 @@ export async function runIngest(): Promise<string> {
   return [
     `bench/ingest: wrk -t${THREADS}, ${SECONDS} s per level, unique pre-signed bodies, ${fmt(SENDERS)} senders, ${fmt(KB_ENTRIES)}-entry knowledge base, quiet period 1 s, synchronous=FULL`,
     `bare req/s: the mean of ${BARE_SECONDS} s runs right before and right after the level (each in brackets); CPU stolen: the share of the machine's CPU time the hypervisor took during the level`,
-    '| event type | connections | bare req/s (before / after) | switchboard req/s | ratio | bare p50 / p99 ms (before) | switchboard p50 / p99 ms | event-loop delay p99 / max ms | CPU stolen % | replies delivered | messages awaiting a reply + deliveries pending at the end / done after | non-2xx + socket errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| event type | connections | bare req/s (before / after) | switchboard req/s | ratio | bare p50 / p99 ms (before) | switchboard p50 / p99 ms | event-loop delay p99 / max ms | writer commits: all / over 10 ms / over 25 ms | CPU stolen % | replies delivered | messages awaiting a reply + deliveries pending at the end / done after | non-2xx + socket errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     check.join('; '),
   ].join('\n');
@@ -134,4 +135,16 @@ async function drainBacklog(databasePath: string): Promise<{ left: number; secon
   }
   db.close();
   return { left, seconds: left === 0 ? 0 : (performance.now() - started) / 1000, finished: pending === 0, stillPending: pending };
+}
+
+/**
+ * The writer's COMMITs during a level, from the /metrics histogram scraped before and after it:
+ * all, over 10 ms and over 25 ms. A COMMIT that checkpoints copies up to 8,192 WAL pages into the
+ * database file and fsyncs it while its batch waits; these counts say how often a level met one.
+ */
+function slowCommits(before: Map<string, number>, after: Map<string, number>): string {
+  const name = 'switchboard_db_commit_duration_seconds';
+  const delta = (series: string): number => (after.get(series) ?? NaN) - (before.get(series) ?? NaN);
+  const all = delta(`${name}_count`);
+  return `${fmt(all)} / ${fmt(all - delta(`${name}_bucket{le="0.01"}`))} / ${fmt(all - delta(`${name}_bucket{le="0.025"}`))}`;
 }

@@ -113,12 +113,12 @@ export function runWrk(url: string, connections: number, bodiesFile: string, o: 
   });
 }
 
-/** GET /metrics as name → value (unlabelled series only). */
+/** GET /metrics as series → value; a labelled series keeps its labels as written (`x_bucket{le="0.01"}`). */
 export async function scrape(endpoint: string): Promise<Map<string, number>> {
   const text = await (await fetch(new URL('/metrics', endpoint))).text();
   const values = new Map<string, number>();
   for (const line of text.split('\n')) {
-    const m = /^(\w+) (\S+)$/.exec(line);
+    const m = /^(\w+(?:\{[^}]*\})?) (\S+)$/.exec(line);
     if (m) values.set(m[1]!, Number(m[2]));
   }
   return values;

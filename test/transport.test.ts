@@ -95,6 +95,13 @@ describe('section 1: transport', () => {
     assert.match(metrics, /switchboard_http_request_duration_seconds_bucket\{le="\+Inf"\} \d+/);
     assert.match(metrics, /switchboard_messages_stored_total\{event_type="auto_dialog"\} \d+/);
     assert.match(metrics, /^switchboard_ingest_queued 0$/m, 'nothing waits for the main thread once the answer is out');
+    // Every group commit is timed on the writer thread and shows here: as many as the batches so far.
+    const batches = Number(/^switchboard_db_commit_batches (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(batches >= 1, 'the accepted message was committed');
+    assert.match(metrics, /^# TYPE switchboard_db_commit_duration_seconds histogram$/m);
+    assert.equal(Number(/^switchboard_db_commit_duration_seconds_count (\d+)$/m.exec(metrics)?.[1]), batches);
+    assert.equal(Number(/^switchboard_db_commit_duration_seconds_bucket\{le="\+Inf"\} (\d+)$/m.exec(metrics)?.[1]), batches);
+    assert.ok(Number(/^switchboard_db_commit_duration_seconds_sum (\S+)$/m.exec(metrics)?.[1]) > 0, 'a real COMMIT takes time');
   });
 
   it('every response carries X-Request-Id, the caller\'s own when it is safe, and the body repeats it', async () => {

@@ -211,6 +211,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   metrics.gauge('switchboard_ingest_queued', 'Chat messages read and waiting for their turn on the main thread.', () => ingestSlicer.pending());
   metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);
   metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => writer.stats.largestBatch);
+  metrics.histogram(
+    'switchboard_db_commit_duration_seconds',
+    "Each group commit's COMMIT on the writer thread: the WAL's fsync, and a checkpoint into the database file every 8,192 WAL pages.",
+    () => writer.stats.commitSeconds,
+  );
   metrics.gauge('switchboard_http_in_flight', 'Requests being processed.', () => http.inFlight());
   metrics.gauge('switchboard_outbox_pending', 'Deliveries waiting to be sent (outbox depth).', () => store.deliveries.countByState().pending);
   metrics.gauge('switchboard_outbox_dead', 'Deliveries that gave up; retry them from the console or CLI.', () => store.deliveries.countByState().dead);

@@ -1,10 +1,9 @@
 import { EVENT_TYPES } from '../../shared/protocol/message-schema.ts';
 import { PROBLEM_CODES } from '../../shared/problem-codes.ts';
 import { createHistogram, type Histogram, type RecordableHistogram } from 'node:perf_hooks';
+import { DURATION_BUCKETS_SECONDS, emptyDurationHistogram, observeDuration, type DurationHistogram } from '../../shared/duration-histogram.ts';
 
 /** Prometheus text exposition of the few series this service needs; no registry library required. */
-
-const BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -39,8 +38,11 @@ export function createMetrics() {
   const requests = new Map<string, { eventType: string; status: string; count: number }>();
   const stored = new Map<string, number>();
   const attempts = new Map<string, number>();
-  const histogram = { counts: new Array<number>(BUCKETS_SECONDS.length).fill(0), sum: 0, count: 0 };
+  const requestDurations = emptyDurationHistogram();
   const gauges = new Map<string, { help: string; read: () => number }>();
+  const histograms = new Map<string, { help: string; read: () => DurationHistogram }>([
+    ['switchboard_http_request_duration_seconds', { help: 'Time from request start to response.', read: () => requestDurations }],
+  ]);
 
   return {
     observeRequest(eventType: string | null, status: number, seconds: number): void {
@@ -50,9 +52,7 @@ export function createMetrics() {
       const entry = requests.get(key);
       if (entry) entry.count++;
       else requests.set(key, { eventType: et, status: st, count: 1 });
-      histogram.sum += seconds;
-      histogram.count++;
-      for (let i = 0; i < BUCKETS_SECONDS.length; i++) if (seconds <= BUCKETS_SECONDS[i]!) histogram.counts[i]!++;
+      observeDuration(requestDurations, seconds);
     },
     messageStored(eventType: string): void {
       const et = eventTypeLabel(eventType);
@@ -65,6 +65,10 @@ export function createMetrics() {
     gauge(name: string, help: string, read: () => number): void {
       gauges.set(name, { help, read });
     },
+    /** A histogram another part of the service keeps (the writer thread's commits). */
+    histogram(name: string, help: string, read: () => DurationHistogram): void {
+      histograms.set(name, { help, read });
+    },
     render(): string {
       const out: string[] = [];
       out.push('# HELP switchboard_http_requests_total Requests to the message endpoint by event_type and status.');
@@ -72,14 +76,12 @@ export function createMetrics() {
       for (const r of requests.values()) {
         out.push(`switchboard_http_requests_total${labels({ event_type: r.eventType, status: r.status })} ${r.count}`);
       }
-      out.push('# HELP switchboard_http_request_duration_seconds Time from request start to response.');
-      out.push('# TYPE switchboard_http_request_duration_seconds histogram');
-      BUCKETS_SECONDS.forEach((le, i) => {
-        out.push(`switchboard_http_request_duration_seconds_bucket{le="${le}"} ${histogram.counts[i]}`);
-      });
-      out.push(`switchboard_http_request_duration_seconds_bucket{le="+Inf"} ${histogram.count}`);
-      out.push(`switchboard_http_request_duration_seconds_sum ${histogram.sum}`);
-      out.push(`switchboard_http_request_duration_seconds_count ${histogram.count}`);
+      for (const [name, h] of histograms) {
+        const histogram = h.read();
+        out.push(`# HELP ${name} ${h.help}`, `# TYPE ${name} histogram`);
+        DURATION_BUCKETS_SECONDS.forEach((le, i) => out.push(`${name}_bucket{le="${le}"} ${histogram.counts[i]}`));
+        out.push(`${name}_bucket{le="+Inf"} ${histogram.count}`, `${name}_sum ${histogram.sum}`, `${name}_count ${histogram.count}`);
+      }
       out.push('# HELP switchboard_messages_stored_total Messages durably stored, by event_type.');
       out.push('# TYPE switchboard_messages_stored_total counter');
       for (const [et, n] of stored) out.push(`switchboard_messages_stored_total${labels({ event_type: et })} ${n}`);

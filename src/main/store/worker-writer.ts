@@ -1,6 +1,7 @@
 import { WORKER_RESOURCE_LIMITS } from '../runtime-flags.ts';
 import { untilReady } from '../worker-ready.ts';
 import { Worker } from 'node:worker_threads';
+import { emptyDurationHistogram, type DurationHistogram } from '../../shared/duration-histogram.ts';
 
 /** Messages between the main thread and the writer thread. */
 export type ToWriter<C> = { type: 'batch'; jobs: Array<{ id: number; command: C; wait: boolean }> } | { type: 'close' };
@@ -14,6 +15,8 @@ export interface WriterStats {
   batches: number;
   jobs: number;
   largestBatch: number;
+  /** How long each transaction's COMMIT took (the fsync, and checkpoints). */
+  commitSeconds: DurationHistogram;
 }
 
 export interface Writer<C, R> {
@@ -51,7 +54,7 @@ export async function startWorkerWriter<C, R>(entry: URL | string, workerData: u
   let drainWaiters: Array<() => void> = [];
   let sent = 0;
   let done = 0;
-  const stats: WriterStats = { batches: 0, jobs: 0, largestBatch: 0 };
+  const stats: WriterStats = { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() };
 
   const settleDrains = (): void => {
     if (done < sent || outbox.length > 0) return;

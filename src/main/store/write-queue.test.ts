@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { openDatabase } from './db.ts';
 import { BATCH_BUDGET_MS, createWriteQueue, type WriteQueueOptions } from './write-queue.ts';
+import { countAbove } from '../../shared/duration-histogram.ts';
 
 function setup(options: WriteQueueOptions = {}) {
   const path = join(mkdtempSync(join(tmpdir(), 'sb-wq-')), 'q.db');
@@ -80,4 +81,19 @@ test('a batch within its work budget stays one transaction', async () => {
   const { queue, insert } = setup({ now: () => clock });
   await Promise.all(Array.from({ length: 20 }, (_, i) => queue.run(() => { insert.run(i); clock += (BATCH_BUDGET_MS - 1) / 20; })));
   assert.equal(queue.stats.batches, 1);
+});
+
+test('stats time each COMMIT alone, into cumulative buckets', async () => {
+  // The clock stands still inside a transaction and is 30 ms later outside it: only the COMMIT spans the jump.
+  const opened: { db?: DatabaseSync } = {};
+  const { queue, insert, db } = setup({ now: () => (opened.db?.isTransaction ? 0 : 30) });
+  opened.db = db;
+  await Promise.all([queue.run(() => insert.run(1)), queue.run(() => insert.run(2))]);
+  await queue.run(() => insert.run(3));
+  const h = queue.stats.commitSeconds;
+  assert.equal(h.count, 2, 'one observation per transaction');
+  assert.equal(queue.stats.batches, 2);
+  assert.ok(Math.abs(h.sum - 0.06) < 1e-9, `sum ${h.sum}`);
+  assert.equal(countAbove(h, 0.025), 2, 'both over 25 ms');
+  assert.equal(countAbove(h, 0.05), 0, 'neither over 50 ms');
 });

@@ -1,5 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
 import type { Db } from './db.ts';
+import { emptyDurationHistogram, observeDuration, type DurationHistogram } from '../../shared/duration-histogram.ts';
 
 interface Job {
   op: () => unknown;
@@ -20,13 +21,13 @@ export interface WriteQueue {
   fireAndForget(op: () => void, committed?: () => void): void;
   /** Commits what is queued now; used at shutdown. */
   drain(): Promise<void>;
-  readonly stats: { batches: number; jobs: number; largestBatch: number };
+  readonly stats: { batches: number; jobs: number; largestBatch: number; commitSeconds: DurationHistogram };
 }
 
 export interface WriteQueueOptions {
   /** Work (ms) a transaction may gather before it commits and the rest goes in the next one. */
   budgetMs?: number;
-  /** The time source for that budget; tests inject one. */
+  /** The time source for that budget and for the commit durations in stats; tests inject one. */
   now?: () => number;
   /**
    * Runs in each transaction after its last job, outside every job's savepoint, right before
@@ -55,7 +56,7 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
   let scheduled = false;
   let idle: Promise<void> = Promise.resolve();
   let markIdle: (() => void) | null = null;
-  const stats = { batches: 0, jobs: 0, largestBatch: 0 };
+  const stats = { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() };
 
   const sql = (text: string): StatementSync => db.prepare(text);
   const begin = sql('BEGIN IMMEDIATE');
@@ -123,9 +124,13 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
         outcomes.push({ ok: false, value: error });
       }
     }
+    let commitMs: number;
     try {
       runBeforeCommit();
+      // The COMMIT alone: the WAL's fsync, and the checkpoint when the WAL has passed its limit.
+      const committing = now();
       commit.run();
+      commitMs = now() - committing;
     } catch (error) {
       try {
         rollback.run();
@@ -137,6 +142,7 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
       return;
     }
     stats.batches++;
+    observeDuration(stats.commitSeconds, commitMs / 1000);
     stats.jobs += batch.length;
     if (batch.length > stats.largestBatch) stats.largestBatch = batch.length;
     batch.forEach((job, i) => {
