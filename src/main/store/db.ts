@@ -34,7 +34,7 @@ export const WRITER_WAL_AUTOCHECKPOINT_PAGES = 8192;
  * showed the writer spending 17 % of its time writing that file and a third of its CPU in the
  * kernel. Held in memory it costs a memcpy per page, about 4 KiB of memory per page changed in one
  * savepoint and freed at its RELEASE: a job's statements or one flush of the search queue, a few
- * hundred pages under load. Measured at 100 connections (README, bench/ingest): the writer's CPU
+ * hundred pages under load. Measured at 100 connections (docs/benchmarks.md, bench/ingest): the writer's CPU
  * per message fell by about a quarter, its kernel time by half. Sorts and temporary b-trees move
  * to memory too; the writer's statements are indexed and bounded (query-plans.test.ts).
  */
