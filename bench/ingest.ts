@@ -139,8 +139,8 @@ async function drainBacklog(databasePath: string): Promise<{ left: number; secon
 
 /**
  * The writer's COMMITs during a level, from the /metrics histogram scraped before and after it:
- * all, over 10 ms and over 25 ms. A COMMIT that checkpoints copies up to 8,192 WAL pages into the
- * database file and fsyncs it while its batch waits; these counts say how often a level met one.
+ * all, over 10 ms and over 25 ms. A COMMIT that checkpoints (once the WAL holds 8,192 frames) copies
+ * them into the database file and fsyncs it while its batch waits; these counts say how often a level met one.
  */
 function slowCommits(before: Map<string, number>, after: Map<string, number>): string {
   const name = 'switchboard_db_commit_duration_seconds';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../shared/clock.ts';
-import { openDatabase, databaseFiles } from './store/db.ts';
+import { openDatabase, databaseFiles, WRITER_WAL_AUTOCHECKPOINT_PAGES } from './store/db.ts';
 import { databasePath, permissionWarning, secretKeyPath } from './store/data-dir.ts';
 import { createStore, type Store } from './store/index.ts';
 import { startWorkerWriter } from './store/worker-writer.ts';
@@ -213,7 +213,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => writer.stats.largestBatch);
   metrics.histogram(
     'switchboard_db_commit_duration_seconds',
-    "Each group commit's COMMIT on the writer thread: the WAL's fsync, and a checkpoint into the database file every 8,192 WAL pages.",
+    `Each committed group transaction's COMMIT on the writer thread: the WAL's fsync, and a checkpoint into the database file once the WAL holds ${WRITER_WAL_AUTOCHECKPOINT_PAGES} frames or more.`,
     () => writer.stats.commitSeconds,
   );
   metrics.gauge('switchboard_http_in_flight', 'Requests being processed.', () => http.inFlight());

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMetrics, eventLoopDelayGauges, monitorLoopDelay } from './metrics.ts';
+import { emptyDurationHistogram, observeDuration } from '../../shared/duration-histogram.ts';
 
 const series = (text: string, name: string): string[] => text.split('\n').filter((l) => l.startsWith(`${name}{`));
 
@@ -88,4 +89,21 @@ test('a stall that starts right after a scrape shows at the next scrape', async 
   const text = m.render();
   loop.stop();
   assert.ok(value(text, 'switchboard_event_loop_delay_max_seconds') >= 0.1, text);
+});
+
+test('a histogram kept elsewhere renders as one family, and HELP text is escaped', () => {
+  const metrics = createMetrics();
+  const h = emptyDurationHistogram();
+  observeDuration(h, 0.003);
+  observeDuration(h, 0.04);
+  metrics.histogram('switchboard_test_seconds', 'two lines\nand a \\ backslash', () => h);
+  const text = metrics.render();
+  const family = text.split('\n').filter((l) => l.includes('switchboard_test_seconds'));
+  assert.equal(family[0], '# HELP switchboard_test_seconds two lines\\nand a \\\\ backslash');
+  assert.equal(family[1], '# TYPE switchboard_test_seconds histogram');
+  assert.ok(family.includes('switchboard_test_seconds_bucket{le="0.0025"} 0'));
+  assert.ok(family.includes('switchboard_test_seconds_bucket{le="0.005"} 1'));
+  assert.ok(family.includes('switchboard_test_seconds_bucket{le="0.05"} 2'));
+  assert.ok(family.includes('switchboard_test_seconds_bucket{le="+Inf"} 2'));
+  assert.equal(family.at(-1), 'switchboard_test_seconds_count 2');
 });

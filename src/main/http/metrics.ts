@@ -9,6 +9,11 @@ function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
+/** HELP text: the exposition format reserves backslash and newline there. */
+function escapeHelp(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
 function labels(pairs: Record<string, string>): string {
   const parts = Object.entries(pairs).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
   return parts.length ? `{${parts.join(',')}}` : '';
@@ -78,7 +83,7 @@ export function createMetrics() {
       }
       for (const [name, h] of histograms) {
         const histogram = h.read();
-        out.push(`# HELP ${name} ${h.help}`, `# TYPE ${name} histogram`);
+        out.push(`# HELP ${name} ${escapeHelp(h.help)}`, `# TYPE ${name} histogram`);
         DURATION_BUCKETS_SECONDS.forEach((le, i) => out.push(`${name}_bucket{le="${le}"} ${histogram.counts[i]}`));
         out.push(`${name}_bucket{le="+Inf"} ${histogram.count}`, `${name}_sum ${histogram.sum}`, `${name}_count ${histogram.count}`);
       }
@@ -89,7 +94,7 @@ export function createMetrics() {
       out.push('# TYPE switchboard_delivery_attempts_total counter');
       for (const [o, n] of attempts) out.push(`switchboard_delivery_attempts_total${labels({ outcome: o })} ${n}`);
       for (const [name, g] of gauges) {
-        out.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
+        out.push(`# HELP ${name} ${escapeHelp(g.help)}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
       }
       return out.join('\n') + '\n';
     },

@@ -15,7 +15,10 @@ export interface WriterStats {
   batches: number;
   jobs: number;
   largestBatch: number;
-  /** How long each transaction's COMMIT took (the fsync, and checkpoints). */
+  /**
+   * How long each committed transaction's COMMIT took (the fsync, and checkpoints). Replaced by a
+   * new object with every results message: read it through `stats`, never keep the object.
+   */
   commitSeconds: DurationHistogram;
 }
 
