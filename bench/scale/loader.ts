@@ -15,7 +15,7 @@ import { createMessageService, type MessageWriter } from '../../src/main/convers
 import { executeWrite, type WriteCommand, type WriteResult } from '../../src/main/conversations/write-commands.ts';
 import { deliveryInfo } from '../../src/main/autoreply/reply-scheduler.ts';
 import { BUILTIN_ENGINE } from '../../src/shared/engine-config.ts';
-import { emptyDurationHistogram } from '../../src/shared/duration-histogram.ts';
+import { emptyWriteStats } from '../../src/main/store/write-queue.ts';
 import type { Clock } from '../../src/shared/clock.ts';
 import type { Engine, EngineAnswer } from '../../src/main/engines/engine.ts';
 import { exchanges, type ScaleShape } from './scenario.ts';
@@ -106,7 +106,7 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
     send: (command) => void write(command),
     drain: () => Promise.resolve(),
     close: () => Promise.resolve(),
-    stats: { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() },
+    stats: emptyWriteStats(),
   };
   const service = createMessageService(store, writer, engine, clock, {
     engineTimeoutMs: config.engineTimeoutMs,

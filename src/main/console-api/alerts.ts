@@ -1,4 +1,5 @@
 import type { Store } from '../store/index.ts';
+import type { ConversationRow } from '../store/conversations.ts';
 import type { ConsoleEvent } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
 import { TEST_VISITOR } from './test-message.ts';
@@ -11,10 +12,8 @@ const clip = (text: string, max: number): string => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-type Conversation = NonNullable<ReturnType<Store['conversations']['byId']>>;
-
 /** One short sentence for a notification: who is waiting, and what they last said (`last`). */
-export function alertText(conv: Conversation | undefined, last: string | null, reason: AlertReason): string {
+export function alertText(conv: ConversationRow | undefined, last: string | null, reason: AlertReason): string {
   if (!conv) return 'A conversation needs you';
   const name = conv.customerName ? clip(conv.customerName, 40) : null;
   const id = conv.customerId ?? (conv.groupId ? `group ${conv.groupId}` : conv.peer);

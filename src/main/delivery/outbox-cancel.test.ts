@@ -13,7 +13,7 @@ import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { manualClock } from '../../shared/clock.ts';
 import { createOutbox } from './outbox.ts';
 import type { SendResult } from './retry-policy.ts';
-import { emptyDurationHistogram } from '../../shared/duration-histogram.ts';
+import { emptyWriteStats } from '../store/write-queue.ts';
 
 const ANN = { id: 'ann', name: 'Ann Lee' };
 
@@ -38,7 +38,7 @@ function setup(t: { after: (fn: () => void) => void }, answer: (content: string)
     send() {},
     drain: () => Promise.resolve(),
     close: () => Promise.resolve(),
-    stats: { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() },
+    stats: emptyWriteStats(),
   } satisfies MessageWriter;
   const sent: string[] = [];
   const send = (d: { body: string }): Promise<SendResult> => {

@@ -11,7 +11,7 @@ import { createTurnSlicer } from '../loop/turn-slicer.ts';
 import { createOutbox } from './outbox.ts';
 import type { Delivery } from './sender.ts';
 import type { SendResult } from './retry-policy.ts';
-import { emptyDurationHistogram } from '../../shared/duration-histogram.ts';
+import { emptyWriteStats } from '../store/write-queue.ts';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -26,7 +26,7 @@ function setup() {
     send() {},
     drain: () => Promise.resolve(),
     close: () => Promise.resolve(),
-    stats: { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() },
+    stats: emptyWriteStats(),
   } satisfies MessageWriter;
   return { store, clock, client, writer };
 }

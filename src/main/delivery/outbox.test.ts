@@ -10,7 +10,7 @@ import { manualClock } from '../../shared/clock.ts';
 import { createOutbox } from './outbox.ts';
 import type { Delivery } from './sender.ts';
 import type { SendResult } from './retry-policy.ts';
-import { emptyDurationHistogram } from '../../shared/duration-histogram.ts';
+import { emptyWriteStats } from '../store/write-queue.ts';
 
 /**
  * A writer that commits to the test's store only when the test lets it: the outbox's record of an
@@ -30,7 +30,7 @@ function heldWriter(store: Store) {
     send() {},
     drain: () => Promise.resolve(),
     close: () => Promise.resolve(),
-    stats: { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() },
+    stats: emptyWriteStats(),
   } satisfies MessageWriter;
   return {
     writer,

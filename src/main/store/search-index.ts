@@ -36,8 +36,9 @@ export function searchIndexQueries(db: Db) {
      * transaction that wrote them, after the last savepoint, right before COMMIT.
      */
     flushQueue(): number {
-      const chars = (queuedChars.get() as { chars: number }).chars;
       const n = Number(index.run().changes);
+      // Most commits index nothing (delivery attempts, request log rows): no budget to read then.
+      const chars = n > 0 ? (queuedChars.get() as { chars: number }).chars : 0;
       clear.run();
       if (n > 0) merge.run(mergeStepPages(chars));
       return n;

@@ -1,7 +1,7 @@
 import { WORKER_RESOURCE_LIMITS } from '../runtime-flags.ts';
 import { untilReady } from '../worker-ready.ts';
 import { Worker } from 'node:worker_threads';
-import { emptyDurationHistogram, type DurationHistogram } from '../../shared/duration-histogram.ts';
+import { emptyWriteStats, type WriteStats } from './write-queue.ts';
 
 /** Messages between the main thread and the writer thread. */
 export type ToWriter<C> = { type: 'batch'; jobs: Array<{ id: number; command: C; wait: boolean }> } | { type: 'close' };
@@ -11,16 +11,11 @@ export type FromWriter<R> =
   | { type: 'background_error'; error: string }
   | { type: 'closed' };
 
-export interface WriterStats {
-  batches: number;
-  jobs: number;
-  largestBatch: number;
-  /**
-   * How long each committed transaction's COMMIT took (the fsync, and checkpoints). Replaced by a
-   * new object with every results message: read it through `stats`, never keep the object.
-   */
-  commitSeconds: DurationHistogram;
-}
+/**
+ * The writer thread's queue stats, as last posted. `commitSeconds` is a new object with every
+ * results message: read it through `stats`, never keep the object.
+ */
+export type WriterStats = WriteStats;
 
 export interface Writer<C, R> {
   /** Resolves once the command's transaction is durably committed. */
@@ -57,7 +52,7 @@ export async function startWorkerWriter<C, R>(entry: URL | string, workerData: u
   let drainWaiters: Array<() => void> = [];
   let sent = 0;
   let done = 0;
-  const stats: WriterStats = { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() };
+  const stats: WriterStats = emptyWriteStats();
 
   const settleDrains = (): void => {
     if (done < sent || outbox.length > 0) return;

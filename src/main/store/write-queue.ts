@@ -21,7 +21,20 @@ export interface WriteQueue {
   fireAndForget(op: () => void, committed?: () => void): void;
   /** Commits what is queued now; used at shutdown. */
   drain(): Promise<void>;
-  readonly stats: { batches: number; jobs: number; largestBatch: number; commitSeconds: DurationHistogram };
+  readonly stats: WriteStats;
+}
+
+/** What the queue counts; the writer thread posts it to the main thread with every results message. */
+export interface WriteStats {
+  batches: number;
+  jobs: number;
+  largestBatch: number;
+  /** How long each committed transaction's COMMIT took (the fsync, and checkpoints). */
+  commitSeconds: DurationHistogram;
+}
+
+export function emptyWriteStats(): WriteStats {
+  return { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() };
 }
 
 export interface WriteQueueOptions {
@@ -56,7 +69,7 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
   let scheduled = false;
   let idle: Promise<void> = Promise.resolve();
   let markIdle: (() => void) | null = null;
-  const stats = { batches: 0, jobs: 0, largestBatch: 0, commitSeconds: emptyDurationHistogram() };
+  const stats = emptyWriteStats();
 
   const sql = (text: string): StatementSync => db.prepare(text);
   const begin = sql('BEGIN IMMEDIATE');
