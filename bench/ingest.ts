@@ -20,8 +20,14 @@ const KB_ENTRIES = Number(process.env['BENCH_KB'] ?? 1000);
 const POOL = Number(process.env['BENCH_POOL'] ?? 6000 * SECONDS);
 // The baseline's own runs, one before and one after each level (at least 3 s each).
 const BARE_SECONDS = Number(process.env['BENCH_BARE_SECONDS'] ?? Math.max(3, Math.round(SECONDS / 2)));
-const EVENT_TYPES = ['auto_dialog', 'website_dialog'] as const;
-type EventType = (typeof EVENT_TYPES)[number];
+const ALL_EVENT_TYPES = ['auto_dialog', 'website_dialog'] as const;
+type EventType = (typeof ALL_EVENT_TYPES)[number];
+// BENCH_EVENTS=website_dialog runs one scenario's levels (a CPU profile of one scenario alone).
+const EVENT_TYPES = (process.env['BENCH_EVENTS']?.split(',') ?? ALL_EVENT_TYPES).map((e) => {
+  const known = ALL_EVENT_TYPES.find((k) => k === e);
+  if (!known) throw new Error(`BENCH_EVENTS: unknown event type "${e}" (${ALL_EVENT_TYPES.join(', ')})`);
+  return known;
+});
 
 export async function runIngest(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-ingest-'));
