@@ -103,6 +103,12 @@ describe('operator replies (protocol section 7, v1.1)', () => {
     await c.ok('sendReply', { conversationId: a.conversationId, content: 'just for seven', replyTo: [a.msgId] });
     const second = await eventually(() => rx.received[1], 'the reply to cust-7');
     assert.deepEqual([second.body.message_info['reply_to'], second.body.message_info['to_user_id'], second.body.message_info['at_list']], [[a.msgId], 'cust-7', ['cust-7']]);
+    // A group member who did not address the bot asked it nothing: the reply still goes to the asker.
+    const asked = await customer('@shop-bot where is my invoice?', { ...group, from_user_id: 'cust-9' });
+    await customer('anyone know if the store is open Sunday?', { group_id: 'g-1', at_list: [], from_user_id: 'cust-10' });
+    await c.ok('sendReply', { conversationId: a.conversationId, content: 'your invoice is on its way' });
+    const third = await eventually(() => rx.received[2], 'the reply to cust-9');
+    assert.deepEqual([third.body.message_info['reply_to'], third.body.message_info['to_user_id'], third.body.message_info['at_list']], [[asked.msgId], 'cust-9', ['cust-9']]);
     const unknown = await c.call('sendReply', { conversationId: a.conversationId, content: 'x', replyTo: ['no-such-msg'] });
     assert.equal(!unknown.ok && unknown.error.code, 'invalid_input');
     assert.match(!unknown.ok ? unknown.error.message : '', /no-such-msg is not a customer message of this conversation/);

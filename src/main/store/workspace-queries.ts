@@ -30,8 +30,10 @@ export function workspaceQueries(db: Db) {
   );
   // Answered so far: up to the last staff message, or the last reply that was said (not a handoff,
   // not cancelled before it was made); suggestions answer nothing.
+  // Group chatter that did not address the service (not_mentioned) asked it nothing: an operator
+  // reply answering it would @-mention whoever spoke last instead of the customer who asked.
   const unanswered = db.prepare(
-    `SELECT id, msg_id, from_user_id FROM messages WHERE conversation_id = ?1 AND role = 'customer' AND id > max(
+    `SELECT id, msg_id, from_user_id FROM messages WHERE conversation_id = ?1 AND role = 'customer' AND coalesce(reply_reason, '') != 'not_mentioned' AND id > max(
        coalesce((SELECT id FROM messages WHERE conversation_id = ?1 AND role = 'staff' ORDER BY id DESC LIMIT 1), 0),
        coalesce((SELECT max(after_message_id) FROM replies WHERE conversation_id = ?1 AND kind != 'suggestion' AND handoff = 0 AND cause IS NULL), 0))
      ORDER BY id DESC LIMIT ?2`,
