@@ -121,6 +121,24 @@ describe('Clients → Integrate for IM: reply settings, the auto_dialog snippet,
     assert.deepEqual(failures, []);
   });
 
+  it('a send_url that is no URL: the banner names the field and the value, has Dismiss, and the next save that works clears it', async () => {
+    await page.getByTestId('edit-reply-settings').click();
+    await settingsForm().getByLabel('Default send_url', { exact: true }).fill('127.0.0.1:9011/hook');
+    await settingsForm().getByRole('button', { name: 'Save settings' }).click();
+    const banner = page.locator('[role="alert"].error');
+    await banner.waitFor();
+    assert.equal((await banner.locator('span').textContent()) ?? '', 'Something went wrong: Default send_url "127.0.0.1:9011/hook": must be an absolute http or https URL');
+    await banner.getByRole('button', { name: 'Dismiss' }).click();
+    await banner.waitFor({ state: 'detached' });
+    await settingsForm().getByRole('button', { name: 'Save settings' }).click();
+    await banner.waitFor();
+    await settingsForm().getByLabel('Default send_url', { exact: true }).fill('');
+    await settingsForm().getByRole('button', { name: 'Save settings' }).click();
+    await settingsForm().getByRole('button', { name: 'Saved' }).waitFor();
+    assert.equal(await banner.count(), 0);
+    assert.match((await setting('sendUrl').textContent()) ?? '', /^none/);
+  });
+
   for (const language of ['node', 'python'] as const) {
     it(`IM chat end to end (${language}): the receiver and the auto_dialog snippet, copied out of the page; the reply arrives, verified`, { skip: RUNNERS[language].skip }, async () => {
       await kind(RECEIVER).check();

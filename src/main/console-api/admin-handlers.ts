@@ -45,7 +45,8 @@ function settingsFrom(store: Store, base: ClientSettings, patch: Record<string, 
   }
   if (parsed.data.sendUrl !== undefined) {
     const url = checkSendUrl(parsed.data.sendUrl, undefined);
-    if (!url.ok) throw new ConsoleError('invalid_input', `sendUrl: ${url.message}`);
+    // Named as the form labels it, with the value typed, since the console shows this text as is.
+    if (!url.ok) throw new ConsoleError('invalid_input', `Default send_url "${parsed.data.sendUrl}": ${url.message}`);
   }
   return parsed.data;
 }

@@ -202,8 +202,11 @@ export function App() {
         </div>
       )}
       {error && auth === 'ok' && (
-        <div role="alert" className="error" onClick={() => setError(null)}>
-          {t('error.generic', { message: error })}
+        <div role="alert" className="error">
+          <span>{t('error.generic', { message: error })}</span>
+          <button type="button" className="dismiss" onClick={() => setError(null)}>
+            {t('error.dismiss')}
+          </button>
         </div>
       )}
       {view === 'conversations' ? (

@@ -278,7 +278,7 @@ export const en = {
     },
   },
   integrate: enIntegrate,
-  error: { generic: 'Something went wrong: {{message}}' },
+  error: { generic: 'Something went wrong: {{message}}', dismiss: 'Dismiss' },
   work: {
     darkTheme: 'Dark theme',
     morePrefs: 'More: sound, keyboard shortcuts, theme, language',

@@ -278,7 +278,7 @@ export const zhCN: Messages = {
     },
   },
   integrate: zhCNIntegrate,
-  error: { generic: '出错了：{{message}}' },
+  error: { generic: '出错了：{{message}}', dismiss: '关闭' },
   work: {
     darkTheme: '深色主题',
     morePrefs: '更多：提示音、快捷键、主题、语言',

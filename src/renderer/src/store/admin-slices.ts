@@ -74,6 +74,8 @@ export const clientsSlice: Slice<ClientsSlice> = (set, get) => ({
   async updateClientSettings(id, settings) {
     const r = await api.updateClientSettings({ id, settings });
     if (!r.ok) return (set({ error: r.error.message }), false);
+    // A save that works answers the banner an earlier failed one left.
+    set({ error: null });
     await get().loadClients();
     // The open conversation's reply box depends on its client's send_url: a new one shows at once.
     if (get().transcript?.conversation.clientId === id) void get().loadTranscript();

@@ -43,7 +43,8 @@ const uiSlice: Slice<UiSlice> = (set) => ({
   theme: (localStorage.getItem('sb.theme') as Theme | null) ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'),
   endpoint: null,
   error: null,
-  setView: (view) => set({ view }),
+  // An error banner belongs to what the operator was doing: another view starts clean.
+  setView: (view) => set({ view, error: null }),
   toggleTheme: () =>
     set((s) => {
       const theme = s.theme === 'dark' ? 'light' : 'dark';
