@@ -494,4 +494,23 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     assert.equal(await sendButton.isDisabled(), false);
     assert.equal(await reply().inputValue(), 'Typed while the service restarts', 'the draft survived');
   });
+
+  it('a pause that runs out says Active in the header and the list when it ends, with no new data and no reload', async () => {
+    await open('wendy');
+    const badge = page.locator('[data-testid=auto-reply-state]');
+    assert.match((await state()) ?? '', /^Paused until/, 'the operator reply paused Wendy');
+    const until = Number(await badge.getAttribute('data-until'));
+    const row = page.locator('[data-conversation]:has-text("wendy")');
+    assert.equal(await row.locator('.badge.paused').count(), 1);
+    // No event comes when a pause simply runs out: the page must change by itself, at that time.
+    // To 3 s before its end first (a jump that long makes the page re-check its stream and reload),
+    // then just past it: only a timer set for the pause's end can change the page in that step.
+    await page.clock.fastForward(Math.max(0, until - (await js<number>(page, 'Date.now()')) - 3_000));
+    await page.waitForSelector('[data-testid=connection][data-state=live]');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.match((await state()) ?? '', /^Paused until/);
+    await page.clock.fastForward(Math.max(0, until - (await js<number>(page, 'Date.now()'))) + 200);
+    await page.waitForSelector('[data-testid=auto-reply-state]:has-text("Active")', { timeout: 2000 });
+    await eventually(async () => (await row.locator('.badge.paused').count()) === 0, 'the row without its Paused badge', 2000);
+  });
 });

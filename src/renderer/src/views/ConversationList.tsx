@@ -29,7 +29,9 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const scroller = useRef<HTMLDivElement>(null);
   const listbox = useRef<HTMLDivElement>(null);
   const rows = useVirtualizer({ count: conversations.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
-  const now = useNow();
+  // The list's rows say "Paused" until the first of their pauses ends: re-render right then.
+  const nextPauseEnd = conversations.reduce<number | null>((first, c) => (c.autoReply === 'paused' && c.pausedUntil !== null && c.pausedUntil > Date.now() && (first === null || c.pausedUntil < first) ? c.pausedUntil : first), null);
+  const now = useNow(30_000, nextPauseEnd);
   const clients = useConsole((s) => s.clients);
   const loadClients = useConsole((s) => s.loadClients);
   useEffect(() => void loadClients(), [loadClients]);

@@ -12,6 +12,7 @@ import { Compose } from './Compose.tsx';
 import { Avatar } from './Avatar.tsx';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { StateBadge } from './StateBadge.tsx';
+import { useNow } from './relative-time.tsx';
 import { FlagButton } from './FlagButton.tsx';
 
 type Ref = React.RefObject<HTMLTextAreaElement | null>;
@@ -46,7 +47,8 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
   const { t, i18n } = useTranslation();
   const resolve = useConsole((s) => s.resolve);
   const title = conversationTitle(c);
-  const state = effectiveAutoReply(c.autoReply, c.pausedUntil, Date.now());
+  const now = useNow(30_000, c.autoReply === 'paused' ? c.pausedUntil : null);
+  const state = effectiveAutoReply(c.autoReply, c.pausedUntil, now);
   // A group's customer fields name whoever wrote last: the group is not theirs.
   const who = c.groupId ? t('transcript.groupChat') : c.customerName && c.customerId ? c.customerId : null;
   const sub = [who, c.clientId, t(`list.channel.${c.channel}`)].filter(Boolean).join(' · ');

@@ -7,13 +7,25 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** The current time, re-read every `ms`: relative times and waits stay true without new data. */
-export function useNow(ms = 30_000): number {
+/**
+ * The current time, re-read every `ms`, and also right after `until` (the end of a pause, say),
+ * so a state that ends at a known time changes on screen when it ends: nothing else re-renders
+ * it, since no event comes when a pause simply runs out.
+ */
+export function useNow(ms = 30_000, until: number | null = null): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), ms);
     return () => clearInterval(timer);
   }, [ms]);
+  useEffect(() => {
+    if (until === null) return;
+    const wait = until - Date.now();
+    // setTimeout takes at most 2^31-1 ms; the interval above covers anything further off.
+    if (wait < 0 || wait > 2 ** 31 - 1) return;
+    const timer = setTimeout(() => setNow(Date.now()), wait + 50);
+    return () => clearTimeout(timer);
+  }, [until]);
   return now;
 }
 
