@@ -86,7 +86,7 @@ describe('SSRF: link-local and metadata send_urls are refused in every spelling,
     assert.ok(added.ok);
     for (const url of BAD_URLS) {
       const updated = await call('updateClientSettings', { id: 'console-client', settings: { sendUrl: url } });
-      assert.deepEqual(updated.ok ? 'accepted' : [updated.error.code, updated.error.message], ['invalid_input', 'sendUrl: must not point at a link-local or cloud metadata address'], url);
+      assert.deepEqual(updated.ok ? 'accepted' : [updated.error.code, updated.error.message], ['invalid_input', `Default send_url "${url}": must not point at a link-local or cloud metadata address`], url);
       const created = await call('addClient', { id: 'c-other', settings: { sendUrl: url } });
       assert.equal(created.ok ? 'accepted' : created.error.code, 'invalid_input', url);
     }
