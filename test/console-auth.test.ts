@@ -52,25 +52,30 @@ describe('console listener: token, CSRF and robustness rules (section 9)', () =>
   const logged: string[] = [];
   const json = (extra: Record<string, string> = {}) => ({ 'content-type': 'application/json', authorization: `Bearer ${token}`, ...extra });
   const status = (headers: Record<string, string>, body = '{}') => call(base, '/api/status', { method: 'POST', headers, body });
-
-  before(async () => {
-    h = await startHarness();
-    token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
-    const rendererDir = mkdtempSync(join(tmpdir(), 'sb-renderer-'));
-    mkdirSync(join(rendererDir, 'assets'));
-    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>console</title><script src="/assets/app.js"></script>');
-    writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log("app")');
-    server = createConsoleServer({
+  let rendererDir: string;
+  /** A console listener on the harness's service; without `timeouts`, the endpoint's own. */
+  async function listen(timeouts?: { headersMs: number; requestMs: number; checkEveryMs: number }): Promise<{ server: Server; port: number; base: string }> {
+    const s = createConsoleServer({
       rendererDir,
       verifyToken: createTokenCheck(h.service.store.settings, h.clock),
       handlers: h.service.console.handlers,
       events: h.service.console.events,
       log: (line) => logged.push(line),
-      timeouts: { headersMs: 300, requestMs: 600, checkEveryMs: 50 },
+      ...(timeouts ? { timeouts } : {}),
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    port = (server.address() as AddressInfo).port;
-    base = `http://127.0.0.1:${port}`;
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+    const p = (s.address() as AddressInfo).port;
+    return { server: s, port: p, base: `http://127.0.0.1:${p}` };
+  }
+
+  before(async () => {
+    h = await startHarness();
+    token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
+    rendererDir = mkdtempSync(join(tmpdir(), 'sb-renderer-'));
+    mkdirSync(join(rendererDir, 'assets'));
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>console</title><script src="/assets/app.js"></script>');
+    writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log("app")');
+    ({ server, port, base } = await listen({ headersMs: 300, requestMs: 600, checkEveryMs: 50 }));
   });
   after(async () => {
     server.closeAllConnections();
@@ -145,15 +150,7 @@ describe('console listener: token, CSRF and robustness rules (section 9)', () =>
     // A listener with the endpoint's own time-outs: the shared one's 600 ms request time-out (short
     // so the time-out tests below are quick) cut uploads a loaded machine took longer to send, in the
     // middle of the drain, and fetch then lost the 413 already written to it (CI, 19 of 20).
-    const roomy = createConsoleServer({
-      rendererDir: '/nonexistent',
-      verifyToken: createTokenCheck(h.service.store.settings, h.clock),
-      handlers: h.service.console.handlers,
-      events: h.service.console.events,
-      log: (line) => logged.push(line),
-    });
-    await new Promise<void>((r) => roomy.listen(0, '127.0.0.1', () => r()));
-    const base = `http://127.0.0.1:${(roomy.address() as AddressInfo).port}`;
+    const { server: roomy, base } = await listen();
     after(() => {
       roomy.closeAllConnections();
       roomy.close();

@@ -33,7 +33,7 @@ export function workspaceQueries(db: Db) {
   // Group chatter that did not address the service (not_mentioned) asked it nothing: an operator
   // reply answering it would @-mention whoever spoke last instead of the customer who asked.
   const unanswered = db.prepare(
-    `SELECT id, msg_id, from_user_id FROM messages WHERE conversation_id = ?1 AND role = 'customer' AND coalesce(reply_reason, '') != 'not_mentioned' AND id > max(
+    `SELECT id, msg_id, from_user_id FROM messages WHERE conversation_id = ?1 AND role = 'customer' AND reply_reason IS NOT 'not_mentioned' AND id > max(
        coalesce((SELECT id FROM messages WHERE conversation_id = ?1 AND role = 'staff' ORDER BY id DESC LIMIT 1), 0),
        coalesce((SELECT max(after_message_id) FROM replies WHERE conversation_id = ?1 AND kind != 'suggestion' AND handoff = 0 AND cause IS NULL), 0))
      ORDER BY id DESC LIMIT ?2`,

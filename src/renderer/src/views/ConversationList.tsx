@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
-import { CONVERSATION_FILTERS } from '../../../shared/console-api.ts';
+import { CONVERSATION_FILTERS, type ConversationSummary } from '../../../shared/console-api.ts';
 import { effectiveAutoReply } from '../../../shared/conversation.ts';
 import { Avatar } from './Avatar.tsx';
 import { previewOf } from './command-text.ts';
@@ -30,8 +30,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const listbox = useRef<HTMLDivElement>(null);
   const rows = useVirtualizer({ count: conversations.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
   // The list's rows say "Paused" until the first of their pauses ends: re-render right then.
-  const nextPauseEnd = conversations.reduce<number | null>((first, c) => (c.autoReply === 'paused' && c.pausedUntil !== null && c.pausedUntil > Date.now() && (first === null || c.pausedUntil < first) ? c.pausedUntil : first), null);
-  const now = useNow(30_000, nextPauseEnd);
+  const now = useNow(30_000, firstPauseEnd(conversations, Date.now()));
   const clients = useConsole((s) => s.clients);
   const loadClients = useConsole((s) => s.loadClients);
   useEffect(() => void loadClients(), [loadClients]);
@@ -188,4 +187,13 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
       </div>
     </section>
   );
+}
+
+/** When the first pause still running among these conversations ends; null when none is. */
+function firstPauseEnd(conversations: ConversationSummary[], now: number): number | null {
+  let first: number | null = null;
+  for (const c of conversations) {
+    if (c.autoReply === 'paused' && c.pausedUntil !== null && c.pausedUntil > now && (first === null || c.pausedUntil < first)) first = c.pausedUntil;
+  }
+  return first;
 }
