@@ -2,11 +2,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { DatabaseSync } from 'node:sqlite';
 import { systemClock } from '../shared/clock.ts';
 import { kbQueries } from './store/kb.ts';
-import { messageContext } from './store/messages.ts';
+import { messageContext } from './store/message-context.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
 import { createIndexedKnowledge } from './engines/kb-index.ts';
 import { createEngineRouter } from './engines/router.ts';
 import { EngineTimeout } from './engines/ask.ts';
+import { toContextLine } from './engines/engine.ts';
 import type { FromEngineWorker, ToEngineWorker } from './engines/worker-engine.ts';
 import type { EngineConfig } from '../shared/engine-config.ts';
 import { assertNever } from '../shared/assert-never.ts';
@@ -66,7 +67,7 @@ function start(msg: AnswerMessage): void {
     .then(() => {
       const { contextOf, ...request } = msg.request;
       const context = contextOf
-        ? readContext(contextOf.conversationId, contextOf.uptoId, contextOf.lines).map((e) => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at }))
+        ? readContext(contextOf.conversationId, contextOf.uptoId, contextOf.lines).map(toContextLine)
         : request.context;
       return router.answer({ ...request, context, clientId: route.name, budget }, controller.signal);
     })

@@ -196,8 +196,10 @@ export interface ConversationSummary {
   lastCustomerText?: string | null;
   /** In a search's results: the matching message, cut to begin near the match (the list shows it in place of the last line). */
   matchText?: string | null;
-  /** The customer's nickname from their latest message, when the integrator sends one. */
+  /** The customer's latest nickname (from_user_nickname, or to_user_nickname when staff or AI wrote to them); in a group, its latest speaker's. */
   customerName: string | null;
+  /** The group's latest group_name, when the integrator sends one. */
+  groupName: string | null;
   /** Customer messages the operator has not seen. */
   unread: number;
   /** When needs_human was last set; null while it is clear. */
@@ -208,6 +210,9 @@ export interface ConversationSummary {
   /** Operator name of the last resolve. */
   resolvedBy: string | null;
 }
+
+/** Enough of a conversation to name it: the group's or the customer's name, and the ids agents quote. */
+export type ConversationLabel = Pick<ConversationSummary, 'peer' | 'groupId' | 'groupName' | 'customerId' | 'customerName'>;
 
 /** Why a conversation is in Needs you: the queue shows it on each row. */
 export const NEEDS_HUMAN_REASONS = ['handoff', 'no_answer', 'delivery_failed', 'flagged', 'customer_waiting'] as const;
@@ -229,8 +234,20 @@ export interface TranscriptLine {
   msgId: string;
   role: MessageRole;
   speaker: string | null;
+  /** Display name: the sender's latest nickname (protocol v1.2), or the operator's name on operator replies. */
+  speakerName?: string | null;
   content: string;
   at: number;
+}
+
+/** The message a quote (message_type 2) points at, as Switchboard stored it. */
+export interface QuotedLine {
+  msgId: string;
+  role: MessageRole;
+  speaker: string | null;
+  /** The sender's latest nickname, or the operator's name on an operator reply. */
+  speakerName: string | null;
+  content: string;
 }
 
 export interface TranscriptEntry extends TranscriptLine {
@@ -249,8 +266,8 @@ export interface TranscriptEntry extends TranscriptLine {
   cause?: string | null;
   /** Knowledge-base entries the answer used, with their scores and questions. */
   sources?: Array<{ id: number; score: number; question?: string }>;
-  /** Display name: the nickname sent with a message, or the operator's name on operator replies. */
-  speakerName?: string | null;
+  /** A quoted message (message_type 2) whose quote Switchboard has: the console shows its text when the quote carries none. */
+  quoted?: QuotedLine | null;
   /** Operator replies: who sent it from the console. */
   operator?: Operator;
   /** Suggestions: the agent's instruction, if any. */
@@ -299,6 +316,8 @@ export interface RequestLogItem {
   problem: Record<string, unknown> | null;
   /** The conversation the request stored into, for a link from the log. */
   conversationId: string | null;
+  /** Who that conversation is with, named as the list names it. */
+  conversation?: ConversationLabel | null;
   /** Requests the row stands for: more than 1 for repeated refusals counted together, until `lastAt`. */
   count: number;
   lastAt: number;
@@ -425,6 +444,8 @@ export type ConsoleEvent =
       text: string;
       /** What the customer last said, as they said it (null: nothing yet): the console words the rest in its own language. */
       said: string | null;
+      /** Who it is, as the console titles the conversation (a console that has not listed it yet still names it). */
+      who?: ConversationLabel;
     };
 
 /** Builds a client from a transport: the preload (IPC) and the browser (HTTP) bridges are both this. */

@@ -1,6 +1,28 @@
 /** Pure rules of what the operator console shows (no DOM): the renderer's views use them, tests check them beside. */
-import type { TranscriptEntry } from './console-api.ts';
+import type { ConversationLabel, TranscriptEntry } from './console-api.ts';
 import { BUILTIN_ENGINE } from './engine-config.ts';
+
+/**
+ * A conversation as the operator names it (protocol v1.2's names): a group by its group_name, a
+ * customer by their nickname; the id only where no name was ever sent.
+ */
+export function conversationTitle(c: ConversationLabel): string {
+  if (c.groupId) return c.groupName ?? `# ${c.groupId}`;
+  return c.customerName ?? c.customerId ?? c.peer;
+}
+
+/** The id agents quote to colleagues: the group's, else the customer's. */
+export function conversationRef(c: ConversationLabel): string {
+  return c.groupId ?? c.customerId ?? c.peer;
+}
+
+/** The title with its id when they differ ("Nora (wxid_8g2k)"), for a sentence that must carry both. */
+export function titleWithRef(c: ConversationLabel): string {
+  const title = conversationTitle(c);
+  const ref = conversationRef(c);
+  if (c.groupId) return c.groupName ? `${title} (group ${ref})` : `group ${ref}`;
+  return title === ref ? ref : `${title} (${ref})`;
+}
 
 type Source = NonNullable<TranscriptEntry['sources']>[number];
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ConversationLabel } from './console-api.ts';
 
 /**
  * The agent's workspace in the console API: who the operator is, what they can send, what they
@@ -48,6 +49,8 @@ export interface DeliveryItem {
   /** The send_url it goes to. */
   url: string;
   createdAt: number;
+  /** Who the reply is for, named as the list names the conversation. */
+  conversation?: ConversationLabel | null;
 }
 
 export const AUDIT_ACTIONS = ['reply', 'resolve', 'flag', 'stop', 'resume', 'assist', 'retry', 'cancel', 'client_settings', 'operator'] as const;

@@ -4,6 +4,7 @@ import type { ConsoleEvent } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
 import { TEST_VISITOR } from './test-message.ts';
 import { assertNever } from '../../shared/assert-never.ts';
+import { titleWithRef } from '../../shared/console-display.ts';
 
 type AlertReason = Extract<ConsoleEvent, { type: 'alert' }>['reason'];
 
@@ -15,9 +16,7 @@ const clip = (text: string, max: number): string => {
 /** One short sentence for a notification: who is waiting, and what they last said (`last`). */
 export function alertText(conv: ConversationRow | undefined, last: string | null, reason: AlertReason): string {
   if (!conv) return 'A conversation needs you';
-  const name = conv.customerName ? clip(conv.customerName, 40) : null;
-  const id = conv.customerId ?? (conv.groupId ? `group ${conv.groupId}` : conv.peer);
-  const who = name ? `${name} (${id})` : id;
+  const who = titleWithRef({ ...conv, customerName: conv.customerName && clip(conv.customerName, 40), groupName: conv.groupName && clip(conv.groupName, 40) });
   const said = last ? `: “${clip(last, 100)}”` : '';
   switch (reason) {
     case 'handoff':
@@ -45,6 +44,7 @@ export function createAlerts(store: Store, events: EventBus) {
     const conv = store.conversations.byId(conversationId);
     if (conv?.channel === 'web' && conv.customerId === TEST_VISITOR) return;
     const last = conv ? store.workspace.lastCustomerText(conversationId) : null;
-    events.emit({ type: 'alert', conversationId, reason, text: alertText(conv, last, reason), said: last === null ? null : clip(last, 200) });
+    const who = conv && { peer: conv.peer, groupId: conv.groupId, groupName: conv.groupName, customerId: conv.customerId, customerName: conv.customerName };
+    events.emit({ type: 'alert', conversationId, reason, text: alertText(conv, last, reason), said: last === null ? null : clip(last, 200), ...(who ? { who } : {}) });
   };
 }

@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
-import type { Engine, EngineAnswer } from '../engines/engine.ts';
+import { toContextLine, type Engine, type EngineAnswer } from '../engines/engine.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ConsoleOutputs, Operator } from '../../shared/console-api.ts';
 import { askEngine, EngineTimeout } from '../engines/ask.ts';
@@ -36,7 +36,7 @@ export function createConsoleAssist(deps: ConsoleAssistDeps) {
     if (!client) throw new ConsoleError('not_found', `client ${conv.clientId} no longer exists`);
     const target = store.workspace.latestCustomerMessage(conv.id);
     if (!target) throw new ConsoleError('not_found', 'this conversation has no customer message yet to suggest an answer for');
-    const context = store.messages.context(conv.id, target.id, deps.contextLines).map(({ role, speaker, content, at }) => ({ role, speaker, content, at }));
+    const context = store.messages.context(conv.id, target.id, deps.contextLines).map(toContextLine);
     const wanted = instruction?.trim() || undefined;
     let answer: EngineAnswer;
     try {

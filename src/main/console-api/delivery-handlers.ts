@@ -85,7 +85,8 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
 
   return {
     async listDeliveries(input) {
-      return (await deps.reads.deliveryProblems(input.states, input.clientId ?? null, input.limit)).map(
+      const { rows, labels } = await deps.reads.deliveryProblems(input.states, input.clientId ?? null, input.limit);
+      return rows.map(
         (d): DeliveryItem => ({
           id: d.id,
           conversationId: d.conversationId,
@@ -99,6 +100,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
           lastStatus: d.lastStatus,
           url: d.sendUrl,
           createdAt: d.createdAt,
+          conversation: labels[d.conversationId] ?? null,
         }),
       );
     },

@@ -93,7 +93,8 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       return { previous: r.previous === 'none' ? 'active' : r.previous, restoredReplies, ...(r.undo ? { undo: r.undo } : {}) };
     },
     async listRequests(input) {
-      return (await reads.requestLog(input)).map(
+      const { rows, labels } = await reads.requestLog(input);
+      return rows.map(
         (r): RequestLogItem => ({
           id: r.id,
           at: r.at,
@@ -106,6 +107,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
           latencyMs: r.latencyMs,
           problem: r.problem ? (JSON.parse(r.problem) as Record<string, unknown>) : null,
           conversationId: r.conversationId,
+          conversation: r.conversationId ? (labels[r.conversationId] ?? null) : null,
           count: r.count,
           lastAt: r.lastAt,
         }),

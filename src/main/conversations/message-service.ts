@@ -1,8 +1,8 @@
 import type { Store } from '../store/index.ts';
 import type { Writer } from '../store/worker-writer.ts';
-import type { ContextEntry } from '../store/messages.ts';
+import { quotedMsgId, quoteTextOf } from '../store/quotes.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
-import type { Engine, EngineAnswer, ContextLine } from '../engines/engine.ts';
+import { toContextLine, type Engine, type EngineAnswer, type ContextLine } from '../engines/engine.ts';
 import { askEngine, EngineTimeout } from '../engines/ask.ts';
 import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -37,7 +37,23 @@ export interface MessageServiceOptions {
 
 export type MessageWriter = Writer<WriteCommand, WriteResult>;
 
-const toLine = (e: ContextEntry): ContextLine => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at });
+
+/** The message being answered, as the engine reads it: named, and with what it quotes. */
+function questionLine(store: Store, a: Accepted, at: number): ContextLine {
+  const info = a.info as unknown as Record<string, unknown>;
+  const name = store.people.names(a.client.id, a.info.from_user_id ? [a.info.from_user_id] : []).get(a.info.from_user_id ?? '') ?? nicknameOf(info);
+  const quoteId = quotedMsgId(info);
+  const line = quoteId ? store.quotes(a.client.id, [quoteId]).get(quoteId) : undefined;
+  const text = quoteId ? (quoteTextOf(info) ?? line?.content ?? null) : null;
+  return {
+    role: senderRole(a.info, a.client.settings.boundAccount),
+    speaker: name ?? (a.info.from_user_id || null),
+    ...(name ? { speakerName: name } : {}),
+    content: a.info.content ?? '',
+    at,
+    ...(text !== null ? { quoted: { speaker: line ? (line.speakerName ?? line.speaker) : null, content: text } } : {}),
+  };
+}
 
 /**
  * Section 6: the four scenarios. Reads (context, idempotency pre-checks) happen here; every
@@ -78,14 +94,9 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
     const target = kind === 'suggestion' ? store.messages.findAutoMessage(a.client.id, msgId) : undefined;
     const existing = target ? store.conversations.byId(target.conversationId) : store.conversations.byKey(a.client.id, channel, peer.peer);
     const history = existing
-      ? store.messages.context(existing.id, target ? target.id : Number.MAX_SAFE_INTEGER, options.contextLines).map(toLine)
+      ? store.messages.context(existing.id, target ? target.id : Number.MAX_SAFE_INTEGER, options.contextLines).map(toContextLine)
       : [];
-    const question: ContextLine = {
-      role: senderRole(a.info, a.client.settings.boundAccount),
-      speaker: nicknameOf(a.info) ?? (a.info.from_user_id || null),
-      content: a.info.content ?? '',
-      at: clock.now(),
-    };
+    const question = questionLine(store, a, clock.now());
     const context = target ? history : [...history, question].slice(-options.contextLines);
     const fallbackText = a.client.settings.fallbackText ?? options.defaultFallbackText;
     const purpose = kind === 'website' ? 'website' : 'suggestion';

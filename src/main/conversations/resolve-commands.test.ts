@@ -24,7 +24,7 @@ function queue() {
       conversationId, clientId: 'a', eventType: 'auto_dialog', msgId: newId('message'), role, fromUserId: role === 'customer' ? conversationId : 'agent', fromUserType: role === 'customer' ? 2 : 3,
       content, messageInfo: '{}', createTimestamp: null, receivedAt: clock.now(), replyScheduled: null, replyReason: null,
     });
-    if (role === 'customer') store.conversations.touchCustomer(conversationId, clock.now(), null);
+    if (role === 'customer') store.conversations.touchCustomer(conversationId, clock.now());
     return id;
   };
   for (const who of ['alice', 'bob', 'carol']) {

@@ -21,7 +21,7 @@ function held() {
   store.clients.create('a', DEFAULT_CLIENT_SETTINGS, clock.now());
   store.conversations.create({ id: 'c', clientId: 'a', channel: 'im', peer: 'u:cust', groupId: null, customerId: 'cust', autoReply: 'stopped', now: clock.now() });
   const line = (role: 'customer' | 'staff' | 'ai', reason: ReplyReason | null = null): number => {
-    if (role === 'customer') store.conversations.touchCustomer('c', clock.now(), null);
+    if (role === 'customer') store.conversations.touchCustomer('c', clock.now());
     else store.conversations.touch('c', 1, clock.now());
     return store.messages.insert({
       conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: newId('message'), role, fromUserId: role === 'customer' ? 'cust' : 'agent',

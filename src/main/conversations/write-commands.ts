@@ -4,11 +4,11 @@ import type { PruneLimits, RequestLogEntry } from '../store/request-log.ts';
 import type { EngineAnswer } from '../engines/engine.ts';
 import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
-import { effectiveAutoReply, type AutoReplyState, type Channel } from '../../shared/conversation.ts';
+import { effectiveAutoReply, type AutoReplyState, type Channel, type MessageRole } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 import { decideReply, waitsForHuman, type Decision } from '../autoreply/decide.ts';
 import { newId } from '../store/ids.ts';
-import { channelOf, nicknameOf, peerOf, senderRole, type Peer } from './identity.ts';
+import { channelOf, displayNamesOf, fromStaffSide, peerOf, senderRole, type Peer } from './identity.ts';
 import { commitAutoReply, settleReplies, type AutoReplyCommand, type AutoReplyResult, type SettleCommand } from '../autoreply/reply-commands.ts';
 import { executeDeliveryCommand, type DeliveryCommand } from '../delivery/delivery-commands.ts';
 import { consoleResume, consoleStop, stopConversation, type StateResult } from './state-commands.ts';
@@ -135,7 +135,6 @@ function conversationFor(store: Store, r: IngestRequest, channel: Channel, peer:
 
 function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, msgId: string, decision?: Decision): number {
   const role = r.info.event_type === 'cmd_dialog' ? 'command' : senderRole(r.info, r.settings.boundAccount);
-  const info = r.info as unknown as Record<string, unknown>;
   const id = store.messages.insert({
     conversationId: conv.id,
     clientId: r.clientId,
@@ -151,10 +150,29 @@ function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, ms
     replyScheduled: decision ? decision.scheduled : null,
     replyReason: decision?.reason ?? null,
   });
-  // The list shows unread counts and nicknames from the conversation row alone: kept here, per message.
-  if (role === 'customer') store.conversations.touchCustomer(conv.id, r.now, nicknameOf(info));
+  // The list shows unread counts and names from the conversation row alone: kept here, per message.
+  if (role === 'customer') store.conversations.touchCustomer(conv.id, r.now);
   else store.conversations.touch(conv.id, 1, r.now);
+  rememberNames(store, r, conv, role);
   return id;
+}
+
+/**
+ * Protocol v1.2's display names, the latest sent winning: every (user id, nickname) pair a
+ * message carries, and on the conversation row the name of its customer and of its group.
+ */
+function rememberNames(store: Store, r: IngestRequest, conv: ConversationRow, role: MessageRole): void {
+  const names = displayNamesOf(r.info as unknown as Record<string, unknown>);
+  const from = r.info.from_user_id || null;
+  const to = r.info.to_user_id ?? null;
+  if (from && names.from) store.people.remember(r.clientId, from, names.from, r.now);
+  if (to && names.to) store.people.remember(r.clientId, to, names.to, r.now);
+  // A group's customer_name is whoever spoke last; a 1:1 conversation's is its customer, named by
+  // the customer or by staff and AI writing to them.
+  const customer =
+    role === 'customer' ? names.from : conv.groupId === null && to !== null && to === conv.customerId && fromStaffSide(r.info, r.settings.boundAccount) ? names.to : null;
+  const group = conv.groupId !== null ? names.group : null;
+  if ((customer !== null && customer !== conv.customerName) || (group !== null && group !== conv.groupName)) store.conversations.rename(conv.id, customer, group);
 }
 
 function autoDialog(store: Store, r: IngestRequest): Outcome {

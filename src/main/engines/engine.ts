@@ -1,12 +1,28 @@
 import type { Channel, MessageRole } from '../../shared/conversation.ts';
 import type { Clock } from '../../shared/clock.ts';
 
+/** What a line quotes (message_type 2): who said it and what, as far as Switchboard knows. */
+export interface ContextQuote {
+  speaker: string | null;
+  content: string;
+}
+
 /** One line of the conversation as an engine sees it: data only, no handles. */
 export interface ContextLine {
   role: MessageRole;
+  /** The speaker's name when known, else their id. */
   speaker: string | null;
+  /** Set only when the speaker has a display name (a nickname, an operator's name), never an id. */
+  speakerName?: string | null;
   content: string;
   at: number;
+  quoted?: ContextQuote | null;
+}
+
+/** A transcript line as an engine reads it: only what was said, by whom, and what it quoted. */
+export function toContextLine(e: ContextLine): ContextLine {
+  const { role, speaker, speakerName, content, at, quoted } = e;
+  return { role, speaker, ...(speakerName ? { speakerName } : {}), content, at, ...(quoted ? { quoted } : {}) };
 }
 
 /** Which transcript lines a request is about: `messages.context(conversationId, uptoId, lines)`. */

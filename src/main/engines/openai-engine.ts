@@ -50,9 +50,19 @@ export function estimateTokens(text: string): number {
   return cjk + Math.ceil((text.length - cjk) / 4) + 4;
 }
 
+/** A quoted message, as a chat app shows it above the reply: who said it and (the start of) what. */
+function quoteText(line: ContextLine): string {
+  if (!line.quoted) return '';
+  const text = line.quoted.content.replace(/\s+/g, ' ').trim();
+  const clipped = text.length > 300 ? `${text.slice(0, 299)}…` : text;
+  return `[quoting ${line.quoted.speaker ? `${line.quoted.speaker}: ` : ''}"${clipped}"] `;
+}
+
 function lineText(line: ContextLine, isGroup: boolean): string {
-  // In groups several people talk: each line names its speaker.
-  return isGroup && line.speaker ? `${line.speaker}: ${line.content}` : line.content;
+  // In groups several people talk: each line names its speaker, by id when no name was sent. With
+  // one customer only a real name helps the model (to address them); an id would be noise.
+  const name = isGroup ? line.speaker : (line.speakerName ?? null);
+  return `${name ? `${name}: ` : ''}${quoteText(line)}${line.content}`;
 }
 
 /** Newest lines that fit the budget, oldest first, as chat messages with roles. */
@@ -62,7 +72,7 @@ export function contextMessages(context: ContextLine[], isGroup: boolean, budget
   for (let i = context.length - 1; i >= 0; i--) {
     const line = context[i]!;
     if (line.role === 'command' || line.content.trim() === '') continue;
-    const content = line.role === 'staff' ? `[staff${line.speaker ? ` ${line.speaker}` : ''}] ${line.content}` : lineText(line, isGroup);
+    const content = line.role === 'staff' ? `[staff${line.speaker ? ` ${line.speaker}` : ''}] ${quoteText(line)}${line.content}` : lineText(line, isGroup);
     const cost = estimateTokens(content);
     if (used + cost > budget && out.length > 0) break;
     used += cost;

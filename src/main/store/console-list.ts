@@ -127,16 +127,21 @@ function filterClauses(f: ConversationFilter): { where: string[]; args: Args } {
 /**
  * One page of the console list, keyset-paged on its sort key: the newest activity first, or in
  * "needs you" the longest wait first. A search lists the conversations whose own fields match
- * (customer id, nickname, group id) first, in that order, then those with a matching message,
+ * (customer id, customer name, group id, group name) first, in that order, then those with a matching message,
  * newest matching message first: that walk reads the message index newest first and stops at the
  * page, where ordering every match by the conversation's activity would read all matches.
  */
+/** `text` anywhere in a field, LIKE's own wildcards escaped. */
+const pattern = (text: string | undefined): string => (text ? `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : '');
+
 export function conversationPage(db: Db, f: ConversationFilter): ConversationPage {
   const needsYou = f.view === 'needs_you';
   const order = needsYou ? 'c.needs_human_since, c.id' : 'c.last_message_at DESC, c.id';
   const base = filterClauses(f);
-  const fieldMatch = f.search ? `(c.customer_id LIKE ? ESCAPE '\\' OR c.customer_name LIKE ? ESCAPE '\\' OR c.group_id LIKE ? ESCAPE '\\')` : null;
-  const pattern = f.search ? `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : '';
+  const fieldMatch = f.search
+    ? `(c.customer_id LIKE ? ESCAPE '\\' OR c.customer_name LIKE ? ESCAPE '\\' OR c.group_id LIKE ? ESCAPE '\\' OR c.group_name LIKE ? ESCAPE '\\')`
+    : null;
+  const patterns: string[] = Array(4).fill(pattern(f.search));
   const items: ConversationSummary[] = [];
 
   if (f.cursor?.k !== 'match') {
@@ -151,7 +156,7 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
     }
     if (fieldMatch) {
       where.push(fieldMatch);
-      args.push(pattern, pattern, pattern);
+      args.push(...patterns);
     }
     // The page is chosen first and only its rows read their last message: a correlated
     // subquery in the outer select would otherwise run for every conversation before the sort.
@@ -185,7 +190,7 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
                  AND NOT EXISTS (SELECT 1 FROM messages n WHERE n.conversation_id = m.conversation_id AND n.id > m.id AND instr(lower(n.content), ?) > 0)
                ORDER BY ${text.order} LIMIT ?`;
   const before = f.cursor?.k === 'match' ? f.cursor.before : Number.MAX_SAFE_INTEGER;
-  const rows = db.prepare(sql).all(...text.args, before, text.needle, ...base.args, pattern, pattern, pattern, text.needle, want + 1) as unknown as RawConv[];
+  const rows = db.prepare(sql).all(...text.args, before, text.needle, ...base.args, ...patterns, text.needle, want + 1) as unknown as RawConv[];
   const more = rows.length > want;
   const page = more ? rows.slice(0, want) : rows;
   items.push(...page.map((r) => ({ ...toSummary(r), matchText: excerpt(r.match_text ?? '', text.needle) })));

@@ -1,10 +1,11 @@
 import type { Db } from './db.ts';
-import type { ConversationPage, ConversationSummary, DeliveryWait, Operator, TranscriptEntry } from '../../shared/console-api.ts';
+import type { ConversationPage, ConversationSummary, DeliveryWait, Operator, QuotedLine, TranscriptEntry } from '../../shared/console-api.ts';
 import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { RawConversation } from './conversations.ts';
 import { conversationPage, LAST_TEXT, toSummary, type ConversationFilter } from './console-list.ts';
-import { interleave } from './messages.ts';
+import { interleave } from './message-context.ts';
 import { nicknameOf } from '../conversations/identity.ts';
+import { quoteQueries, quotedMsgId } from './quotes.ts';
 
 type RawConv = RawConversation & { last_line: string | null };
 
@@ -13,12 +14,15 @@ export { messageSearch, SHORT_SEARCH_WINDOW, type ConversationFilter } from './c
 /** Read models for the console: lists and transcripts shaped for display. */
 export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => Map<number, string>) {
   const byId = db.prepare(`SELECT c.*, ${LAST_TEXT} FROM conversations c WHERE c.id = ?`);
+  const quoted = quoteQueries(db);
   // A message's answer is only as good as its delivery: the why-line needs the state of the
   // delivery of the reply that answered it (one made, then cancelled by a stop, never arrived).
   const messages = db.prepare(
-    `SELECT m.id, m.msg_id, m.role, m.from_user_id, m.content, m.received_at, m.reply_scheduled, m.reply_reason, m.reply_outcome, m.reply_note, m.message_info,
+    `SELECT m.id, m.msg_id, m.client_id, m.role, m.from_user_id, m.content, m.received_at, m.reply_scheduled, m.reply_reason, m.reply_outcome, m.reply_note, m.message_info,
+            p.nickname AS known_name,
             d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error, d.next_attempt_at AS delivery_next
      FROM (SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?) m
+     LEFT JOIN people p ON p.client_id = m.client_id AND p.user_id = m.from_user_id
      LEFT JOIN replies r ON m.reply_msg_id IS NOT NULL AND r.msg_id = m.reply_msg_id
      LEFT JOIN deliveries d ON d.id = (SELECT max(id) FROM deliveries WHERE reply_id = r.id)
      ORDER BY m.id DESC`,
@@ -54,8 +58,10 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
       const rows = (messages.all(conversationId, beforeId, limit) as Array<{
         id: number;
         msg_id: string;
+        client_id: string;
         role: MessageRole;
         from_user_id: string | null;
+        known_name: string | null;
         content: string | null;
         received_at: number;
         reply_scheduled: number | null;
@@ -76,15 +82,21 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         return { nextAttemptAt: next, behind };
       };
       const firstId = rows[0]?.id ?? 0;
-      const messageEntries: TranscriptEntry[] = rows.map((m) => {
-        const messageInfo = JSON.parse(m.message_info) as Record<string, unknown>;
+      const infos = rows.map((m) => JSON.parse(m.message_info) as Record<string, unknown>);
+      const quoteIds = infos.map(quotedMsgId);
+      const quotes = rows.length > 0 ? quoted(rows[0]!.client_id, quoteIds.filter((q) => q !== null)) : new Map<string, QuotedLine>();
+      const messageEntries: TranscriptEntry[] = rows.map((m, i) => {
+        const messageInfo = infos[i]!;
+        const quote = quoteIds[i];
         return {
           kind: 'message',
           id: m.id,
           msgId: m.msg_id,
           role: m.role,
           speaker: m.from_user_id,
-          speakerName: nicknameOf(messageInfo),
+          // The latest name this sender was sent under, else the one on this line.
+          speakerName: m.known_name ?? nicknameOf(messageInfo),
+          ...(quote ? { quoted: quotes.get(quote) ?? null } : {}),
           content: m.content ?? '',
           at: m.received_at,
           decision: m.reply_reason

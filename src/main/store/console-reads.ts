@@ -25,8 +25,15 @@ export function consoleReads(store: Store) {
       };
     },
     dashboard: (since: number) => ({ series: store.stats.series(since), deliveries: store.deliveries.countByState(), needsHuman: store.stats.needsHuman() }),
-    requestLog: store.requestLog.filtered,
-    deliveryProblems: store.deliveries.problems,
+    /** Log rows with who each row's conversation is with: one snapshot, one batch read of the names. */
+    requestLog(filter: Parameters<Store['requestLog']['filtered']>[0]) {
+      const rows = store.requestLog.filtered(filter);
+      return { rows, labels: store.conversations.labels(rows.flatMap((r) => r.conversationId ?? [])) };
+    },
+    deliveryProblems(...args: Parameters<Store['deliveries']['problems']>) {
+      const rows = store.deliveries.problems(...args);
+      return { rows, labels: store.conversations.labels(rows.map((d) => d.conversationId)) };
+    },
     audit: store.audit.list,
   };
 }

@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
-import { NEEDS_HUMAN_REASONS, type ConversationSummary, type NeedsHumanReason } from '../../shared/console-api.ts';
+import { NEEDS_HUMAN_REASONS, type ConversationLabel, type ConversationSummary, type NeedsHumanReason } from '../../shared/console-api.ts';
 
 /** A conversation as stored; the console's ConversationSummary adds the last line of text. */
 export type ConversationRow = Omit<ConversationSummary, 'lastText'> & { createdAt: number };
@@ -19,6 +19,7 @@ export interface RawConversation {
   created_at: number;
   last_message_at: number;
   customer_name: string | null;
+  group_name?: string | null;
   unread: number;
   needs_human_since: number | null;
   needs_human_reason?: string | null;
@@ -45,6 +46,7 @@ export function toConversationRow(r: RawConversation): ConversationRow {
     createdAt: r.created_at,
     lastMessageAt: r.last_message_at,
     customerName: r.customer_name,
+    groupName: r.group_name ?? null,
     unread: r.unread,
     needsHumanSince: r.needs_human_since,
     needsHumanReason: reasonOf(r.needs_human_reason),
@@ -85,9 +87,12 @@ export function conversationQueries(db: Db) {
     'UPDATE conversations SET message_count = message_count + ?, last_message_at = max(last_message_at, ?) WHERE id = ?',
   );
   const touchCustomer = db.prepare(
-    `UPDATE conversations SET message_count = message_count + 1, last_message_at = max(last_message_at, ?), unread = unread + 1,
-       customer_name = coalesce(?, customer_name) WHERE id = ?`,
+    'UPDATE conversations SET message_count = message_count + 1, last_message_at = max(last_message_at, ?), unread = unread + 1 WHERE id = ?',
   );
+  const labels = db.prepare(
+    'SELECT id, peer, group_id, group_name, customer_id, customer_name FROM conversations WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  const rename = db.prepare('UPDATE conversations SET customer_name = coalesce(?, customer_name), group_name = coalesce(?, group_name) WHERE id = ?');
   const readUpTo = db.prepare('UPDATE conversations SET last_read_message_id = max(last_read_message_id, ?) WHERE id = ?');
   // Bounded by the conversation's unread messages, and run only when the operator reads.
   const recount = db.prepare(
@@ -120,6 +125,7 @@ export function conversationQueries(db: Db) {
         createdAt: c.now,
         lastMessageAt: c.now,
         customerName: null,
+        groupName: null,
         unread: 0,
         needsHumanSince: null,
         needsHumanReason: null,
@@ -160,9 +166,21 @@ export function conversationQueries(db: Db) {
     touch(id: string, added: number, at: number): void {
       touch.run(added, at, id);
     },
-    /** A customer message was appended: one more unread, and the customer's latest nickname. */
-    touchCustomer(id: string, at: number, nickname: string | null): void {
-      touchCustomer.run(at, nickname, id);
+    /** A customer message was appended: one more unread. */
+    touchCustomer(id: string, at: number): void {
+      touchCustomer.run(at, id);
+    },
+    /** The list names a conversation from its row alone: the customer's and the group's latest names (null keeps the stored one). */
+    rename(id: string, customerName: string | null, groupName: string | null): void {
+      rename.run(customerName, groupName, id);
+    },
+    /** How the console names each of these conversations (unknown ids are absent). */
+    labels(ids: readonly string[]): Record<string, ConversationLabel> {
+      if (ids.length === 0) return {};
+      const rows = labels.all(JSON.stringify([...new Set(ids)])) as Array<Pick<RawConversation, 'id' | 'peer' | 'group_id' | 'group_name' | 'customer_id' | 'customer_name'>>;
+      return Object.fromEntries(
+        rows.map((r) => [r.id, { peer: r.peer, groupId: r.group_id, groupName: r.group_name ?? null, customerId: r.customer_id, customerName: r.customer_name }]),
+      );
     },
     /** The operator has seen messages up to `upToId`; returns what is still unread. */
     markRead(id: string, upToId: number): number | undefined {

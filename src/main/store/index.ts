@@ -15,6 +15,8 @@ import { auditQueries, cannedQueries } from './audit.ts';
 import { workspaceQueries } from './workspace-queries.ts';
 import { searchIndexQueries } from './search-index.ts';
 import { staffWaitQueries } from './staff-wait.ts';
+import { peopleQueries } from './people.ts';
+import { quoteQueries } from './quotes.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -27,6 +29,9 @@ export function createStore(db: Db) {
     clients: clientQueries(db),
     conversations: conversationQueries(db),
     messages: messageQueries(db),
+    people: peopleQueries(db),
+    /** What quoted messages (message_type 2) point at, by msg_id. */
+    quotes: quoteQueries(db),
     idempotency: idempotencyQueries(db),
     requestLog: requestLogQueries(db),
     kb: kbQueries(db),

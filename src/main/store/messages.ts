@@ -1,8 +1,7 @@
 import type { Db } from './db.ts';
 import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { EventType } from '../../shared/protocol/message-schema.ts';
-import type { TranscriptLine } from '../../shared/console-api.ts';
-import { nicknameOf } from '../conversations/identity.ts';
+import { messageContext } from './message-context.ts';
 
 export interface NewMessage {
   conversationId: string;
@@ -57,93 +56,6 @@ export interface NewReply {
   /** Suggestions: what the agent asked for. */
   instruction?: string | null;
   createdAt: number;
-}
-
-/** One line of a conversation as the engines see it: what was said, no suggestions. */
-export type ContextEntry = TranscriptLine & { kind: 'message' | 'reply' };
-
-/**
- * Messages and replies in transcript order: each reply right after the message it follows
- * (replies carry `afterMessageId`), ties by id. Shared by engine context and console transcript.
- */
-export function interleave<M extends { id: number }, R extends { id: number }>(
-  messages: readonly M[],
-  replies: ReadonlyArray<R & { afterMessageId: number }>,
-): Array<M | R> {
-  const keyed = [
-    ...messages.map((m) => ({ order: m.id * 2, id: m.id, item: m as M | R })),
-    ...replies.map((r) => ({ order: r.afterMessageId * 2 + 1, id: r.id, item: r as M | R })),
-  ];
-  return keyed.sort((a, b) => a.order - b.order || a.id - b.id).map((k) => k.item);
-}
-
-interface RawMessage {
-  id: number;
-  msg_id: string;
-  role: MessageRole;
-  from_user_id: string | null;
-  content: string | null;
-  received_at: number;
-}
-
-interface RawReply {
-  id: number;
-  kind: ReplyKind;
-  operator: string | null;
-  msg_id: string;
-  after_message_id: number;
-  content: string;
-  created_at: number;
-}
-
-/**
- * The engine context read on its own: the engine thread runs it on its read-only connection, so
- * auto replies need no read on the main thread.
- */
-/** Who said a line, as a model should read it: the nickname sent with the message, else the sender's id. */
-function speakerOf(messageInfo: string, fromUserId: string | null): string | null {
-  try {
-    return nicknameOf(JSON.parse(messageInfo) as Record<string, unknown>) ?? fromUserId;
-  } catch {
-    return fromUserId;
-  }
-}
-
-export function messageContext(db: Db) {
-  const recentMessages = db.prepare(
-    `SELECT id, msg_id, role, from_user_id, content, received_at, message_info FROM messages
-     WHERE conversation_id = ? AND id <= ? AND role != 'command' ORDER BY id DESC LIMIT ?`,
-  );
-  const recentReplies = db.prepare(
-    `SELECT id, kind, operator, msg_id, after_message_id, content, created_at FROM replies
-     WHERE conversation_id = ? AND after_message_id <= ? AND kind != 'suggestion' AND handoff = 0
-     ORDER BY after_message_id DESC, id DESC LIMIT ?`,
-  );
-  /**
-   * The newest `limit` transcript lines up to message `uptoId`, oldest first: customer and staff
-   * messages, the AI's own answers and operators' replies (as staff). Suggestions and handoffs
-   * are not part of what was said.
-   */
-  return function context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
-    const messages = (recentMessages.all(conversationId, uptoId, limit) as unknown as (RawMessage & { message_info: string })[]).map(
-      (m): ContextEntry => ({ kind: 'message', id: m.id, msgId: m.msg_id, role: m.role, speaker: speakerOf(m.message_info, m.from_user_id), content: m.content ?? '', at: m.received_at }),
-    );
-    const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map(
-      (r): ContextEntry & { afterMessageId: number } => ({
-        kind: 'reply',
-        id: r.id,
-        msgId: r.msg_id,
-        role: r.kind === 'operator' ? 'staff' : 'ai',
-        speaker: r.operator ? ((JSON.parse(r.operator) as { name?: string }).name ?? null) : null,
-        content: r.content,
-        at: r.created_at,
-        afterMessageId: r.after_message_id,
-      }),
-    );
-    return interleave(messages, replies)
-      .slice(-limit)
-      .map(({ kind, id, msgId, role, speaker, content, at }) => ({ kind, id, msgId, role, speaker, content, at }));
-  };
 }
 
 export function messageQueries(db: Db) {

@@ -1,15 +1,10 @@
-import type { ConversationSummary, TranscriptEntry } from '../../shared/console-api.ts';
-
-/** A conversation as the operator names it: the group, else the customer's nickname, id or peer. */
-export function conversationTitle(c: Pick<ConversationSummary, 'groupId' | 'customerName' | 'customerId' | 'peer'>): string {
-  if (c.groupId) return `# ${c.groupId}`;
-  return c.customerName ?? c.customerId ?? c.peer;
-}
+import type { TranscriptEntry } from '../../shared/console-api.ts';
 
 /** Who wrote a transcript line: the operator's or sender's display name, else their id. */
 export function speakerOf(e: TranscriptEntry): { id: string; name: string } | null {
   if (e.operator) return { id: `op:${e.operator.id}`, name: e.operator.name };
-  const nickname = e.speakerName ?? (typeof e.messageInfo?.['nickname'] === 'string' ? e.messageInfo['nickname'] : null);
+  // The service names the sender (the latest nickname sent for their id, or the one on this line).
+  const nickname = e.speakerName ?? null;
   if (e.speaker) return { id: e.speaker, name: nickname || e.speaker };
   if (nickname) return { id: nickname, name: nickname };
   return null;

@@ -10,6 +10,8 @@ export const LIMITS = {
   fileDecodedMaxBytes: 5 * 1024 * 1024,
   atListMax: 100,
   sendUrlMax: 2048,
+  /** from_user_nickname, to_user_nickname, group_name (protocol v1.2), in code points. */
+  displayNameMaxChars: 200,
   /** Unix seconds above this are almost certainly milliseconds (year 5138 otherwise). */
   createTimestampMax: 1e11,
 } as const;
@@ -25,6 +27,20 @@ function countChars(s: string): number {
   for (const _ of s) n++;
   return n;
 }
+
+/** A code point is one or two UTF-16 units: only a length between max and 2 * max needs counting. */
+export function atMostCodePoints(s: string, max: number): boolean {
+  if (s.length <= max) return true;
+  if (s.length > 2 * max) return false;
+  let n = 0;
+  for (const _ of s) if (++n > max) return false;
+  return true;
+}
+
+/** A display name of the service description: at most 200 code points, like content counted by character. */
+const displayName = z
+  .string({ error: 'must be a string' })
+  .refine((s) => atMostCodePoints(s, LIMITS.displayNameMaxChars), `must be at most ${LIMITS.displayNameMaxChars} characters`);
 
 export const fileInfoSchema = z.looseObject({
   content: z.string().min(1, 'must not be empty'),
@@ -45,6 +61,9 @@ export const messageInfoSchema = z.looseObject({
   group_id: optionalId.optional(),
   from_user_id: optionalId.optional(),
   to_user_id: id.optional(),
+  group_name: displayName.optional(),
+  from_user_nickname: displayName.optional(),
+  to_user_nickname: displayName.optional(),
   from_user_type: z
     .number({ error: 'must be an integer 1..4' })
     .int('must be an integer 1..4')

@@ -24,6 +24,16 @@ const DOCS = {
   to_user_id:
     "The addressee. When the sender is staff or AI (from_user_type 3 or 4, or from_user_id is the client's bound account), " +
     'this is the customer whose conversation the message belongs to.',
+  group_name:
+    `The group's display name (protocol v1.2), at most ${LIMITS.displayNameMaxChars} characters. The console titles the group ` +
+    'conversation with it (the group_id stays on hover and copy); the latest value sent wins.',
+  from_user_nickname:
+    `The sender's display name (protocol v1.2), at most ${LIMITS.displayNameMaxChars} characters. The console names the sender by it ` +
+    'everywhere it would show from_user_id, and the engines read it as the speaker ("Nora: …"); the latest value sent for a ' +
+    'from_user_id wins, also on that person\'s earlier lines. `nickname`, `nick_name` and `from_user_name` are read as aliases after it.',
+  to_user_nickname:
+    `The addressee's display name (protocol v1.2), at most ${LIMITS.displayNameMaxChars} characters: the name of to_user_id. ` +
+    'When staff or AI write to a customer, it names the customer of the conversation.',
   from_user_type:
     "1: an IM user (a customer, unless from_user_id is the client's bound account), 2: a customer, 3: staff (a human agent), 4: AI. " +
     'Only customer messages trigger auto replies; a staff message pauses auto-reply in its conversation.',
@@ -52,6 +62,10 @@ const fields = {
   group_id: f.group_id.meta({ description: DOCS.group_id }),
   from_user_id: f.from_user_id.meta({ description: DOCS.from_user_id }),
   to_user_id: f.to_user_id.meta({ description: DOCS.to_user_id }),
+  // maxLength counts code points in JSON Schema, as the server's refinement does.
+  group_name: f.group_name.meta({ maxLength: LIMITS.displayNameMaxChars, description: DOCS.group_name }),
+  from_user_nickname: f.from_user_nickname.meta({ maxLength: LIMITS.displayNameMaxChars, description: DOCS.from_user_nickname }),
+  to_user_nickname: f.to_user_nickname.meta({ maxLength: LIMITS.displayNameMaxChars, description: DOCS.to_user_nickname }),
   from_user_type: f.from_user_type.meta({ description: DOCS.from_user_type }),
   message_type: f.message_type.meta({ description: DOCS.message_type }),
   // JSON Schema's maxLength counts code points, as the server's refinement does (zod's .max counts UTF-16 units).

@@ -3,7 +3,8 @@ import type { ConsoleEvent, ConsoleOutputs, ConversationSummary } from '../../..
 import { api } from '../api/bridge.ts';
 import { notifyPermission, playChime, requestNotifyPermission, showNotification, unlockSound, type NotifyPermission } from '../api/alerts.ts';
 import { i18n } from '../i18n/index.ts';
-import { conversationTitle, speakerOf } from '../format.ts';
+import { speakerOf } from '../format.ts';
+import { conversationTitle } from '../../../shared/console-display.ts';
 import type { ConsoleState } from './index.ts';
 
 type AlertEvent = Extract<ConsoleEvent, { type: 'alert' }>;
@@ -71,7 +72,8 @@ export const alertsSlice: Slice<AlertsSlice> = (set, get) => ({
   onAlert(event) {
     const s = get();
     const c = s.conversations.find((x) => x.id === event.conversationId) ?? (s.transcript?.conversation.id === event.conversationId ? s.transcript.conversation : undefined);
-    const who = c ? conversationTitle(c) : event.conversationId;
+    // A conversation the console has not listed yet is named by the event itself.
+    const who = c ? conversationTitle(c) : event.who ? conversationTitle(event.who) : event.conversationId;
     const title = i18n.t(`work.alert.${event.reason}`, { who });
     // The title in the console's language; the customer's own words after it, not the service's English sentence.
     const said = event.said === null ? null : `“${clip(event.said)}”`;

@@ -1,11 +1,10 @@
-import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DeliveryActions } from './DeliveryActions.tsx';
 import { useConsole } from '../store/index.ts';
 import { DELIVERY_PROBLEM_STATES, DELIVERY_VIEW_STATES, type DeliveryItem, type DeliveryViewState } from '../../../shared/console-api.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
 import { translateNote } from '../i18n/server-notes.ts';
-import { displayName } from './conversation-name.ts';
+import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
 import { fullTime, shortTime } from '../format.ts';
 import { useNow, When } from './relative-time.tsx';
 import { deliveryStatus, maskUrl, shortUrl, type DeliveryStatus } from '../../../shared/console-display.ts';
@@ -96,7 +95,10 @@ export function cancelText(n: CancelNotice, t: TFunction): string {
   }
 }
 
-function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
+function Row({ d, now }: { d: DeliveryItem; now: number }) {
+  // The service names who the reply is for, as the list names the conversation; its id on hover.
+  const name = d.conversation ? conversationTitle(d.conversation) : d.conversationId;
+  const ref = d.conversation ? conversationRef(d.conversation) : d.conversationId;
   const { t, i18n } = useTranslation();
   const open = useConsole((s) => s.openConversation);
   const retried = useConsole((s) => s.retried[d.id]);
@@ -122,7 +124,7 @@ function Row({ d, name, now }: { d: DeliveryItem; name: string; now: number }) {
         )}
       </td>
       <td className="clip">
-        <button className="link" onClick={() => open(d.conversationId)} title={t('views.deliveries.open', { id: `${name} (${d.conversationId})` })}>
+        <button className="link" onClick={() => open(d.conversationId)} title={t('views.deliveries.open', { id: name === ref ? name : `${name} (${ref})` })}>
           {name}
         </button>
       </td>
@@ -175,12 +177,6 @@ export function Deliveries() {
   const notice = useConsole((s) => s.deliveryNotice);
   const results = useConsole((s) => s.retried);
   const dead = items.filter((d) => d.state === 'dead').length;
-  const conversations = useConsole((s) => s.conversations);
-  // The loaded list knows who each conversation is with; one outside it shows its id.
-  const names = useMemo(() => {
-    const wanted = new Set(items.map((d) => d.conversationId));
-    return new Map(conversations.filter((c) => wanted.has(c.id)).map((c) => [c.id, displayName(c)]));
-  }, [items, conversations]);
   const problemsOnly = filter.states.every((s) => DELIVERY_PROBLEM_STATES.includes(s));
   return (
     <section className="admin deliveries" aria-labelledby="deliveries-title">
@@ -261,7 +257,7 @@ export function Deliveries() {
           </thead>
           <tbody>
             {items.map((d) => (
-              <Row key={d.id} d={d} name={names.get(d.conversationId) ?? d.conversationId} now={now} />
+              <Row key={d.id} d={d} now={now} />
             ))}
           </tbody>
         </table>

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { Modal } from './Modal.tsx';
-import { displayName } from './conversation-name.ts';
+import { conversationTitle } from '../../../shared/console-display.ts';
 
 /**
  * Retry (a dead one starts over) or Retry now (a retrying one goes at once), and Cancel: the same
@@ -33,7 +33,7 @@ const ON_THE_WIRE_NOTICE_MS = 10_000;
 export function CancelDelivery({ id, disabled, who }: { id: number; disabled: boolean; who?: string }) {
   const { t } = useTranslation();
   // On a transcript's delivery line: the open conversation's name.
-  const open = useConsole((s) => (s.transcript ? displayName(s.transcript.conversation) : undefined));
+  const open = useConsole((s) => (s.transcript ? conversationTitle(s.transcript.conversation) : undefined));
   const cancel = useConsole((s) => s.cancelDelivery);
   const noteKey = useConsole((s) => s.noteKey);
   const [asking, setAsking] = useState(false);

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { previewOf } from './command-text.ts';
 import { Avatar } from './Avatar.tsx';
-import { displayName } from './conversation-name.ts';
+import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
 import { duration, useNow } from './relative-time.tsx';
 import { fullTime } from '../format.ts';
 
@@ -36,14 +36,17 @@ export function NeedsYou() {
         <ol className="queue" data-testid="needs-you">
           {items.map((c) => {
             const since = c.needsHumanSince ?? c.lastMessageAt;
-            const name = displayName(c);
+            const name = conversationTitle(c);
+            const ref = conversationRef(c);
             return (
               <li key={c.id}>
                 <button className="queue-row" onClick={() => open(c.id)} data-conversation={c.id}>
-                  <Avatar id={c.customerId ?? c.groupId ?? c.peer} name={c.groupId ?? c.customerName} />
-                  <span className="peer" title={name}>
+                  <Avatar id={c.customerId ?? c.groupId ?? c.peer} name={name} />
+                  <span className="peer" title={ref !== name ? `${name} (${ref})` : name}>
                     {name}
-                    <small> · {c.clientId} · {t(`list.channel.${c.channel}`)}</small>
+                    <small>
+                      {name !== ref && name !== `# ${ref}` ? ` ${ref}` : ''} · {c.clientId} · {t(`list.channel.${c.channel}`)}
+                    </small>
                   </span>
                   <time className="waited" dateTime={new Date(since).toISOString()} title={t('views.needsYou.since', { time: fullTime(since, i18n.language) })}>
                     {t('views.needsYou.waiting', { duration: duration(t, now - since) })}

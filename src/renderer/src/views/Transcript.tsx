@@ -6,7 +6,9 @@ import { canWrite } from '../store/connection-slice.ts';
 import { effectiveAutoReply } from '../../../shared/conversation.ts';
 import type { ConversationSummary, TranscriptEntry } from '../../../shared/console-api.ts';
 import { isShortcut } from '../keyboard.ts';
-import { conversationTitle, fullTime, inTimeOrder, shortTime } from '../format.ts';
+import { fullTime, inTimeOrder, shortTime } from '../format.ts';
+import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
+import { CopyId } from './CopyId.tsx';
 import { Entry } from './TranscriptEntry.tsx';
 import { Compose } from './Compose.tsx';
 import { Avatar } from './Avatar.tsx';
@@ -50,17 +52,17 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
   const now = useNow(30_000, c.autoReply === 'paused' ? c.pausedUntil : null);
   const state = effectiveAutoReply(c.autoReply, c.pausedUntil, now);
   // A group's customer fields name whoever wrote last: the group is not theirs.
-  const who = c.groupId ? t('transcript.groupChat') : c.customerName && c.customerId ? c.customerId : null;
-  const sub = [who, c.clientId, t(`list.channel.${c.channel}`)].filter(Boolean).join(' · ');
+  const ref = conversationRef(c);
+  const sub = [c.groupId ? t('transcript.groupChat') : null, c.clientId, t(`list.channel.${c.channel}`)].filter(Boolean).join(' · ');
   return (
     <header className="conv-head">
-      <Avatar id={c.groupId ?? c.customerId ?? c.peer} name={c.groupId ?? title} />
+      <Avatar id={c.groupId ?? c.customerId ?? c.peer} name={title} />
       <div className="titles">
-        <h2 className="ellipsis" title={title}>
+        <h2 className="ellipsis" title={title === ref ? title : `${title} (${ref})`}>
           {title}
         </h2>
-        <small className="ellipsis" title={sub}>
-          {sub}
+        <small className="ellipsis" title={`${ref} · ${sub}`}>
+          <CopyId id={ref} /> · {sub}
         </small>
       </div>
       <StateBadge state={state} pausedUntil={c.pausedUntil} long />

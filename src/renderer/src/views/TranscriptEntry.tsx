@@ -4,7 +4,7 @@ import { DeliveryActions } from './DeliveryActions.tsx';
 import type { TFunction } from 'i18next';
 import { groupsUnreachable, replySettingsOf } from './ReplySettingsSummary.tsx';
 import { useConsole } from '../store/index.ts';
-import type { DeliveryWait, TranscriptEntry } from '../../../shared/console-api.ts';
+import type { DeliveryWait, QuotedLine, TranscriptEntry } from '../../../shared/console-api.ts';
 import { translateNote } from '../i18n/server-notes.ts';
 import { fullTime, shortTime, speakerOf } from '../format.ts';
 import { Attachments } from './Attachments.tsx';
@@ -193,6 +193,8 @@ function sameLine(a: EntryProps, b: EntryProps): boolean {
     x.content === y.content &&
     x.at === y.at &&
     x.speakerName === y.speakerName &&
+    x.quoted?.content === y.quoted?.content &&
+    x.quoted?.speakerName === y.quoted?.speakerName &&
     x.handoff === y.handoff &&
     x.cause === y.cause &&
     x.instruction === y.instruction &&
@@ -213,11 +215,28 @@ function sameLine(a: EntryProps, b: EntryProps): boolean {
   );
 }
 
+/**
+ * What a quoted message (message_type 2) quotes, as a chat app shows it above the reply: who said
+ * it and what. The quote's own text when the integrator sent it, else the message as Switchboard
+ * stored it; only a message Switchboard never saw is left as its msg_id.
+ */
+function Quote({ quote, quoted, t }: { quote: { content?: unknown; msg_id?: unknown }; quoted: QuotedLine | null; t: TFunction }) {
+  const own = typeof quote.content === 'string' && quote.content.trim() !== '' ? quote.content : null;
+  const text = own ?? quoted?.content ?? null;
+  const who = quoted ? (quoted.speakerName ?? (quoted.role === 'ai' ? t('transcript.role.ai') : quoted.speaker)) : null;
+  return (
+    <blockquote data-testid="quote" title={typeof quote.msg_id === 'string' ? `msg_id ${quote.msg_id}` : undefined}>
+      {who && <cite>{who}</cite>}
+      {text ?? <em>{t('transcript.quoteMissing', { id: String(quote.msg_id ?? '') })}</em>}
+    </blockquote>
+  );
+}
+
 /** One line of the transcript: who (avatar, name), when, what, and why it was or was not answered. */
 export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
-  const quote = e.messageInfo?.['quote'] as { content?: string; msg_id?: string } | undefined;
+  const quote = e.messageInfo?.['quote'] as { content?: unknown; msg_id?: unknown } | undefined;
   const who = speakerOf(e);
   const ai = e.role === 'ai' && !e.operator;
   const name = e.kind === 'suggestion' ? t('transcript.suggestion') : ai ? t('transcript.role.ai') : (who?.name ?? t(`transcript.role.${e.role}`));
@@ -257,7 +276,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
         </div>
         {e.kind === 'suggestion' && e.instruction && <div className="instruction">{t('work.suggest.instruction', { text: e.instruction })}</div>}
         {e.kind === 'suggestion' && e.instruction && e.engine === BUILTIN_ENGINE && <div className="why tone-muted">{t('work.suggest.instructionIgnored')}</div>}
-        {quote && <blockquote>{quote.content ?? quote.msg_id}</blockquote>}
+        {quote && <Quote quote={quote} quoted={e.quoted ?? null} t={t} />}
         {/* A suggestion the engine could not make carries the fallback text: not something to send. */}
         <div className="content">{e.kind === 'suggestion' && e.handoff ? <em>{t('transcript.noSuggestion')}</em> : e.content}</div>
         <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { useConsole, type ConsoleState } from '../store/index.ts';
 import type { UndoOffer, UndoRefused } from '../store/workspace-slice.ts';
-import { conversationTitle } from '../format.ts';
+import { conversationTitle } from '../../../shared/console-display.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
 

@@ -1,0 +1,124 @@
+import type { Db } from './db.ts';
+import type { MessageRole } from '../../shared/conversation.ts';
+import type { ContextLine, ContextQuote } from '../engines/engine.ts';
+import { nicknameOf } from '../conversations/identity.ts';
+import type { ReplyKind } from './messages.ts';
+import { quoteQueries, quotedMsgId, quoteTextOf } from './quotes.ts';
+
+/** One line of a conversation as the engines see it: what was said, no suggestions. */
+export type ContextEntry = ContextLine & { kind: 'message' | 'reply'; id: number; msgId: string };
+
+interface RawMessage {
+  id: number;
+  msg_id: string;
+  client_id: string;
+  role: MessageRole;
+  from_user_id: string | null;
+  content: string | null;
+  received_at: number;
+  message_info: string;
+  known_name: string | null;
+}
+
+interface RawReply {
+  id: number;
+  kind: ReplyKind;
+  operator: string | null;
+  msg_id: string;
+  after_message_id: number;
+  content: string;
+  created_at: number;
+}
+
+/**
+ * Messages and replies in transcript order: each reply right after the message it follows
+ * (replies carry `afterMessageId`), ties by id. Shared by engine context and console transcript.
+ */
+export function interleave<M extends { id: number }, R extends { id: number }>(
+  messages: readonly M[],
+  replies: ReadonlyArray<R & { afterMessageId: number }>,
+): Array<M | R> {
+  const keyed = [
+    ...messages.map((m) => ({ order: m.id * 2, id: m.id, item: m as M | R })),
+    ...replies.map((r) => ({ order: r.afterMessageId * 2 + 1, id: r.id, item: r as M | R })),
+  ];
+  return keyed.sort((a, b) => a.order - b.order || a.id - b.id).map((k) => k.item);
+}
+
+function parsed(messageInfo: string): Record<string, unknown> {
+  try {
+    return JSON.parse(messageInfo) as Record<string, unknown>;
+  } catch {
+    // A row re-read from storage that is not JSON: its text still counts, nobody is named.
+    return {};
+  }
+}
+
+/**
+ * The engine context read on its own: the engine thread runs it on its read-only connection, so
+ * auto replies need no read on the main thread. People are named as the console names them (the
+ * latest nickname sent for their id), and a quote carries what it quoted, so a model reads
+ * "Nora: …" and the question a customer's "yes, that one" answers.
+ */
+export function messageContext(db: Db) {
+  const recentMessages = db.prepare(
+    `SELECT m.id, m.msg_id, m.client_id, m.role, m.from_user_id, m.content, m.received_at, m.message_info, p.nickname AS known_name
+     FROM messages m LEFT JOIN people p ON p.client_id = m.client_id AND p.user_id = m.from_user_id
+     WHERE m.conversation_id = ? AND m.id <= ? AND m.role != 'command' ORDER BY m.id DESC LIMIT ?`,
+  );
+  const recentReplies = db.prepare(
+    `SELECT id, kind, operator, msg_id, after_message_id, content, created_at FROM replies
+     WHERE conversation_id = ? AND after_message_id <= ? AND kind != 'suggestion' AND handoff = 0
+     ORDER BY after_message_id DESC, id DESC LIMIT ?`,
+  );
+  const lookUp = quoteQueries(db);
+  /**
+   * The newest `limit` transcript lines up to message `uptoId`, oldest first: customer and staff
+   * messages, the AI's own answers and operators' replies (as staff). Suggestions and handoffs
+   * are not part of what was said.
+   */
+  return function context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
+    const rows = recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[];
+    const infos = rows.map((m) => parsed(m.message_info));
+    const quoteIds = infos.map(quotedMsgId);
+    const found = rows.length > 0 ? lookUp(rows[0]!.client_id, quoteIds.filter((q) => q !== null)) : new Map();
+    const messages = rows.map((m, i): ContextEntry => {
+      const name = m.known_name ?? nicknameOf(infos[i]!);
+      const quoteId = quoteIds[i];
+      const line = found.get(quoteId ?? '');
+      const text = quoteId ? (quoteTextOf(infos[i]!) ?? line?.content ?? null) : null;
+      const quoted: ContextQuote | null = text !== null ? { speaker: line ? (line.speakerName ?? line.speaker) : null, content: text } : null;
+      return {
+        kind: 'message',
+        id: m.id,
+        msgId: m.msg_id,
+        role: m.role,
+        speaker: name ?? m.from_user_id,
+        ...(name ? { speakerName: name } : {}),
+        content: m.content ?? '',
+        at: m.received_at,
+        ...(quoted ? { quoted } : {}),
+      };
+    });
+    const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map((r): ContextEntry & { afterMessageId: number } => {
+      const operator = r.operator ? ((JSON.parse(r.operator) as { name?: string }).name ?? null) : null;
+      return {
+        kind: 'reply',
+        id: r.id,
+        msgId: r.msg_id,
+        role: r.kind === 'operator' ? 'staff' : 'ai',
+        speaker: operator,
+        ...(operator ? { speakerName: operator } : {}),
+        content: r.content,
+        at: r.created_at,
+        afterMessageId: r.after_message_id,
+      };
+    });
+    return interleave(messages, replies)
+      .slice(-limit)
+      .map(({ kind, id, msgId, ...line }): ContextEntry => {
+        const { afterMessageId: _, ...rest } = line as typeof line & { afterMessageId?: number };
+        return { kind, id, msgId, ...rest };
+      });
+  };
+}
