@@ -1,12 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { spawnSync, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { canonicalJson, MAX_DEPTH } from '../src/main/auth/canonical-json.ts';
 import { PROBLEM_CODES } from '../src/shared/problem-codes.ts';
 import { LIMITS, EVENT_TYPES, fileInfoSchema, messageInfoSchema, quoteSchema } from '../src/shared/protocol/message-schema.ts';
@@ -21,46 +17,13 @@ import { scriptedEngine } from './helpers/engines.ts';
 import { signBody } from './helpers/sign.ts';
 import { SEND_USAGE } from '../src/main/cli/send-command.ts';
 import { RECEIVE_USAGE } from '../src/main/cli/receive-command.ts';
+import { DOC, block, blocks, flat, has, importBlock, section, shape, tableRows, unquote } from './helpers/protocol-doc.ts';
 
 /**
  * docs/protocol.md is the integrator's only reference: its code blocks run here against the real
  * server, and its tables are checked against the schemas, problem codes and settings.
  */
-const ROOT = new URL('../', import.meta.url).pathname;
-const DOC_PATH = join(ROOT, 'docs', 'protocol.md');
-const DOC = readFileSync(DOC_PATH, 'utf8');
 const execFileAsync = promisify(execFile);
-
-function blocks(tag: string): string[] {
-  const re = new RegExp('```[a-z]+ ' + tag + '\\n([\\s\\S]*?)```', 'g');
-  return [...DOC.matchAll(re)].map((m) => m[1]!);
-}
-
-function block(tag: string): string {
-  const found = blocks(tag);
-  assert.equal(found.length, 1, `exactly one block tagged ${tag}`);
-  return found[0]!;
-}
-
-/** The text under a heading, up to the next heading of the same or a higher level. */
-function section(heading: string): string {
-  const start = DOC.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `heading "${heading}"`);
-  const level = /^#+/.exec(heading)![0].length;
-  const rest = DOC.slice(start + heading.length + 2);
-  const end = rest.search(new RegExp(`\\n#{1,${level}} `));
-  return end < 0 ? rest : rest.slice(0, end);
-}
-
-/** The cells of every table row under a heading (header first, separator rows left out). */
-function tableRows(text: string): string[][] {
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('|') && !/^\|[-| ]+\|$/.test(l))
-    .map((l) => l.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
-}
-
-const unquote = (cell: string): string => /^`([^`]+)`/.exec(cell)?.[1] ?? cell;
 
 interface Vector {
   client: string;
@@ -80,31 +43,6 @@ const vectors: Vector[] = blocks('readme-vector').map((text) => {
   return fields as unknown as Vector;
 });
 const secret = /computed with secret `([^`]+)`/.exec(DOC)![1]!;
-
-function has(command: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
-}
-
-/**
- * Writes a doc block as a module next to the tests (so `canonicalize` resolves) and imports it.
- * The names match the .gitignore patterns of these temporary files.
- */
-async function importBlock<T>(name: string, source: string): Promise<{ mod: T; cleanup: () => void }> {
-  const kind = name.startsWith('receiver') ? 'receiver' : 'node';
-  const file = join(ROOT, 'test', `.readme-${kind}-protocol-doc-${name}-${process.pid}.mjs`);
-  writeFileSync(file, source);
-  return { mod: (await import(file)) as T, cleanup: () => rmSync(file, { force: true }) };
-}
-
-/** Keys and value types, recursively: what an example response promises about a real one. */
-function shape(v: unknown): unknown {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return v.map(shape);
-  if (typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, shape((v as Record<string, unknown>)[k])]));
-  }
-  return typeof v;
-}
 
 type Res = Awaited<ReturnType<Harness['post']>>;
 
@@ -350,73 +288,6 @@ describe('docs/protocol.md: tables and numbers match the code', () => {
 });
 
 
-describe('docs/protocol.md: the receiver example, against real deliveries', () => {
-  type ReceiverExample = {
-    startReceiver: (o: { client: string; secrets: string[]; port: number; onReply: (m: Record<string, unknown>) => void }) => Promise<Server>;
-  };
-  const OLD = 'old-secret-of-acme-0123456789abcdefghijklmnop';
-  const NEW = 'new-secret-of-acme-0123456789abcdefghijklmnop';
-
-  it('answers 503 while it cannot verify (the delivery is retried, not dead), and takes the re-signed retry once it has the secret', async () => {
-    const { mod, cleanup } = await importBlock<ReceiverExample>('receiver', block('readme-receiver'));
-    // The receiver still knows only the secret from before `clients rotate`.
-    const secrets = [OLD];
-    const handled: Array<Record<string, unknown>> = [];
-    const server = await mod.startReceiver({ client: 'acme', secrets, port: 0, onReply: (m) => handled.push(m) });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const h = await startHarness({ clockStart: Date.now(), engine: scriptedEngine().engine });
-    try {
-      h.addClient('acme', { sendUrl: url }, NEW);
-      const r = await h.post({ event_type: 'auto_dialog', msg_id: 'doc-rx-1', from_user_id: 'cust-rx', from_user_type: 2, content: 'hello' });
-      assert.deepEqual(r.body['reply'], { scheduled: true, reason: 'scheduled' });
-      h.clock.advance(2000); // the quiet period
-      const delivery = () => h.admin.deliveries.list(undefined, 1)[0]!;
-      const first = await eventually(() => delivery().attempts === 1 && delivery(), 'the first attempt');
-      assert.equal(first.lastStatus, 503);
-      assert.equal(first.state, 'pending', 'a 503 is retried; a 401 would have made it dead');
-      assert.equal(handled.length, 0);
-
-      secrets.push(NEW); // the receiver is given the new secret
-      h.clock.advance(5000); // the first retry, signed anew
-      const sent = await eventually(() => delivery().state === 'sent' && delivery(), 'the retry accepted');
-      assert.equal(sent.attempts, 2);
-      assert.equal(handled.length, 1);
-      assert.deepEqual(handled[0]!['reply_to'], ['doc-rx-1']);
-      assert.equal(handled[0]!['content'], 'answer to: hello');
-    } finally {
-      await h.stop();
-      server.close();
-      cleanup();
-    }
-  });
-
-  it('answers 503 to a forged or stale delivery, and 200 to a duplicate without handling it twice', async () => {
-    const { mod, cleanup } = await importBlock<ReceiverExample>('receiver-2', block('readme-receiver'));
-    const handled: Array<Record<string, unknown>> = [];
-    const server = await mod.startReceiver({ client: 'acme', secrets: [NEW], port: 0, onReply: (m) => handled.push(m) });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    try {
-      const info = { msg_id: 'r_1', reply_to: ['m1'], content: 'hello', event_type: 'auto_dialog', from_user_type: 4, message_type: 1 };
-      const now = Math.floor(Date.now() / 1000);
-      const post = (body: unknown) =>
-        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'r_1' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-      const good = JSON.stringify(signBody('acme', NEW, info, now));
-      assert.equal((await post(good.replace('hello', 'hacked'))).status, 503, 'forged');
-      assert.equal((await post(signBody('acme', NEW, info, now - 301))).status, 503, 'stale');
-      assert.equal((await post(signBody('acme', OLD, info, now))).status, 503, 'an unknown secret');
-      assert.equal((await post(signBody('other', NEW, info, now))).status, 503, 'another client');
-      assert.equal((await post('not json')).status, 503, 'unreadable');
-      assert.equal(handled.length, 0);
-      assert.equal((await post(good)).status, 200);
-      assert.equal((await post(good)).status, 200);
-      assert.equal(handled.length, 1, 'the duplicate was acknowledged but not handled again');
-    } finally {
-      server.close();
-      cleanup();
-    }
-  });
-});
-
 describe('docs/protocol.md: what it says groups, assist_dialog and stop_auto_reply do', () => {
   let h: Harness;
   let engine: ReturnType<typeof scriptedEngine>;
@@ -430,7 +301,6 @@ describe('docs/protocol.md: what it says groups, assist_dialog and stop_auto_rep
   });
   after(() => h.stop());
 
-  const flat = (text: string): string => text.replace(/\s+/g, ' ');
   const conversationOf = (r: Res): string => String(r.body['conversation_id']);
   const transcript = (conversationId: string): string[] => h.admin.messages.context(conversationId, Number.MAX_SAFE_INTEGER, 100).map((e) => e.content);
 
