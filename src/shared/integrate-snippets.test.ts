@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { curlSnippet, nodeSnippet, pythonSnippet, SECRET_ENV, SEND_URL_PLACEHOLDER, senderRun, SNIPPET_LANGUAGES, snippetFor, type SnippetInput } from './integrate-snippets.ts';
+import { curlSnippet, nodeSnippet, pythonSnippet, SECRET_ENV, SEND_URL_PLACEHOLDER, senderRun, SENDER_EVENTS, SNIPPET_LANGUAGES, SNIPPET_NICKNAME, snippetFor, type SnippetInput } from './integrate-snippets.ts';
 
 const ENDPOINT = 'http://127.0.0.1:8787/custom-im/chat-messages';
 const SECRET = 'dGVzdC1zZWNyZXQtZG8tbm90LXVzZS1pbi1wcm9kdWN0aW9u';
@@ -99,9 +99,9 @@ describe('integrate snippets', () => {
   it('auto_dialog: a 1:1 customer message (from_user_type 2) whose send_url is the client\'s default', () => {
     const input: SnippetInput = { endpoint: ENDPOINT, clientId: 'acme', secret: null, event: 'auto_dialog', sendUrl: RECEIVER, content: 'How do I reset my password?' };
     assert.match(pythonSnippet(input), /^SEND_URL = "http:\/\/127\.0\.0\.1:9000\/"  # the client's default send_url/m);
-    assert.match(pythonSnippet(input), /"event_type": "auto_dialog",\n.*\n.*\n    "from_user_type": 2,.*\n    "content": "How do I reset my password\?",\n    "send_url": SEND_URL,\n\}/);
+    assert.match(pythonSnippet(input), /"event_type": "auto_dialog",\n.*\n.*\n.*\n    "from_user_type": 2,.*\n    "content": "How do I reset my password\?",\n    "send_url": SEND_URL,\n\}/);
     assert.match(nodeSnippet(input), /^const SEND_URL = "http:\/\/127\.0\.0\.1:9000\/";/m);
-    assert.match(nodeSnippet(input), /event_type: 'auto_dialog',\n.*\n.*\n  from_user_type: 2,.*\n  content: "How do I reset my password\?",\n  send_url: SEND_URL,\n\};/);
+    assert.match(nodeSnippet(input), /event_type: 'auto_dialog',\n.*\n.*\n.*\n  from_user_type: 2,.*\n  content: "How do I reset my password\?",\n  send_url: SEND_URL,\n\};/);
     for (const language of SNIPPET_LANGUAGES) {
       const code = snippetFor(language, input);
       assert.ok(!code.includes('CHANGE-ME'), `${language}: no placeholder when the client has a default`);
@@ -113,7 +113,7 @@ describe('integrate snippets', () => {
     const info = bashWord(assignment(curl, 'INFO'), { TS: '1763715600', $: '42', SEND_URL: RECEIVER });
     assert.equal(info, canonical(JSON.parse(info)), 'keys sorted, no whitespace');
     assert.deepEqual(JSON.parse(info), {
-      content: 'How do I reset my password?', event_type: 'auto_dialog', from_user_id: 'integration-test', from_user_type: 2, msg_id: 'curl-1763715600-42', send_url: RECEIVER,
+      content: 'How do I reset my password?', event_type: 'auto_dialog', from_user_id: 'integration-test', from_user_nickname: 'Integration test', from_user_type: 2, msg_id: 'curl-1763715600-42', send_url: RECEIVER,
     });
   });
 
@@ -134,6 +134,17 @@ describe('integrate snippets', () => {
     // The guard comes before anything is signed or sent.
     for (const [code, guard, sign] of [[python, 'if "CHANGE-ME"', 'signature ='], [node, 'if (SEND_URL', 'const signature'], [curl, 'case "$SEND_URL"', 'SIG=']] as const) {
       assert.ok(code.includes(guard) && code.indexOf(guard) < code.indexOf(sign), guard);
+    }
+  });
+
+  it('every sample message names its sender (from_user_nickname), so what an integrator copies shows a name in the console', () => {
+    assert.equal(SNIPPET_NICKNAME, 'Integration test');
+    for (const event of SENDER_EVENTS) {
+      const input: SnippetInput = { endpoint: ENDPOINT, clientId: 'acme', secret: null, event, sendUrl: RECEIVER };
+      assert.match(pythonSnippet(input), /^ {4}"from_user_id": "integration-test",\n {4}"from_user_nickname": "Integration test",  # shown in the console instead of the id$/m, `python ${event}`);
+      assert.match(nodeSnippet(input), /^ {2}from_user_id: "integration-test",\n {2}from_user_nickname: "Integration test", \/\/ shown in the console instead of the id$/m, `node ${event}`);
+      const info = JSON.parse(bashWord(assignment(curlSnippet(input), 'INFO'), { TS: '1763715600', $: '42', SEND_URL: RECEIVER })) as Record<string, unknown>;
+      assert.equal(info['from_user_nickname'], 'Integration test', `curl ${event}`);
     }
   });
 

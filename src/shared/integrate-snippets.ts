@@ -18,6 +18,11 @@ export type SnippetLanguage = (typeof SNIPPET_LANGUAGES)[number];
 export const SECRET_ENV = 'SWITCHBOARD_SECRET';
 /** Who the snippets' messages come from: one recognisable web conversation per client. */
 export const SNIPPET_VISITOR = 'integration-test';
+/**
+ * The name the snippets send with it (from_user_nickname, protocol v1.2): the console shows a
+ * sender's name where it would show the id, so an integrator who copies a snippet sends names.
+ */
+export const SNIPPET_NICKNAME = 'Integration test';
 export const DEFAULT_SNIPPET_CONTENT = 'Hello! This is a test message from the Switchboard console.';
 
 export const SENDER_EVENTS = ['website_dialog', 'auto_dialog'] as const;
@@ -130,6 +135,7 @@ export function pythonSnippet(input: SnippetInput): string {
     `    "event_type": ${literal(eventOf(input))},`,
     '    "msg_id": f"python-{uuid.uuid4()}",',
     `    "from_user_id": ${literal(SNIPPET_VISITOR)},`,
+    `    "from_user_nickname": ${literal(SNIPPET_NICKNAME)},  # shown in the console instead of the id`,
     ...(auto ? ['    "from_user_type": 2,  # a customer, in a 1:1 chat'] : []),
     `    "content": ${literal(content)},`,
     ...(auto ? ['    "send_url": SEND_URL,'] : []),
@@ -182,6 +188,7 @@ export function nodeSnippet(input: SnippetInput): string {
     `  event_type: '${eventOf(input)}',`,
     '  msg_id: `node-${randomUUID()}`,',
     `  from_user_id: ${literal(SNIPPET_VISITOR)},`,
+    `  from_user_nickname: ${literal(SNIPPET_NICKNAME)}, // shown in the console instead of the id`,
     ...(auto ? ['  from_user_type: 2, // a customer, in a 1:1 chat'] : []),
     `  content: ${literal(content)},`,
     ...(auto ? ['  send_url: SEND_URL,'] : []),
@@ -216,6 +223,7 @@ function curlInfo(input: SnippetInput): string {
     content: [{ text: literal(input.content ?? DEFAULT_SNIPPET_CONTENT) }],
     event_type: [{ text: literal(eventOf(input)) }],
     from_user_id: [{ text: literal(SNIPPET_VISITOR) }],
+    from_user_nickname: [{ text: literal(SNIPPET_NICKNAME) }],
     msg_id: [{ text: '"curl-' }, { shell: '$TS-$$' }, { text: '"' }],
     ...(eventOf(input) === 'auto_dialog' ? { from_user_type: [{ text: '2' }], send_url: quoted('$SEND_URL') } : {}),
   };
