@@ -218,11 +218,7 @@ describe('docs/protocol.md: tables and numbers match the code', () => {
       ...Object.keys(fileInfoSchema.shape).map((k) => `files_info[].${k}`),
       ...Object.keys(quoteSchema.shape).map((k) => `quote.${k}`),
     ];
-    // The v1.2 display names are documented while their schema is added beside this change
-    // (issue 25): until it lands they are the only rows the schema may lack. Afterwards this
-    // is the exact comparison it always was.
-    const ahead = DISPLAY_NAMES.filter((f) => !known.includes(f));
-    assert.deepEqual([...documented].sort(), [...known, ...ahead].sort());
+    assert.deepEqual([...documented].sort(), [...known].sort());
     assert.ok(rows.some((r) => r[0] === 'any other field'), 'unknown fields are documented');
   });
 
@@ -237,7 +233,7 @@ describe('docs/protocol.md: tables and numbers match the code', () => {
     assert.match(rows.get('at_list')!, new RegExp(`at most ${LIMITS.atListMax} strings, each 1\\.\\.${LIMITS.idMax}`));
     assert.match(rows.get('send_url')!, new RegExp(`at most ${fmt(LIMITS.sendUrlMax)} characters`));
     assert.match(rows.get('create_timestamp')!, new RegExp(`0\\.\\.10\\^${Math.log10(LIMITS.createTimestampMax)}`));
-    for (const f of DISPLAY_NAMES) assert.equal(rows.get(f)!.split(' | ')[1], 'string, at most 200 characters', f);
+    for (const f of DISPLAY_NAMES) assert.equal(rows.get(f)!.split(' | ')[1], `string, at most ${LIMITS.displayNameMaxChars} characters`, f);
     assert.match(DOC, new RegExp(`nested at most ${MAX_DEPTH} levels`));
   });
 
