@@ -79,6 +79,20 @@ describe('OpenAI-compatible engine against a local server', () => {
     assert.equal(a.sources[0]?.id, 1, 'the reply records which entries grounded it');
   });
 
+  it('names people by nickname in groups and 1:1 (never by a bare id in 1:1), and says what a line quoted', async () => {
+    fake.respond = () => ({ body: { choices: [{ message: { content: 'Yes, on Sundays too.' } }] } });
+    const named = (role: ContextLine['role'], content: string, speakerName: string): ContextLine => ({ ...line(role, content, speakerName), speakerName });
+    const quoting: ContextLine = { ...named('customer', 'so, yes?', 'Mia'), quoted: { speaker: 'Mia', content: 'Do you deliver on Sundays?' } };
+    await engine().answer(request([line('customer', 'hello', 'wxid_8g2k'), named('customer', 'Do you deliver on Sundays?', 'Mia'), quoting]), signal);
+    assert.deepEqual(fake.calls.at(-1)!.body.messages.slice(1).map((m) => m.content), [
+      'hello',
+      'Mia: Do you deliver on Sundays?',
+      'Mia: [quoting Mia: "Do you deliver on Sundays?"] so, yes?',
+    ]);
+    await engine().answer(request([named('customer', 'the printer jams', 'Nora'), { ...line('staff', 'which floor?', 'Kim'), quoted: { speaker: 'Nora', content: 'the printer jams' } }], true), signal);
+    assert.deepEqual(fake.calls.at(-1)!.body.messages.slice(1).map((m) => m.content), ['Nora: the printer jams', '[staff Kim] [quoting Nora: "the printer jams"] which floor?']);
+  });
+
   it('trims the context to its token budget, keeping the newest lines', async () => {
     fake.respond = () => ({ body: { choices: [{ message: { content: 'ok' } }] } });
     const context = Array.from({ length: 200 }, (_, i) => line('customer', `message number ${i} ${'x'.repeat(80)}`));

@@ -2,7 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { PendingReply } from '../store/messages.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
-import type { Engine, EngineAnswer } from '../engines/engine.ts';
+import { toContextLine, type Engine, type EngineAnswer } from '../engines/engine.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
 import { newId } from '../store/ids.ts';
@@ -127,7 +127,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     // their timer was armed); in-process, it is read here as before.
     const lines = deps.engine.readsContext
       ? { context: [], contextOf: { conversationId, uptoId, lines: deps.contextLines } }
-      : { context: deps.store.messages.context(conversationId, uptoId, deps.contextLines).map((e) => ({ role: e.role, speaker: e.speaker, content: e.content, at: e.at })) };
+      : { context: deps.store.messages.context(conversationId, uptoId, deps.contextLines).map(toContextLine) };
     try {
       return await askEngine(deps.engine, { purpose: 'auto_reply', clientId, channel: 'im', isGroup, ...lines, fallbackText: settings.fallbackText ?? '' }, deps.engineTimeoutMs, deps.clock);
     } catch (error) {
