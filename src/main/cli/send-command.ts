@@ -6,10 +6,11 @@ import { ConfigError, defaultDataDir, loadServerConfig } from '../config/server-
 import { EVENT_TYPES, LIMITS } from '../../shared/protocol/message-schema.ts';
 import { parseCommandFlags, UsageError } from './args.ts';
 import { DEFAULT_WAIT_SECONDS, NAME_MAX, SEND_USAGE } from './send-usage.ts';
-
-export { SEND_USAGE };
 import { NotListeningError, postWhenListening } from './post-when-listening.ts';
 import { processSecretIo, secretFrom, type SecretIo } from './secret-input.ts';
+
+// protocol-doc.test.ts checks docs/protocol.md's section 10 against send's help from here.
+export { SEND_USAGE };
 
 const OPTIONS = {
   client: { type: 'string' },
