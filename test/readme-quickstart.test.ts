@@ -39,7 +39,8 @@ function samples(tag: string): Array<{ command: string; output: string }> {
 function stable(text: string): string {
   return text
     .replace(/^secret: [A-Za-z0-9_-]{43}$/m, 'secret: <secret>')
-    .replace(/\b(cli|req|c|r)_[A-Za-z0-9_-]{16}\b/g, '$1_<id>')
+    // base64url ids may end in "-", where \b would not match
+    .replace(/\b(cli|req|c|r)_[A-Za-z0-9_-]{16}(?![A-Za-z0-9_-])/g, '$1_<id>')
     .replace(/timestamp \d{10}\b/g, 'timestamp <now>')
     .replace(/\(\d+ ms\)/g, '(<n> ms)')
     .trimEnd();
