@@ -37,6 +37,15 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   });
 }
 
+/** A port nothing listens on: bound once, then closed. */
+async function closedPort(): Promise<number> {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  return port;
+}
+
 interface ReceiveProcess {
   child: ChildProcess;
   url: string;
@@ -168,14 +177,63 @@ describe('npm run cli -- send (protocol section 10)', () => {
     assert.match(r.stdout, /client bare has no default send_url configured; put send_url in this message, or set a default with `npm run cli -- clients set bare --send-url URL`/);
   });
 
-  it('no answer from the endpoint exits 3 and says so', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const r = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', `http://127.0.0.1:${port}/`, '--event', 'website_dialog', '--from', 'v', '--content', 'hi'], { S: SECRET });
+  it('nothing listening at the endpoint: send waits --wait seconds saying so once, then exits 3 with what to check', async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}/custom-im/chat-messages`;
+    const r = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', `http://127.0.0.1:${port}/`, '--event', 'website_dialog', '--from', 'v', '--content', 'hi', '--wait', '1'], { S: SECRET });
     assert.equal(r.status, 3);
-    assert.match(r.stderr, new RegExp(`^error: no answer from http://127\\.0\\.0\\.1:${port}/custom-im/chat-messages: connect ECONNREFUSED`, 'm'));
+    assert.deepEqual(r.stderr.trim().split('\n'), [
+      `waiting for ${url} to accept connections (up to 1 s): serve prints "endpoint:" and "console:" when it is ready`,
+      `error: no answer from ${url}: nothing listens there (connect ECONNREFUSED 127.0.0.1:${port}, still after 1 s); is serve running? check --endpoint against the "endpoint:" line serve printed`,
+    ]);
+    const once = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', url, '--event', 'website_dialog', '--from', 'v', '--content', 'hi', '--wait', '0'], { S: SECRET });
+    assert.equal(once.status, 3);
+    assert.doesNotMatch(once.stderr, /waiting for/, '--wait 0 tries once');
+    assert.match(once.stderr, /^error: no answer from .*: nothing listens there \(connect ECONNREFUSED [^)]*\); is serve running\?/m);
+  });
+
+  it('sent while serve is still starting, send waits for it and then gets the answer (the quick start pasted at once)', async () => {
+    const late = mkdtempSync(join(tmpdir(), 'sb-send-late-'));
+    assert.equal(cli(late, 'clients', 'add', 'acme', '--secret', SECRET).status, 0);
+    assert.equal(cli(late, 'kb', 'add', '--question', QUESTION, '--answer', ANSWER).status, 0);
+    const port = await closedPort();
+    const child = spawn(process.execPath, ['src/main/cli/index.ts', 'send', '--client', 'acme', '--secret-env', 'S', '--endpoint', `http://127.0.0.1:${port}`, '--event', 'website_dialog', '--from', 'visitor-late', '--content', QUESTION, '--wait', '60'], {
+      cwd: ROOT,
+      env: { ...process.env, S: SECRET },
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const exited = once(child, 'exit');
+    // Start the server only once send has said it is waiting: the order a reader who pasted it all at once sees.
+    const [waiting] = await once(createInterface({ input: child.stderr }), 'line');
+    assert.equal(waiting, `waiting for http://127.0.0.1:${port}/custom-im/chat-messages to accept connections (up to 60 s): serve prints "endpoint:" and "console:" when it is ready`);
+    let stderrRest = '';
+    child.stderr.on('data', (c: Buffer) => (stderrRest += c.toString()));
+    const server = await spawnServe(late, ['--port', String(port)]);
+    try {
+      const [status] = await exited;
+      assert.equal(status, 0, stdout + stderrRest);
+      assert.match(stdout, /^HTTP 200 OK \(\d+ ms\)$/m);
+      assert.match(stdout, /^ {4}"content": "9 to 6, Monday to Friday\.",$/m);
+      assert.equal(stderrRest, '', 'one waiting line, nothing more');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exit();
+    }
+  });
+
+  it('--nickname, --to-nickname and --group-name put the description\'s display names into the signed message_info', async () => {
+    const names = ['--nickname', 'Nora', '--to-nickname', 'Printer desk', '--group-name', 'Printer support'];
+    const dry = await run(['send', '--client', 'acme', '--secret-env', 'S', '--event', 'auto_dialog', '--group', 'R:1069605174', '--from', 'wxid_8g2k', '--content', 'hi', '--msg-id', 'm-names', '--timestamp', '1763715600', '--dry-run', ...names], { S: SECRET });
+    assert.equal(dry.status, 0, dry.stderr);
+    const info = { content: 'hi', event_type: 'auto_dialog', from_user_id: 'wxid_8g2k', from_user_nickname: 'Nora', from_user_type: 2, group_id: 'R:1069605174', group_name: 'Printer support', msg_id: 'm-names', to_user_nickname: 'Printer desk' };
+    assert.match(dry.stdout, new RegExp(`^canonical: +${canonicalJson(info).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(dry.stdout, new RegExp(`^signature: +${sign(hmacKey(SECRET), signingString(1763715600, 'acme', canonicalJson(info)))}$`, 'm'));
+
+    // The server takes them: a real website_dialog with the names is answered.
+    const sent = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'website_dialog', '--from', 'visitor-nora', '--content', QUESTION, '--nickname', 'Nora', '--to-nickname', 'Printer desk'], { S: SECRET });
+    assert.equal(sent.status, 0, sent.stdout + sent.stderr);
+    assert.match(sent.stdout, /^HTTP 200 OK/m);
   });
 
   it('the receive tool gets a real auto_dialog delivery, verifies it, and answers --status', async () => {
@@ -237,6 +295,9 @@ describe('send and receive: bad flags and failures', () => {
       [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'auto_dialog', '--from', 'v', '--content', 'x', '--send-url', 'hook'], /^error: --send-url must be an absolute http\(s\) URL, got "hook"$/],
       [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'website_dialog', '--from', 'v', '--content', 'x', '--endpoint', 'localhost:8787'], /^error: --endpoint must be an absolute http\(s\) URL/],
       [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'website_dialog', '--from', 'v', '--content', 'x', '--timestamp', '1763715600000'], /^error: --timestamp 1763715600000 looks like milliseconds/],
+      [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'website_dialog', '--from', 'v', '--content', 'x', '--nickname', 'N'.repeat(201)], /^error: --nickname must be 1\.\.200 characters and not blank, got 201$/],
+      [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'website_dialog', '--from', 'v', '--content', 'x', '--group-name', '  '], /^error: --group-name must be 1\.\.200 characters and not blank, got 2$/],
+      [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'website_dialog', '--from', 'v', '--content', 'x', '--wait', 'soon'], /^error: --wait must be whole seconds \(0 tries once\), got "soon"$/],
       [['send', '--client', 'acme', '--secret-env', 'S', '--file', '/no/such/file.json'], /^error: --file \/no\/such\/file\.json: cannot read it/],
       [['send', '--client', 'acme', '--secret-env', 'NOPE_UNSET', '--event', 'website_dialog', '--from', 'v', '--content', 'x'], /^error: --secret-env NOPE_UNSET: that environment variable is unset or empty$/],
       [['send', '--client', 'acme', '--secret', 'a', '--secret-env', 'S', '--event', 'website_dialog', '--from', 'v', '--content', 'x'], /^error: give the secret one way only, not --secret and --secret-env$/],
@@ -286,8 +347,14 @@ describe('send and receive: bad flags and failures', () => {
     const help = await run(['--help']);
     assert.match(help.stdout, /^ {2}send --client ID --secret S \[--endpoint URL\] --event EVENT_TYPE$/m);
     assert.match(help.stdout, /\[--content TEXT\] \[--msg-id ID\] \[--send-url URL\] \[--file MESSAGE_INFO\.json\]/);
+    assert.match(help.stdout, /\[--nickname NAME\] \[--to-nickname NAME\] \[--group-name NAME\]/);
     assert.match(help.stdout, /^ {2}receive \[--port 9000\] \[--host 127\.0\.0\.1\] \[--client ID --secret S\] \[--status 200\]$/m);
-    assert.match((await run(['send', '--help'])).stdout, /--dry-run +prints the canonical message_info/);
+    const sendHelp = (await run(['send', '--help'])).stdout;
+    assert.match(sendHelp, /--dry-run +prints the canonical message_info/);
+    assert.match(sendHelp, /^ {2}--nickname +the sender's display name \(from_user_nickname\), up to 200 characters$/m);
+    assert.match(sendHelp, /^ {2}--to-nickname +the receiver's display name \(to_user_nickname\), up to 200 characters$/m);
+    assert.match(sendHelp, /^ {2}--group-name +the group conversation's title \(group_name\), up to 200 characters$/m);
+    assert.match(sendHelp, /^ {2}--wait +while nothing listens at the endpoint yet/m);
     assert.match((await run(['receive', '--help'])).stdout, /Exit status: 0 when every delivery verified/);
   });
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -29,7 +29,22 @@ function linksOf(markdown: string): string[] {
 describe('documentation links', () => {
   it('README links every page in docs/', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    for (const file of readdirSync(join(ROOT, 'docs'))) assert.ok(readme.includes(`](docs/${file}`), `README does not link docs/${file}`);
+    const pages = readdirSync(join(ROOT, 'docs')).filter((f) => statSync(join(ROOT, 'docs', f)).isFile());
+    assert.ok(pages.length >= 10, 'docs/ has its pages');
+    for (const file of pages) assert.ok(readme.includes(`](docs/${file}`), `README does not link docs/${file}`);
+  });
+
+  it('README stays a front door: under 15 KB, the rest in docs/', () => {
+    const bytes = statSync(join(ROOT, 'README.md')).size;
+    assert.ok(bytes < 15_360, `README.md is ${bytes} bytes; move detail into a page of docs/ (at most 15,360)`);
+  });
+
+  it('every image in docs/images is shown by a page, and together they stay small', () => {
+    const images = readdirSync(join(ROOT, 'docs', 'images'));
+    const pages = PAGES.map((page) => readFileSync(join(ROOT, page), 'utf8')).join('\n');
+    for (const image of images) assert.ok(pages.includes(`](images/${image})`), `no page shows docs/images/${image}`);
+    const bytes = images.reduce((sum, image) => sum + statSync(join(ROOT, 'docs', 'images', image)).size, 0);
+    assert.ok(bytes < 1_500_000, `docs/images holds ${bytes} bytes: compress them (docs/console.md says how)`);
   });
 
   it('every relative link in README and docs/ reaches a file in the repository, and its #anchor a heading there', () => {

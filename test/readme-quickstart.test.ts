@@ -9,14 +9,41 @@ import { join } from 'node:path';
 const ROOT = new URL('../', import.meta.url).pathname;
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
+/** The text of a tagged README block. */
+function raw(lang: string, tag: string): string {
+  const m = new RegExp('```' + lang + ' ' + tag + '\\n([\\s\\S]*?)```').exec(README);
+  assert.ok(m, `README has a \`\`\`${lang} ${tag} block`);
+  return m[1]!;
+}
+
 /** The command lines of a tagged README block, comments dropped. */
 function block(tag: string): string[] {
-  const m = new RegExp('```sh ' + tag + '\\n([\\s\\S]*?)```').exec(README);
-  assert.ok(m, `README has a \`\`\`sh ${tag} block`);
-  return m[1]!
+  return raw('sh', tag)
     .split('\n')
     .map((l) => l.replace(/\s+#\s.*$/, '').trim())
     .filter((l) => l !== '');
+}
+
+/** README's sample output: each `$ command` with the lines it prints. */
+function samples(tag: string): Array<{ command: string; output: string }> {
+  return raw('text', tag)
+    .split(/^\$ /m)
+    .filter((chunk) => chunk !== '')
+    .map((chunk) => {
+      const [command, ...output] = chunk.split('\n');
+      return { command: command!, output: output.join('\n') };
+    });
+}
+
+/** What differs from run to run (ids, times, the secret) becomes a placeholder. */
+function stable(text: string): string {
+  return text
+    .replace(/^secret: [A-Za-z0-9_-]{43}$/m, 'secret: <secret>')
+    // base64url ids may end in "-", where \b would not match
+    .replace(/\b(cli|req|c|r)_[A-Za-z0-9_-]{16}(?![A-Za-z0-9_-])/g, '$1_<id>')
+    .replace(/timestamp \d{10}\b/g, 'timestamp <now>')
+    .replace(/\(\d+ ms\)/g, '(<n> ms)')
+    .trimEnd();
 }
 
 function freePort(): Promise<number> {
@@ -43,6 +70,7 @@ describe('README quick start, line by line', () => {
       line.replaceAll('8787', String(endpointPort)).replaceAll('9000', String(receiverPort)).replace('"$PWD/demo-data"', JSON.stringify(dataDir));
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
     const outputs: string[] = [];
+    const printedBy = new Map<string, string>();
     const logs = new Map<ChildProcess, string>();
 
     const runLine = async (raw: string): Promise<void> => {
@@ -62,28 +90,45 @@ describe('README quick start, line by line', () => {
         assert.match(serve, /^electron-vite build [^&]*&& exec node .*$/);
         // npm runs scripts on the pinned Node (node_modules/.bin first on PATH); so does this.
         const script = /&& exec node (.*)$/.exec(serve)![1]!;
-        command = command.replace(/^npm run serve --/, `${JSON.stringify(process.execPath)} ${script} --console-port 0`);
+        command = command.replace(/^npm run -s serve --/, `${JSON.stringify(process.execPath)} ${script} --console-port 0`);
         const child = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, env, detached: true });
         background.push(child);
         logs.set(child, '');
         const collect = (c: Buffer): void => void logs.set(child, logs.get(child)! + c.toString());
         child.stdout!.on('data', collect);
         child.stderr!.on('data', collect);
-        const ready = /serve/.test(raw) ? /^endpoint: /m : /^listening: /m;
+        // README tells the reader to wait for serve's console: line; so does this.
+        const ready = /serve/.test(raw) ? /^console: /m : /^listening: /m;
         for (let i = 0; i < 200 && !ready.test(logs.get(child)!); i++) await new Promise((r) => setTimeout(r, 50));
         assert.match(logs.get(child)!, ready, `${raw}: started`);
         return;
       }
+      // As the reader types it: npm, on the PATH the test was given, not the node behind it.
       const run = spawnSync('bash', ['-c', line], { cwd: ROOT, env, encoding: 'utf8' });
       outputs.push(run.stdout);
+      printedBy.set(raw, run.stdout);
       assert.equal(run.status, 0, `${raw}\n${run.stdout}\n${run.stderr}`);
+      assert.equal(run.stderr, '', `${raw} prints nothing on stderr once serve is up`);
     };
 
     for (const line of block('readme-quickstart')) await runLine(line);
+    for (const line of block('readme-quickstart-client')) await runLine(line);
     const answer = outputs.at(-1)!;
     assert.match(answer, /HTTP 200 OK/);
     assert.match(answer, /Open Settings > Security > Reset password/);
     assert.match(answer, /"handoff": false/);
+
+    // What README shows for each command is what it printed: no npm banner, no other line.
+    const shown = samples('readme-quickstart-output');
+    assert.deepEqual(
+      shown.map((s) => s.command),
+      block('readme-quickstart-client').filter((l) => !l.startsWith('export ')),
+      'README shows the output of each command of the block, in order',
+    );
+    for (const { command, output } of shown) {
+      assert.doesNotMatch(printedBy.get(command)!, /^> switchboard@/m, `${command}: no npm banner`);
+      assert.equal(stable(printedBy.get(command)!), stable(localize(output)), `${command}: prints what README shows`);
+    }
 
     for (const line of block('readme-quickstart-replies')) await runLine(line);
     assert.match(outputs.at(-1)!, /"reason": "scheduled"/);

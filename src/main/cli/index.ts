@@ -36,7 +36,8 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
 integrator tools (no data folder needed; "npm run cli -- send --help" and "receive --help" say more):
   send --client ID --secret S [--endpoint URL] --event EVENT_TYPE
        [--from USER] [--from-type 1..4] [--to USER] [--group ID] [--at USER,...]
-       [--content TEXT] [--msg-id ID] [--send-url URL] [--file MESSAGE_INFO.json] [--timestamp SECONDS] [--dry-run]
+       [--nickname NAME] [--to-nickname NAME] [--group-name NAME]
+       [--content TEXT] [--msg-id ID] [--send-url URL] [--file MESSAGE_INFO.json] [--timestamp SECONDS] [--dry-run] [--wait SECONDS]
        (signs one message, sends it, prints the response; --secret-env NAME or --secret-stdin keep the secret out of ps)
   receive [--port 9000] [--host 127.0.0.1] [--client ID --secret S] [--status 200]
        (a send_url receiver: prints each delivery, checks its signature and timestamp, answers --status)`;

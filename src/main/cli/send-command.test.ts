@@ -82,3 +82,20 @@ test('--dry-run of an auto_dialog without --send-url notes on stderr that the se
   assert.deepEqual((await dryRun(['--event', 'auto_dialog', '--send-url', 'https://hooks.example.com/in'])).err, []);
   assert.deepEqual((await dryRun(['--event', 'website_dialog'])).err, [], 'only auto_dialog carries a send_url');
 });
+
+test('--nickname, --to-nickname and --group-name set the description\'s display names; blank or over 200 characters is refused', () => {
+  assert.deepEqual(build({ event: 'auto_dialog', group: 'g-1', from: 'u-1', content: 'hi', nickname: 'Nora', 'to-nickname': '客服', 'group-name': 'Printer support' }), {
+    event_type: 'auto_dialog',
+    msg_id: 'cli_fixed',
+    from_user_id: 'u-1',
+    from_user_type: 2,
+    group_id: 'g-1',
+    from_user_nickname: 'Nora',
+    to_user_nickname: '客服',
+    group_name: 'Printer support',
+    content: 'hi',
+  });
+  assert.equal(build({ event: 'website_dialog', from: 'v', content: 'x', nickname: 'N'.repeat(200) })['from_user_nickname'], 'N'.repeat(200));
+  assert.throws(() => build({ event: 'website_dialog', from: 'v', content: 'x', nickname: 'N'.repeat(201) }), /--nickname must be 1\.\.200 characters and not blank, got 201/);
+  assert.throws(() => build({ event: 'website_dialog', from: 'v', content: 'x', 'to-nickname': '' }), /--to-nickname must be 1\.\.200/);
+});

@@ -5,20 +5,12 @@ import { hmacKey, sign, signingString } from '../auth/signature.ts';
 import { ConfigError, defaultDataDir, loadServerConfig } from '../config/server-config.ts';
 import { EVENT_TYPES, LIMITS } from '../../shared/protocol/message-schema.ts';
 import { parseCommandFlags, UsageError } from './args.ts';
+import { DEFAULT_WAIT_SECONDS, NAME_MAX, SEND_USAGE } from './send-usage.ts';
+import { NotListeningError, postWhenListening } from './post-when-listening.ts';
 import { processSecretIo, secretFrom, type SecretIo } from './secret-input.ts';
 
-export const SEND_USAGE = `usage: npm run cli -- send --client ID (--secret S | --secret-env NAME | --secret-stdin) --event EVENT_TYPE
-         [--endpoint URL] [--from USER] [--from-type 1..4] [--to USER] [--group ID] [--at USER,...]
-         [--content TEXT] [--msg-id ID] [--send-url URL] [--file MESSAGE_INFO.json] [--timestamp SECONDS] [--dry-run]
-  Signs one message (docs/protocol.md section 3), POSTs it and prints the response: status, headers, body.
-  --event      auto_dialog | assist_dialog | website_dialog | cmd_dialog
-  --endpoint   default: the address in <data-dir>/config.json, else http://127.0.0.1:8787/custom-im/chat-messages
-  --file       a message_info JSON object (or a whole request body), sent as it is; flags override its fields
-  --msg-id     default: a fresh id (cli_...), unless --file has one
-  --from-type  default 2 (customer) for auto_dialog, unless --file has one
-  --timestamp  default: now; set it to reproduce a signature
-  --dry-run    prints the canonical message_info, the signing string and the signature; sends nothing
-  Exit status: 0 on a 2xx answer, 1 on any other answer, 2 on a bad flag, 3 when the endpoint gives no answer.`;
+// protocol-doc.test.ts checks docs/protocol.md's section 10 against send's help from here.
+export { SEND_USAGE };
 
 const OPTIONS = {
   client: { type: 'string' },
@@ -32,6 +24,10 @@ const OPTIONS = {
   to: { type: 'string' },
   group: { type: 'string' },
   at: { type: 'string' },
+  nickname: { type: 'string' },
+  'to-nickname': { type: 'string' },
+  'group-name': { type: 'string' },
+  wait: { type: 'string' },
   content: { type: 'string' },
   'msg-id': { type: 'string' },
   'send-url': { type: 'string' },
@@ -57,6 +53,12 @@ export interface SendIo extends SecretIo {
 
 function id(flag: string, value: string): string {
   if (value.length < 1 || value.length > LIMITS.idMax) throw new UsageError(`--${flag} must be 1..${LIMITS.idMax} characters, got ${value.length}`);
+  return value;
+}
+
+function displayName(flag: string, value: string): string {
+  // Counted as the server's zod schema counts (UTF-16 units), so what passes here passes there.
+  if (value.trim() === '' || value.length > NAME_MAX) throw new UsageError(`--${flag} must be 1..${NAME_MAX} characters and not blank, got ${value.length}`);
   return value;
 }
 
@@ -107,6 +109,9 @@ export function buildMessageInfo(flags: SendFlags, newMsgId: () => string = () =
   }
   if (flags.to !== undefined) info['to_user_id'] = id('to', flags.to);
   if (flags.group !== undefined) info['group_id'] = flags.group;
+  if (flags.nickname !== undefined) info['from_user_nickname'] = displayName('nickname', flags.nickname);
+  if (flags['to-nickname'] !== undefined) info['to_user_nickname'] = displayName('to-nickname', flags['to-nickname']);
+  if (flags['group-name'] !== undefined) info['group_name'] = displayName('group-name', flags['group-name']);
   if (flags.at !== undefined) {
     if (!isAuto) throw new UsageError('--at is allowed only with --event auto_dialog');
     const ids = flags.at.split(',').map((s) => s.trim()).filter(Boolean);
@@ -205,6 +210,8 @@ export async function sendCommand(argv: string[], io: SendIo): Promise<number> {
     if (timestamp > LIMITS.createTimestampMax) throw new UsageError(`--timestamp ${flags.timestamp} looks like milliseconds: it is Unix seconds (divide by 1000)`);
   }
   const info = buildMessageInfo(flags);
+  if (flags.wait !== undefined && !/^\d+$/.test(flags.wait)) throw new UsageError(`--wait must be whole seconds (0 tries once), got "${flags.wait}"`);
+  const waitSeconds = flags.wait === undefined ? DEFAULT_WAIT_SECONDS : Number(flags.wait);
   const endpoint = flags.endpoint === undefined ? defaultEndpoint(flags['data-dir'] ?? defaultDataDir()) : endpointOf(flags.endpoint);
   const secret = await secretFrom(flags, io);
   if (secret === undefined) throw new UsageError('--secret S (or --secret-env NAME, or --secret-stdin) is required: the client secret to sign with');
@@ -237,8 +244,21 @@ export async function sendCommand(argv: string[], io: SendIo): Promise<number> {
   const started = performance.now();
   let res: Response;
   try {
-    res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: req.body, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    res = await postWhenListening(
+      endpoint,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: req.body },
+      {
+        waitMs: waitSeconds * 1000,
+        answerTimeoutMs: ANSWER_TIMEOUT_MS,
+        onWaiting: () => io.err(`waiting for ${endpoint} to accept connections (up to ${waitSeconds} s): serve prints "endpoint:" and "console:" when it is ready`),
+      },
+    );
   } catch (error) {
+    if (error instanceof NotListeningError) {
+      const waited = waitSeconds === 0 ? '' : `, still after ${waitSeconds} s`;
+      io.err(`error: no answer from ${endpoint}: nothing listens there (${error.refusal}${waited}); is serve running? ${flags.endpoint === undefined ? '--endpoint URL sets the address' : 'check --endpoint against the "endpoint:" line serve printed'}`);
+      return 3;
+    }
     const e = error as Error & { cause?: Error };
     const why = e.name === 'TimeoutError' ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : (e.cause?.message ?? e.message);
     io.err(`error: no answer from ${endpoint}: ${why}${flags.endpoint === undefined ? ' (is serve running? --endpoint URL sets the address)' : ''}`);
