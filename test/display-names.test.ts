@@ -76,6 +76,18 @@ describe('display names: from_user_nickname, to_user_nickname and group_name', (
     assert.equal(h.admin.people.names('acme', ['acme-bot']).get('acme-bot'), 'Acme Support');
   });
 
+  it('a group message shows whom it @-mentions by name (the latest sent for that id), an unnamed id as itself', async () => {
+    // Another group: the bound account speaking pauses the bot where it speaks.
+    const lobby = { ...group, group_id: 'R:lobby' };
+    await h.post({ ...lobby, msg_id: mid(), from_user_id: 'acme-bot', from_user_type: 1, from_user_nickname: 'Acme Support', content: 'hello all' });
+    const r = await h.post({ ...lobby, msg_id: mid(), from_user_id: 'wxid_8g2k', at_list: ['acme-bot', 'wxid_nobody'], content: '@Acme Support can you help?' });
+    const line = (await entries(String(r.body['conversation_id']))).find((e) => e.msgId === r.body['msg_id']);
+    assert.deepEqual(line?.mentions, [
+      { id: 'acme-bot', name: 'Acme Support' },
+      { id: 'wxid_nobody', name: null },
+    ]);
+  });
+
   it('the aliases of older integrations still name a sender, after from_user_nickname', async () => {
     const a = await h.post({ event_type: 'website_dialog', msg_id: mid(), from_user_id: 'v-alias', nick_name: 'Old Style', content: 'hi' });
     assert.equal((await conversation(String(a.body['conversation_id']))).customerName, 'Old Style');

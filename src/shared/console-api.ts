@@ -266,6 +266,8 @@ export interface TranscriptEntry extends TranscriptLine {
   cause?: string | null;
   /** Knowledge-base entries the answer used, with their scores and questions. */
   sources?: Array<{ id: number; score: number; question?: string }>;
+  /** Who a group message @-mentions (at_list), each with the latest name sent for that id. */
+  mentions?: Array<{ id: string; name: string | null }>;
   /** A quoted message (message_type 2) whose quote Switchboard has: the console shows its text when the quote carries none. */
   quoted?: QuotedLine | null;
   /** Operator replies: who sent it from the console. */

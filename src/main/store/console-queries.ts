@@ -6,6 +6,11 @@ import { conversationPage, LAST_TEXT, toSummary, type ConversationFilter } from 
 import { interleave } from './message-context.ts';
 import { nicknameOf } from '../conversations/identity.ts';
 import { quoteQueries, quotedMsgId } from './quotes.ts';
+import { peopleQueries } from './people.ts';
+
+/** The ids a message @-mentions (at_list, auto_dialog), as stored. */
+const mentionsOf = (info: Record<string, unknown>): string[] =>
+  Array.isArray(info['at_list']) ? info['at_list'].filter((id): id is string => typeof id === 'string') : [];
 
 type RawConv = RawConversation & { last_line: string | null };
 
@@ -15,6 +20,7 @@ export { messageSearch, SHORT_SEARCH_WINDOW, type ConversationFilter } from './c
 export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => Map<number, string>) {
   const byId = db.prepare(`SELECT c.*, ${LAST_TEXT} FROM conversations c WHERE c.id = ?`);
   const quoted = quoteQueries(db);
+  const people = peopleQueries(db);
   // A message's answer is only as good as its delivery: the why-line needs the state of the
   // delivery of the reply that answered it (one made, then cancelled by a stop, never arrived).
   const messages = db.prepare(
@@ -84,7 +90,10 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
       const firstId = rows[0]?.id ?? 0;
       const infos = rows.map((m) => JSON.parse(m.message_info) as Record<string, unknown>);
       const quoteIds = infos.map(quotedMsgId);
-      const quotes = rows.length > 0 ? quoted(rows[0]!.client_id, quoteIds.filter((q) => q !== null)) : new Map<string, QuotedLine>();
+      const clientId = rows[0]?.client_id;
+      const quotes = clientId !== undefined ? quoted(clientId, quoteIds.filter((q) => q !== null)) : new Map<string, QuotedLine>();
+      const mentioned = infos.map(mentionsOf);
+      const names = clientId !== undefined ? people.names(clientId, mentioned.flat()) : new Map<string, string>();
       const messageEntries: TranscriptEntry[] = rows.map((m, i) => {
         const messageInfo = infos[i]!;
         const quote = quoteIds[i];
@@ -97,6 +106,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
           // The latest name this sender was sent under, else the one on this line.
           speakerName: m.known_name ?? nicknameOf(messageInfo),
           ...(quote ? { quoted: quotes.get(quote) ?? null } : {}),
+          ...(mentioned[i]!.length > 0 ? { mentions: mentioned[i]!.map((id) => ({ id, name: names.get(id) ?? null })) } : {}),
           content: m.content ?? '',
           at: m.received_at,
           decision: m.reply_reason

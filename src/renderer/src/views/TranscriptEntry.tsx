@@ -4,7 +4,8 @@ import { DeliveryActions } from './DeliveryActions.tsx';
 import type { TFunction } from 'i18next';
 import { groupsUnreachable, replySettingsOf } from './ReplySettingsSummary.tsx';
 import { useConsole } from '../store/index.ts';
-import type { DeliveryWait, QuotedLine, TranscriptEntry } from '../../../shared/console-api.ts';
+import type { DeliveryWait, TranscriptEntry } from '../../../shared/console-api.ts';
+import { Mentions, Quote } from './MessageRefs.tsx';
 import { translateNote } from '../i18n/server-notes.ts';
 import { fullTime, shortTime, speakerOf } from '../format.ts';
 import { Attachments } from './Attachments.tsx';
@@ -195,6 +196,7 @@ function sameLine(a: EntryProps, b: EntryProps): boolean {
     x.speakerName === y.speakerName &&
     x.quoted?.content === y.quoted?.content &&
     x.quoted?.speakerName === y.quoted?.speakerName &&
+    (x.mentions ?? []).map((m) => m.name ?? m.id).join() === (y.mentions ?? []).map((m) => m.name ?? m.id).join() &&
     x.handoff === y.handoff &&
     x.cause === y.cause &&
     x.instruction === y.instruction &&
@@ -212,23 +214,6 @@ function sameLine(a: EntryProps, b: EntryProps): boolean {
     x.delivery?.attempts === y.delivery?.attempts &&
     x.delivery?.lastError === y.delivery?.lastError &&
     waitKey(x.delivery) === waitKey(y.delivery)
-  );
-}
-
-/**
- * What a quoted message (message_type 2) quotes, as a chat app shows it above the reply: who said
- * it and what. The quote's own text when the integrator sent it, else the message as Switchboard
- * stored it; only a message Switchboard never saw is left as its msg_id.
- */
-function Quote({ quote, quoted, t }: { quote: { content?: unknown; msg_id?: unknown }; quoted: QuotedLine | null; t: TFunction }) {
-  const own = typeof quote.content === 'string' && quote.content.trim() !== '' ? quote.content : null;
-  const text = own ?? quoted?.content ?? null;
-  const who = quoted ? (quoted.speakerName ?? (quoted.role === 'ai' ? t('transcript.role.ai') : quoted.speaker)) : null;
-  return (
-    <blockquote data-testid="quote" title={typeof quote.msg_id === 'string' ? `msg_id ${quote.msg_id}` : undefined}>
-      {who && <cite>{who}</cite>}
-      {text ?? <em>{t('transcript.quoteMissing', { id: String(quote.msg_id ?? '') })}</em>}
-    </blockquote>
   );
 }
 
@@ -279,6 +264,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
         {quote && <Quote quote={quote} quoted={e.quoted ?? null} t={t} />}
         {/* A suggestion the engine could not make carries the fallback text: not something to send. */}
         <div className="content">{e.kind === 'suggestion' && e.handoff ? <em>{t('transcript.noSuggestion')}</em> : e.content}</div>
+        {e.mentions && <Mentions mentions={e.mentions} />}
         <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />
         {/* Staff and the AI are not asked anything: "not answered" on their lines is noise. */}
         {e.decision && e.decision.reason !== 'sender_not_customer' && <WhyLine d={e.decision} t={t} lang={lang} />}
