@@ -81,7 +81,8 @@ describe('the agent\'s workspace over the console API', () => {
     assert.deepEqual([s.unread, s.customerName], [3, 'Ursula K.'], 'staff lines are not unread; the latest nickname wins');
     const t = await c.ok('getTranscript', { conversationId: a.conversationId });
     const messages = t.entries.filter((e) => e.kind === 'message');
-    assert.deepEqual(messages.map((e) => e.speakerName), ['Ursula', null, 'Agent X', 'Ursula K.']);
+    // Names are kept per person (protocol v1.2: the latest sent wins), so her earlier lines, and the one sent without a name, read as her latest.
+    assert.deepEqual(messages.map((e) => e.speakerName), ['Ursula K.', 'Ursula K.', 'Agent X', 'Ursula K.']);
     assert.deepEqual(await c.ok('markRead', { conversationId: a.conversationId, upToId: messages[1]!.id }), { unread: 1 });
     assert.deepEqual(await c.ok('markRead', { conversationId: a.conversationId, upToId: messages[0]!.id }), { unread: 1 }, 'the marker never goes back');
     assert.deepEqual(await c.ok('markRead', { conversationId: a.conversationId, upToId: messages[3]!.id }), { unread: 0 });
