@@ -140,6 +140,10 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     await page.fill('input[aria-label="Try a question…"]', 'shipping to norway?');
     await page.click('button:has-text("Ask")');
     await page.waitForSelector('[data-testid=kb-answer]:has-text("Scandinavia")');
+    // Each score says what it is (it showed as a bare "(1)"): the answer's and its entry's.
+    const tried = page.locator('[data-testid=kb-answer]');
+    assert.match((await tried.locator('.meta').textContent()) ?? '', /^Answer · match \d\.\d\d$/);
+    assert.match((await tried.locator('.sources li').first().textContent()) ?? '', /^#\d+ Do you ship to Norway\? match \d\.\d\d$/);
     await shoot('knowledge-base');
     const r = await send({ event_type: 'website_dialog', msg_id: 'ui-kb', from_user_id: 'v2', content: 'Do you ship to Norway?' });
     const body = (await r.json()) as { reply: { content: string; handoff: boolean } };

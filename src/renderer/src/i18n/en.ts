@@ -73,7 +73,8 @@ export const en = {
     ask: 'Ask',
     answer: 'Answer',
     handoff: 'No confident answer (handoff)',
-    score: 'score {{score}}',
+    // A knowledge-base match score (0 to 1), labelled wherever it shows: a bare "(1)" said nothing.
+    match: 'match {{score}}',
     question: 'Question',
     answerField: 'Answer',
     add: 'Add entry',
@@ -281,7 +282,9 @@ export const en = {
   error: { generic: 'Something went wrong: {{message}}', dismiss: 'Dismiss' },
   work: {
     darkTheme: 'Dark theme',
-    morePrefs: 'More: sound, keyboard shortcuts, theme, language',
+    // The folded header's menu: its words on the button, what it holds in the tooltip.
+    prefs: 'Settings',
+    morePrefs: 'Sound, keyboard shortcuts, theme, language',
     close: 'Close',
     transcript: 'Conversation with {{name}}',
     lines: 'Messages',
@@ -331,6 +334,7 @@ export const en = {
       nothingToResolve: 'Nothing to resolve: this conversation is not in Needs you.',
       alreadyQueued: 'Already in Needs you.',
       open: 'Keyboard shortcuts (?)',
+      button: 'Shortcuts',
       title: 'Keyboard shortcuts',
       key: 'Key',
       action: 'Action',

@@ -2,8 +2,9 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { i18n, LANGUAGES, type Language } from '../i18n/index.ts';
-import { MoonIcon } from './Icons.tsx';
+import { KeyboardIcon, MoonIcon } from './Icons.tsx';
 import { SoundToggle } from './AlertControls.tsx';
+import './header.css';
 
 const PREFS_ID = 'header-prefs';
 
@@ -115,8 +116,8 @@ export function HeaderPrefs({ onShortcuts }: { onShortcuts: () => void }) {
   }, []);
   return (
     <>
-      <button type="button" ref={more} className="more-prefs" popoverTarget={PREFS_ID} aria-label={t('work.morePrefs')} title={t('work.morePrefs')}>
-        ⋯
+      <button type="button" ref={more} className="more-prefs" popoverTarget={PREFS_ID} title={t('work.morePrefs')}>
+        {t('work.prefs')} <span aria-hidden="true">▾</span>
       </button>
       <div id={PREFS_ID} ref={prefs} className="prefs" popover="auto">
         <SoundToggle />
@@ -127,15 +128,16 @@ export function HeaderPrefs({ onShortcuts }: { onShortcuts: () => void }) {
             if (prefs.current?.matches(':popover-open')) prefs.current.hidePopover();
             onShortcuts();
           }}
-          aria-label={t('work.keys.open')}
+          className="labelled"
           title={t('work.keys.open')}
           aria-keyshortcuts="Shift+?"
         >
-          ?
+          <KeyboardIcon />
+          <span className="label">{t('work.keys.button')}</span>
         </button>
-        <button type="button" className="toggle icon" aria-pressed={theme === 'dark'} onClick={toggleTheme} title={t('work.darkTheme')}>
+        <button type="button" className="toggle labelled" aria-pressed={theme === 'dark'} onClick={toggleTheme} title={t('work.darkTheme')}>
           <MoonIcon />
-          <span className="sr-only">{t('work.darkTheme')}</span>
+          <span className="label">{t('work.darkTheme')}</span>
         </button>
         <select
           aria-label={t('app.language')}
