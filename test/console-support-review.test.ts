@@ -171,11 +171,21 @@ describe('the support-agent review of the console', { skip }, () => {
     await queued.click();
     const note = page.locator('[data-testid=no-send][data-code=no_send_url]');
     await note.waitFor();
-    const text = (await note.textContent()) ?? '';
-    assert.match(text, /^You cannot reply to this visitor from here\. A website visitor gets answers only in the response to the messages their widget sends/);
-    assert.match(text, /npm run cli -- clients set site --send-url URL/);
-    assert.match(text, /then Resolve to take this conversation out of Needs you/);
+    // The agent reads one line: what they can do now. The admin's fix (settings, the command line) is folded away.
+    assert.equal(
+      await note.getByTestId('no-send-line').textContent(),
+      'You cannot reply to this visitor from here. Answer them another way, then Resolve to take this conversation out of Needs you.',
+    );
+    const admin = note.getByTestId('no-send-admin');
+    assert.equal(await admin.getAttribute('open'), null, 'the admin details start folded');
+    assert.equal(await note.getByText(/npm run cli/).isVisible(), false, 'no command line shown to the agent');
     assert.equal(await page.getByRole('textbox', { name: 'Reply to the customer' }).count(), 0);
+    await admin.getByText('For an admin: how to make replies possible here').click();
+    const details = (await admin.textContent()) ?? '';
+    assert.match(details, /A website visitor gets answers only in the response to the messages their widget sends/);
+    assert.match(details, /npm run cli -- clients set site --send-url URL/);
+    assert.match(details, /The bot still answers the visitor's next message in the website chat/);
+    assert.equal(await note.getByText(/npm run cli/).isVisible(), true);
     // The way out: the client's settings, where a default send_url makes the reply box appear.
     await note.getByRole('button', { name: 'Set a default send_url for site' }).click();
     const form = page.getByRole('form', { name: 'Reply settings of site' });
