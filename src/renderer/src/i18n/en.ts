@@ -166,7 +166,9 @@ export const en = {
     duration: { lessThanMinute: 'under a minute', minutes: '{{count}} min', hours: '{{count}} h {{minutes}} min', days: '{{count}} d {{hours}} h' },
     list: {
       label: 'Conversations',
-      search: 'Search messages, customer IDs, nicknames, groups (/)',
+      // Placeholder and name: short enough to show whole in the list column at its narrowest (280 px).
+      search: 'Search messages, names, IDs (/)',
+      searchHint: 'Search message text, customer IDs, nicknames and group names. Press / to jump here.',
       filters: 'Conversation filters',
       unread_one: '{{count}} unread message',
       unread_other: '{{count}} unread messages',

@@ -165,7 +165,8 @@ export const zhCN: Messages = {
     duration: { lessThanMinute: '不到 1 分钟', minutes: '{{count}} 分钟', hours: '{{count}} 小时 {{minutes}} 分钟', days: '{{count}} 天 {{hours}} 小时' },
     list: {
       label: '会话列表',
-      search: '搜索消息、客户 ID、昵称、群 (/)',
+      search: '搜索消息、昵称、ID (/)',
+      searchHint: '搜索消息内容、客户 ID、昵称和群名。按 / 跳到这里。',
       filters: '会话筛选',
       unread_one: '{{count}} 条未读消息',
       unread_other: '{{count}} 条未读消息',
