@@ -16,7 +16,7 @@ function Step({ n, title, text, state, children }: { n: number; title: string; t
     <li className={`step ${state}`} data-step={n} data-state={state}>
       <h3 id={`step-${n}`}>
         {n}. {title}
-        <span className="sr-only">, </span>
+        <span className="sep">, </span>
         <span className={`badge ${state === 'done' ? 'active' : 'muted'}`} data-testid="step-state">
           {t(`views.start.state.${state}`)}
         </span>
