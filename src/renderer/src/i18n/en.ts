@@ -121,6 +121,25 @@ export const en = {
       stale_message: 'Not answered: message too old',
       rate_limited: 'Not answered: 6 replies in the last minute',
     },
+    // A scheduled message's why-line as one state (TranscriptEntry's WhyLine), in place of "Scheduled for a reply · answered".
+    decision: {
+      pending: 'Reply scheduled (after the quiet period)',
+      answered: 'Answered by the bot',
+      handoff: 'Sent to Needs you: no confident answer',
+      cancelled: 'Bot reply cancelled',
+      stale: 'Not answered: went stale while waiting',
+      undelivered: {
+        sending: 'Bot reply made, being delivered',
+        retrying_one: 'Bot reply not delivered yet: retrying after {{count}} failed attempt',
+        retrying_other: 'Bot reply not delivered yet: retrying after {{count}} failed attempts',
+        dead: 'Bot reply not delivered: the delivery is dead',
+        cancelled: 'Bot reply not delivered: cancelled',
+      },
+      held: {
+        failing: 'Bot reply made, waiting behind an earlier reply that is failing (next try {{time}})',
+        sending: 'Bot reply made, waiting behind an earlier reply that is being sent',
+      },
+    },
     outcome: { pending: 'waiting for the quiet period', answered: 'answered', handoff: 'sent to Needs you', cancelled: 'cancelled', stale: 'became stale' },
     undelivered: {
       sending: 'reply made, being delivered',

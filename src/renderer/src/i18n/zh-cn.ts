@@ -120,6 +120,24 @@ export const zhCN: Messages = {
       stale_message: '未回复：消息过旧',
       rate_limited: '未回复：一分钟内已回复 6 次',
     },
+    decision: {
+      pending: '已安排回复（静默期后）',
+      answered: '机器人已回答',
+      handoff: '已转到待处理：没有把握的答案',
+      cancelled: '机器人回复已取消',
+      stale: '未回复：等待中已过期',
+      undelivered: {
+        sending: '机器人回复已生成，正在投递',
+        retrying_one: '机器人回复尚未送达：{{count}} 次尝试失败，重试中',
+        retrying_other: '机器人回复尚未送达：{{count}} 次尝试失败，重试中',
+        dead: '机器人回复未送达：投递已失败',
+        cancelled: '机器人回复未送达：已取消',
+      },
+      held: {
+        failing: '机器人回复已生成，排在一条正在失败的较早回复之后（下次尝试 {{time}}）',
+        sending: '机器人回复已生成，排在一条正在发送的较早回复之后',
+      },
+    },
     outcome: { pending: '等待静默期', answered: '已回复', handoff: '已转到待处理', cancelled: '已取消', stale: '已过期' },
     undelivered: {
       sending: '回复已生成，正在投递',
