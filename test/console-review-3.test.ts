@@ -87,7 +87,7 @@ describe('support-agent review 3 in Chromium', { skip }, () => {
     }
     await page.keyboard.press('z');
     await toast().waitFor({ state: 'detached' });
-    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolve undone by Ann Lee: needs a human again');
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolve undone by Ann Lee: back in Needs you');
     await head().locator('.badge.warn').waitFor();
 
     await listRow(page, 'Alice Liddell').click();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, openHeaderPrefs, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
 import type { DeliveryItem } from '../src/shared/console-api.ts';
 
@@ -122,8 +122,22 @@ describe('the support-agent review of the console', { skip }, () => {
             hidden: kids.filter((k) => { const r = k.getBoundingClientRect(); return r.width === 0 || r.right > innerWidth; }).map((k) => k.outerHTML.slice(0, 60)) }; })()`,
       );
     assert.deepEqual(await layout(), { rows: 1, sideways: false, hidden: [] });
-    // Every switch keeps its name for screen readers and on hover.
-    for (const name of ['Sound', 'Dark theme', 'Enable alerts']) assert.equal(await page.getByRole('button', { name }).count(), 1, name);
+    // Every button in the row says what it does in words (four were icons only: a bell, a speaker, "?", a moon).
+    const wordless = () =>
+      js<string[]>(
+        page,
+        `[...document.querySelectorAll('header.top button')].filter((b) => b.checkVisibility() && !/\\p{L}{2}/u.test(b.innerText)).map((b) => b.outerHTML.slice(0, 80))`,
+      );
+    assert.deepEqual(await wordless(), []);
+    // Folded at 1280 px, the settings open from a button that says "Settings", each switch with its words.
+    const folded = await openHeaderPrefs(page);
+    for (const name of ['Enable alerts', 'Sound', 'Shortcuts', 'Dark theme']) {
+      const button = page.getByRole('button', { name, exact: true });
+      assert.equal(await button.count(), 1, name);
+      assert.equal((await button.innerText()).trim(), name, `${name} in words`);
+    }
+    assert.deepEqual(await wordless(), [], 'and in the open menu');
+    if (folded) await page.keyboard.press('Escape');
     await page.setViewportSize({ width: 1024, height: 700 });
     // At 1024 the operator shows as an avatar: the name stays in its tooltip and accessible name.
     // (A fold, if the row needs one, follows the resize in the next frame.)
@@ -133,8 +147,15 @@ describe('the support-agent review of the console', { skip }, () => {
     assert.match((await operator.getAttribute('title')) ?? '', /Ann/);
     assert.equal(await page.getByRole('button', { name: /^Ann/ }).count(), 1, 'the operator button is still named');
     assert.equal(await page.getByRole('heading', { level: 1, name: 'Switchboard' }).count(), 1, 'the product name stays for screen readers');
+    // Where the alert switch is down to its bell, its words are still its name and tooltip.
+    const bell = page.locator('header.top .alert-controls button');
+    assert.equal(await bell.getAttribute('title'), 'Enable alerts');
+    assert.equal(await page.getByRole('button', { name: 'Enable alerts', exact: true }).count(), 1);
+    await page.setViewportSize({ width: 1680, height: 900 });
+    await waitFor('no "Settings" menu when everything fits', async () => !(await page.locator('header.top .more-prefs').isVisible()));
+    assert.deepEqual(await wordless(), []);
+    for (const name of ['Sound', 'Shortcuts', 'Dark theme']) assert.equal((await page.getByRole('button', { name, exact: true }).innerText()).trim(), name);
     await page.setViewportSize({ width: 1280, height: 800 });
-    await waitFor('no "⋯" when everything fits', async () => !(await page.locator('header.top .more-prefs').isVisible()));
   });
 
   it('deliveries show their target URL, short with the whole on hover, and the cancelled ones with why', async () => {
@@ -171,11 +192,21 @@ describe('the support-agent review of the console', { skip }, () => {
     await queued.click();
     const note = page.locator('[data-testid=no-send][data-code=no_send_url]');
     await note.waitFor();
-    const text = (await note.textContent()) ?? '';
-    assert.match(text, /^You cannot reply to this visitor from here\. A website visitor gets answers only in the response to the messages their widget sends/);
-    assert.match(text, /npm run cli -- clients set site --send-url URL/);
-    assert.match(text, /then Resolve to take this conversation out of Needs you/);
+    // The agent reads one line: what they can do now. The admin's fix (settings, the command line) is folded away.
+    assert.equal(
+      await note.getByTestId('no-send-line').textContent(),
+      'You cannot reply to this visitor from here. Answer them another way, then Resolve to take this conversation out of Needs you.',
+    );
+    const admin = note.getByTestId('no-send-admin');
+    assert.equal(await admin.getAttribute('open'), null, 'the admin details start folded');
+    assert.equal(await note.getByText(/npm run cli/).isVisible(), false, 'no command line shown to the agent');
     assert.equal(await page.getByRole('textbox', { name: 'Reply to the customer' }).count(), 0);
+    await admin.getByText('For an admin: how to make replies possible here').click();
+    const details = (await admin.textContent()) ?? '';
+    assert.match(details, /A website visitor gets answers only in the response to the messages their widget sends/);
+    assert.match(details, /npm run cli -- clients set site --send-url URL/);
+    assert.match(details, /The bot still answers the visitor's next message in the website chat/);
+    assert.equal(await note.getByText(/npm run cli/).isVisible(), true);
     // The way out: the client's settings, where a default send_url makes the reply box appear.
     await note.getByRole('button', { name: 'Set a default send_url for site' }).click();
     const form = page.getByRole('form', { name: 'Reply settings of site' });

@@ -76,7 +76,7 @@ describe('transcript labels a support agent can trust', { skip }, () => {
   it('Resolve leaves a line naming who resolved it, and the list previews it', async () => {
     await open('Ivan');
     await page.locator('[data-testid=transcript] .conv-head').getByRole('button', { name: 'Resolve' }).click();
-    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolved by Ann Lee: no longer needs a human');
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolved by Ann Lee: out of Needs you');
     await listRow(page, 'Ivan').locator('text=Resolved by Ann Lee').waitFor();
   });
 

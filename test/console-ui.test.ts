@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawnServe, cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
 import { signBody } from './helpers/sign.ts';
 import { ensureConsoleBuilt } from './helpers/build.ts';
+import { chooseLanguage } from './helpers/console-session.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -140,6 +141,10 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
     await page.fill('input[aria-label="Try a question…"]', 'shipping to norway?');
     await page.click('button:has-text("Ask")');
     await page.waitForSelector('[data-testid=kb-answer]:has-text("Scandinavia")');
+    // Each score says what it is (it showed as a bare "(1)"): the answer's and its entry's.
+    const tried = page.locator('[data-testid=kb-answer]');
+    assert.match((await tried.locator('.meta').textContent()) ?? '', /^Answer · match \d\.\d\d$/);
+    assert.match((await tried.locator('.sources li').first().textContent()) ?? '', /^#\d+ Do you ship to Norway\? match \d\.\d\d$/);
     await shoot('knowledge-base');
     const r = await send({ event_type: 'website_dialog', msg_id: 'ui-kb', from_user_id: 'v2', content: 'Do you ship to Norway?' });
     const body = (await r.json()) as { reply: { content: string; handoff: boolean } };
@@ -168,12 +173,13 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
   });
 
   it('switches to Simplified Chinese', async () => {
-    await page.selectOption('select[aria-label="Language"]', 'zh-CN');
+    // The language select sits in the header's "Settings" menu when the row is full (1280 px with its labelled switches).
+    await chooseLanguage(page, 'zh-CN');
     await page.waitForSelector('nav >> text=会话');
     await page.click('nav >> text=会话');
-    assert.equal(await page.getAttribute('input[type=search]', 'placeholder'), '搜索消息、客户 ID、昵称、群 (/)');
+    assert.equal(await page.getAttribute('input[type=search]', 'placeholder'), '搜索消息、昵称、ID (/)');
     await shoot('zh-CN');
-    await page.selectOption('select', 'en');
+    await chooseLanguage(page, 'en');
   });
   it('the token leaves the address bar; a new tab on the bare address works without the terminal', async () => {
     assert.equal(page.url(), server.consoleBase, 'the fragment is removed from the address bar');

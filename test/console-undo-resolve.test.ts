@@ -68,7 +68,7 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     assert.equal(await js(page, `document.activeElement?.textContent === 'Undo' && document.querySelector('[data-testid=undo-toast]').contains(document.activeElement)`), true);
     await page.keyboard.press('Enter');
     await toast().waitFor({ state: 'detached' });
-    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolve undone by Ann Lee: needs a human again');
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Resolve undone by Ann Lee: back in Needs you');
     assert.equal(await js(page, `document.activeElement?.classList.contains('transcript-scroll')`), true, 'the focus goes to the conversation, not the page start');
     await page.locator('[data-testid=transcript] .conv-head .badge.warn').waitFor();
     assert.deepEqual(await needsYou(), queue, 'its original place, not the end');
@@ -118,7 +118,7 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     await refused.waitFor({ state: 'detached' });
   });
 
-  it('"Needs a human" (h) puts a conversation resolved by e at the end of Needs you, with the note in its line and in the list', async () => {
+  it('"Send to Needs you…" (h) puts a conversation resolved by e at the end of Needs you, with the note in its line and in the list', async () => {
     const alice = await idOf('Alice Wu');
     await openFromQueue(alice);
     const head = page.locator('[data-testid=transcript] .conv-head');
@@ -127,18 +127,24 @@ describe('Undo of a Resolve in the console', { skip }, () => {
     await toast().waitFor();
     const queue = await needsYou();
     assert.ok(!queue.includes(alice));
-    await head.getByRole('button', { name: 'Needs a human' }).waitFor();
+    // One name for the queue: the button says what it does with it, and no badge says "Needs human".
+    const send = head.getByRole('button', { name: 'Send to Needs you…', exact: true });
+    await send.waitFor();
+    assert.equal(await send.getAttribute('aria-keyshortcuts'), 'h');
     // e again has nothing to resolve, and says so.
     await page.keyboard.press('e');
     assert.equal(await page.locator('[data-testid=key-notice]').textContent(), 'Nothing to resolve: this conversation is not in Needs you.');
     await page.keyboard.press('h');
     const dialog = page.locator('[data-testid=flag-dialog]');
+    await page.getByRole('dialog', { name: 'Send to Needs you' }).waitFor();
+    assert.equal(await dialog.getByRole('button', { name: 'Send to Needs you', exact: true }).count(), 1, 'the submit button names the action');
     await dialog.getByLabel('Note (optional)').fill('refund over 500, for Chen');
     assert.deepEqual(await seriousViolations(page), []);
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'detached' });
-    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Flagged for a human by Ann Lee: refund over 500, for Chen');
+    await page.waitForSelector('[data-testid=transcript] .entry.command >> text=Sent to Needs you by Ann Lee: refund over 500, for Chen');
     await head.getByRole('button', { name: 'Resolve' }).waitFor();
+    assert.equal(await head.locator('.badge.warn').textContent(), 'Needs you');
     assert.deepEqual(await needsYou(), [...queue, alice], 'at the end of the queue');
     // h again says it is already there, rather than nothing at all.
     await page.keyboard.press('h');

@@ -252,7 +252,7 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
       const n = await js<Array<{ title: string; body: string }>>(page, 'window.__notes');
       return n.length > 0 && n;
     }, 'a notification', 15_000);
-    assert.match(notes[0]!.title, /carol (needs a human|was handed to a human)/);
+    assert.match(notes[0]!.title, /carol (needs you|was handed to you)/);
     assert.equal(notes[0]!.body, '“Can I pay with seashells?”', 'the customer\'s words, not a second sentence in the service\'s English');
     assert.ok((await js<number>(page, 'window.__tones')) > 0, 'a chime played');
     await page.waitForSelector('[data-testid=live-region]:has-text("carol")');

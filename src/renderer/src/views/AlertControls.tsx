@@ -3,7 +3,8 @@ import { useConsole } from '../store/index.ts';
 import { BellIcon, SpeakerIcon } from './Icons.tsx';
 
 /**
- * The header's alert switches. Desktop notifications in a browser only after the operator clicks
+ * The header's alert switches, each an icon and its words: an agent reads what it does without
+ * hovering (a bare bell or speaker did not say whether it was on, or what it would do). Desktop notifications in a browser only after the operator clicks
  * "Enable alerts" (the browser asks then, never unasked); the desktop window notifies natively.
  * The sound is the operator's choice everywhere, remembered in this browser.
  */
@@ -16,21 +17,21 @@ export function AlertControls() {
   return (
     <span className="alert-controls">
       {permission === 'default' && (
-        <button type="button" className="icon" onClick={() => void enable()} title={t('work.alerts.enable')}>
+        <button type="button" className="labelled" onClick={() => void enable()} title={t('work.alerts.enable')}>
           <BellIcon />
-          <span className="sr-only">{t('work.alerts.enable')}</span>
+          <span className="label">{t('work.alerts.enable')}</span>
         </button>
       )}
       {permission === 'granted' && (
-        <button type="button" className="toggle icon" aria-pressed={notify} onClick={toggleNotify} title={t('work.alerts.notify')}>
+        <button type="button" className="toggle labelled" aria-pressed={notify} onClick={toggleNotify} title={t('work.alerts.notify')}>
           <BellIcon />
-          <span className="sr-only">{t('work.alerts.notify')}</span>
+          <span className="label">{t('work.alerts.notify')}</span>
         </button>
       )}
       {permission === 'denied' && (
-        <button type="button" className="icon" disabled title={`${t('work.alerts.denied')}: ${t('work.alerts.deniedWhy')}`} aria-describedby="alerts-denied">
+        <button type="button" className="labelled" disabled title={`${t('work.alerts.denied')}: ${t('work.alerts.deniedWhy')}`} aria-describedby="alerts-denied">
           <BellIcon />
-          <span className="sr-only">{t('work.alerts.denied')}</span>
+          <span className="label">{t('work.alerts.denied')}</span>
           <span id="alerts-denied" className="sr-only">
             {t('work.alerts.deniedWhy')}
           </span>
@@ -46,9 +47,9 @@ export function SoundToggle() {
   const sound = useConsole((s) => s.sound);
   const toggleSound = useConsole((s) => s.toggleSound);
   return (
-    <button type="button" className="toggle icon" aria-pressed={sound} onClick={toggleSound} title={t('work.alerts.sound')}>
+    <button type="button" className="toggle labelled" aria-pressed={sound} onClick={toggleSound} title={t('work.alerts.sound')}>
       <SpeakerIcon />
-      <span className="sr-only">{t('work.alerts.sound')}</span>
+      <span className="label">{t('work.alerts.sound')}</span>
     </button>
   );
 }

@@ -7,6 +7,7 @@ import { CannedPicker, type CannedPickerHandle } from './CannedPicker.tsx';
 import { CannedManager } from './CannedManager.tsx';
 import { OperatorForm } from './Operator.tsx';
 import { WriteButton, useWriteBlock } from './ConnectionStatus.tsx';
+import { NoSendNote } from './NoSendNote.tsx';
 
 type Ref = React.RefObject<HTMLTextAreaElement | null>;
 
@@ -183,45 +184,6 @@ function SuggestBar() {
         {assisting ? t('transcript.thinking') : t('transcript.assist')}
       </WriteButton>
     </form>
-  );
-}
-
-/**
- * Why the operator cannot answer here, in their language, and what they can do instead (protocol
- * section 8, "Which URL"): a web conversation is answered only at its client's default send_url; an
- * IM one at its latest auto_dialog's send_url, else the default. Setting one is the fix; handling
- * it another way and resolving takes it out of Needs you.
- */
-function NoSendNote({ conversation: c, target }: { conversation: ConversationSummary; target: Extract<SendTarget, { ok: false }> }) {
-  const { t } = useTranslation();
-  const openSettings = useConsole((s) => s.openClientSettings);
-  if (target.code === 'no_client') {
-    return (
-      <div className="no-send" role="note" data-testid="no-send" data-code={target.code}>
-        <p>{t('work.noSend.noClient', { client: c.clientId })}</p>
-      </div>
-    );
-  }
-  const web = c.channel === 'web';
-  return (
-    <div className="no-send" role="note" data-testid="no-send" data-code={target.code} aria-labelledby="no-send-title">
-      <p>
-        <strong id="no-send-title">{t(web ? 'work.noSend.webTitle' : 'work.noSend.imTitle')}</strong>{' '}
-        {t(web ? 'work.noSend.webWhy' : 'work.noSend.imWhy', { client: c.clientId })}
-      </p>
-      <ul>
-        <li>
-          <button type="button" className="link" onClick={() => openSettings(c.clientId)}>
-            {t('work.noSend.setUrl', { client: c.clientId })}
-          </button>{' '}
-          {t('work.noSend.orRun')}
-          <code>npm run cli -- clients set {c.clientId} --send-url URL</code>
-          {t('work.noSend.thenAnswer')}
-        </li>
-        <li>{t(c.needsHuman ? 'work.noSend.elsewhereResolve' : 'work.noSend.elsewhere')}</li>
-        {web && <li>{t('work.noSend.webNext')}</li>}
-      </ul>
-    </div>
   );
 }
 

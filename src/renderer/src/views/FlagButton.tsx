@@ -7,7 +7,7 @@ import { WriteButton } from './ConnectionStatus.tsx';
 import { Modal } from './Modal.tsx';
 
 /**
- * "Needs a human" by hand, for a conversation not in Needs you: to hand it to a colleague or come
+ * "Send to Needs you" by hand, for a conversation not in Needs you: to hand it to a colleague or come
  * back to it. The note is optional, so Enter in the empty field flags it at once.
  */
 export function FlagButton({ conversationId }: { conversationId: string }) {
@@ -37,7 +37,7 @@ export function FlagButton({ conversationId }: { conversationId: string }) {
         {t('work.flag.button')}
       </WriteButton>
       {open && (
-        <Modal title={t('work.flag.button')} onClose={close} testId="flag-dialog" describedBy={whyId}>
+        <Modal title={t('work.flag.title')} onClose={close} testId="flag-dialog" describedBy={whyId}>
           <p className="muted" id={whyId}>
             {t('work.flag.why')}
           </p>

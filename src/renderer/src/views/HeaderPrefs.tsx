@@ -2,8 +2,9 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { i18n, LANGUAGES, type Language } from '../i18n/index.ts';
-import { MoonIcon } from './Icons.tsx';
+import { KeyboardIcon, MoonIcon } from './Icons.tsx';
 import { SoundToggle } from './AlertControls.tsx';
+import './header.css';
 
 const PREFS_ID = 'header-prefs';
 
@@ -21,9 +22,9 @@ function wraps(header: HTMLElement): boolean {
 }
 
 /**
- * Folds the header's end into "⋯" exactly when the row would not fit otherwise: the room it needs
- * depends on the language, the nav ("Get started"), the operator and the connection state, so a
- * fixed breakpoint either folded too early or let the row wrap. Measured unfolded, before paint,
+ * Folds the header's end into "Settings" exactly when the row would not fit otherwise: the room it
+ * needs depends on the language, the nav ("Get started"), the operator and the connection state, so
+ * a fixed breakpoint either folded too early or let the row wrap. Measured unfolded, before paint,
  * whenever the header's size or content changes.
  */
 function useFoldWhenCrowded(button: React.RefObject<HTMLButtonElement | null>, prefs: React.RefObject<HTMLDivElement | null>): void {
@@ -41,8 +42,8 @@ function useFoldWhenCrowded(button: React.RefObject<HTMLButtonElement | null>, p
         el.hidePopover();
       }
       width = header.clientWidth;
-      // 1: the settings fold into "⋯"; 2 (the widest mix at 1024 px): "Set operator" and
-      // "Reconnect now" also show as an icon and a word.
+      // 1: the settings fold into "Settings"; 2 (the widest mix at 1024 px): "Set operator" and
+      // "Reconnect now" also show as an icon and a word, and the alert switch as its bell.
       delete header.dataset['fold'];
       if (!wraps(header)) return;
       header.dataset['fold'] = '1';
@@ -76,10 +77,10 @@ function place(el: HTMLElement, button: HTMLElement): void {
 }
 
 /**
- * The header's end: the alert tone, keyboard shortcuts, the theme and the language. They sit in
- * the row while it fits, and fold into a "⋯" popover when it would wrap (a first run's "Get
- * started", "Set operator", "Offline … Reconnect now" at 1024 px). One set of controls either way:
- * the popover element is shown inline when unfolded. Opened, it sits under its button.
+ * The header's end: the alert tone, keyboard shortcuts, the theme and the language, each with its
+ * words. They sit in the row while it fits (about 1,600 px), and fold into a "Settings" popover when
+ * it would wrap (at the default 1280 px already). One set of controls either way: the popover
+ * element is shown inline when unfolded. Opened, it sits under its button.
  */
 export function HeaderPrefs({ onShortcuts }: { onShortcuts: () => void }) {
   const { t } = useTranslation();
@@ -101,7 +102,7 @@ export function HeaderPrefs({ onShortcuts }: { onShortcuts: () => void }) {
         return;
       }
       for (const side of ['top', 'left', 'right']) el.style.removeProperty(side);
-      // Esc on the language select left the focus nowhere: back to "⋯", as from the other controls.
+      // Esc on the language select left the focus nowhere: back to "Settings", as from the other controls.
       requestAnimationFrame(() => {
         if (document.activeElement === document.body && more.current?.checkVisibility()) more.current.focus();
       });
@@ -115,8 +116,8 @@ export function HeaderPrefs({ onShortcuts }: { onShortcuts: () => void }) {
   }, []);
   return (
     <>
-      <button type="button" ref={more} className="more-prefs" popoverTarget={PREFS_ID} aria-label={t('work.morePrefs')} title={t('work.morePrefs')}>
-        ⋯
+      <button type="button" ref={more} className="more-prefs" popoverTarget={PREFS_ID} title={t('work.morePrefs')}>
+        {t('work.prefs')} <span aria-hidden="true">▾</span>
       </button>
       <div id={PREFS_ID} ref={prefs} className="prefs" popover="auto">
         <SoundToggle />
@@ -127,15 +128,16 @@ export function HeaderPrefs({ onShortcuts }: { onShortcuts: () => void }) {
             if (prefs.current?.matches(':popover-open')) prefs.current.hidePopover();
             onShortcuts();
           }}
-          aria-label={t('work.keys.open')}
+          className="labelled"
           title={t('work.keys.open')}
           aria-keyshortcuts="Shift+?"
         >
-          ?
+          <KeyboardIcon />
+          <span className="label">{t('work.keys.button')}</span>
         </button>
-        <button type="button" className="toggle icon" aria-pressed={theme === 'dark'} onClick={toggleTheme} title={t('work.darkTheme')}>
+        <button type="button" className="toggle labelled" aria-pressed={theme === 'dark'} onClick={toggleTheme} title={t('work.darkTheme')}>
           <MoonIcon />
-          <span className="sr-only">{t('work.darkTheme')}</span>
+          <span className="label">{t('work.darkTheme')}</span>
         </button>
         <select
           aria-label={t('app.language')}

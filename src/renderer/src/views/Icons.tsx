@@ -1,6 +1,6 @@
 /**
- * Small line icons for the header's switches, so the header fits one row at 1280 px. Decorative:
- * every button that shows one also carries its name as text (sr-only) and as a title.
+ * Small line icons for the header's switches. Decorative: every button that shows one also shows
+ * its name as text (hidden only where the row is too crowded, and then still read) and as a title.
  */
 const props = { width: 16, height: 16, viewBox: '0 0 16 16', fill: 'none', stroke: 'currentColor', strokeWidth: 1.5, strokeLinecap: 'round', strokeLinejoin: 'round', 'aria-hidden': true } as const;
 
@@ -26,6 +26,15 @@ export function SpeakerIcon() {
     <svg {...props}>
       <path d="M2.5 6h2.5l3.5-3v10l-3.5-3H2.5Z" />
       <path d="M11 5.5a3.5 3.5 0 0 1 0 5M12.8 3.8a6 6 0 0 1 0 8.4" />
+    </svg>
+  );
+}
+
+export function KeyboardIcon() {
+  return (
+    <svg {...props}>
+      <rect x="1.5" y="4" width="13" height="8.5" rx="1.5" />
+      <path d="M4 7h.01M6.5 7h.01M9 7h.01M11.5 7h.01M5 10h6" />
     </svg>
   );
 }

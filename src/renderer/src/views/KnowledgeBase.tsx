@@ -4,6 +4,7 @@ import { useConsole } from '../store/index.ts';
 import type { KbEntryView } from '../../../shared/console-api.ts';
 import { Modal } from './Modal.tsx';
 import { WriteButton } from './ConnectionStatus.tsx';
+import { matchScore } from './match-score.ts';
 
 /** Deleting an entry changes what customers are answered from now on: asked first, with the entry shown. */
 function ConfirmDelete({ entry, onCancel, onDeleted }: { entry: KbEntryView; onCancel: () => void; onDeleted: () => void }) {
@@ -77,7 +78,7 @@ export function KnowledgeBase() {
       {tried && (
         <div className="suggestion" data-testid="kb-answer">
           <div className="meta">
-            {tried.handoff ? t('kb.handoff') : t('kb.answer')} · {t('kb.score', { score: tried.confidence ?? 0 })}
+            {tried.handoff ? t('kb.handoff') : t('kb.answer')} · {t('kb.match', { score: matchScore(tried.confidence ?? 0) })}
           </div>
           <div className="content">{tried.content}</div>
           {tried.sources.length > 0 && tried.handoff && <div className="muted">{t('views.kb.closest')}</div>}
@@ -88,7 +89,7 @@ export function KnowledgeBase() {
                   <button className="link" onClick={() => openEntry(s.id)} title={t('views.kb.entry', { id: s.id })}>
                     #{s.id} {s.question}
                   </button>{' '}
-                  <small>({s.score})</small>
+                  <small className="match">{t('kb.match', { score: matchScore(s.score) })}</small>
                 </li>
               ))}
             </ul>
