@@ -51,14 +51,17 @@ describe('the support-agent review of the console', { skip }, () => {
 
   it('a reply made but cancelled by a stop is not "answered" in green: the why-line says it was not delivered', async () => {
     await open('Alice Chen');
-    await page.waitForSelector('[data-entry="rv-alice"] [data-testid=why][data-outcome=answered]');
+    const answered = page.locator('[data-entry="rv-alice"] [data-testid=why][data-outcome=answered]');
+    await answered.waitFor();
+    // One state, not two: it read "Scheduled for a reply · reply made, not delivered yet: …".
+    assert.match((await answered.textContent()) ?? '', /^Bot reply not delivered yet: retrying after \d+ failed attempts?/);
     await blur();
     await page.keyboard.press('s');
     const why = page.locator('[data-entry="rv-alice"] [data-testid=why][data-delivery=cancelled]');
     await why.waitFor();
     assert.equal(
       await why.textContent(),
-      'Scheduled for a reply · reply made but not delivered: cancelled (auto-reply stopped by the console)',
+      'Bot reply not delivered: cancelled (auto-reply stopped by the console)',
     );
     const colours = await js<{ why: string; ok: string }>(
       page,

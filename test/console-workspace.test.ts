@@ -351,16 +351,16 @@ describe('the agent workspace in Chromium (headless console)', { skip }, () => {
     await page.keyboard.press('s');
     const why = page.locator('[data-entry="ws-slow"] [data-testid=why][data-outcome=cancelled]');
     await why.waitFor();
-    assert.match((await why.textContent()) ?? '', /Scheduled for a reply · cancelled \(auto-reply stopped by the console before the reply was made\)/);
+    assert.equal(await why.textContent(), 'Bot reply cancelled (auto-reply stopped by the console before the reply was made)');
     const colours = await js<{ why: string; ok: string }>(
       page,
       `(() => { const probe = document.createElement('span'); probe.style.color = 'var(--ok)'; document.body.append(probe);
         const ok = getComputedStyle(probe).color; probe.remove();
         return { why: getComputedStyle(document.querySelector('[data-entry="ws-slow"] [data-testid=why]')).color, ok }; })()`,
     );
-    assert.notEqual(colours.why, colours.ok, '"scheduled · cancelled" is not green');
+    assert.notEqual(colours.why, colours.ok, 'a cancelled reply is not green');
     await chooseLanguage(page, 'zh-CN');
-    await page.waitForSelector('[data-entry="ws-slow"] [data-testid=why]:has-text("已安排回复 · 已取消")');
+    await page.waitForSelector('[data-entry="ws-slow"] [data-testid=why]:has-text("机器人回复已取消")');
     assert.match((await why.textContent()) ?? '', /回复生成之前，控制台停止了自动回复/);
     assert.equal(await js(page, 'document.documentElement.lang'), 'zh-CN');
     await shoot(page, 'workspace-zh-CN-why');

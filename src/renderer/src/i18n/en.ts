@@ -111,6 +111,10 @@ export const en = {
     role: { customer: 'Customer', staff: 'Staff', ai: 'AI', command: 'Command' },
     viaAssist: 'asked for a suggestion (assist_dialog)',
     groupChat: 'group chat',
+    copyId: 'Copy the ID {{id}}',
+    copiedId: 'Copied {{id}}',
+    copyFailed: 'Could not copy {{id}}: select it and copy by hand',
+    quoteMissing: 'a message Switchboard does not have (msg_id {{id}})',
     written: '· written',
     reason: {
       scheduled: 'Scheduled for a reply',

@@ -110,6 +110,10 @@ export const zhCN: Messages = {
     role: { customer: '客户', staff: '客服', ai: 'AI', command: '指令' },
     viaAssist: '请求建议回复（assist_dialog）',
     groupChat: '群聊',
+    copyId: '复制 ID {{id}}',
+    copiedId: '已复制 {{id}}',
+    copyFailed: '无法复制 {{id}}：请选中后手动复制',
+    quoteMissing: 'Switchboard 没有这条消息（msg_id {{id}}）',
     written: '· 发送于',
     reason: {
       scheduled: '已安排回复',

@@ -94,6 +94,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
           value={filter.search}
           onChange={(e) => setFilter({ search: e.target.value })}
           aria-label={t('views.list.search')}
+          title={t('views.list.searchHint')}
         />
         <div className="chips" role="group" aria-label={t('views.list.filters')}>
           <button {...chip(filter.state === undefined)} onClick={() => setFilter({ state: undefined })}>

@@ -14,7 +14,7 @@ export function CopyId({ id }: { id: string }) {
     try {
       await navigator.clipboard.writeText(id);
       setCopied(true);
-      announce(t('transcript.copied', { id }));
+      announce(t('transcript.copiedId', { id }));
     } catch {
       // No clipboard (an insecure origin, a denied permission): the id is shown, to select by hand.
       announce(t('transcript.copyFailed', { id }));
@@ -24,7 +24,7 @@ export function CopyId({ id }: { id: string }) {
     <span className="copy-id">
       <code title={id}>{id}</code>{' '}
       <button type="button" className="link" onClick={() => void copy()} onBlur={() => setCopied(false)} aria-label={t('transcript.copyId', { id })}>
-        {copied ? t('transcript.copiedShort') : t('transcript.copy')}
+        {copied ? t('transcript.copied') : t('transcript.copy')}
       </button>
     </span>
   );

@@ -14,6 +14,7 @@ import { commandOf, commandText } from './command-text.ts';
 import { sourceUse } from '../../../shared/console-display.ts';
 import { BUILTIN_ENGINE } from '../../../shared/engine-config.ts';
 import { retryResultText } from './Deliveries.tsx';
+import { matchScore } from './match-score.ts';
 
 type Decision = NonNullable<TranscriptEntry['decision']>;
 type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'neutral';
@@ -89,20 +90,32 @@ export function When({ at, lang }: { at: number; lang: string }) {
   );
 }
 
+/**
+ * One state per line, where the message ended up: "Answered by the bot", "Reply scheduled", "Bot reply
+ * not delivered: cancelled" (it read "Scheduled for a reply · answered", two states). A message not
+ * scheduled says why; a handoff keeps its state and adds what became of its reply's delivery.
+ */
+function decisionText(d: Decision, t: TFunction, lang: string): string {
+  if (!d.scheduled) return t(`transcript.reason.${d.reason}`);
+  const missing = undelivered(d);
+  const held = missing === 'sending' && d.delivery ? heldBehind(d.delivery) : null;
+  const time = held ? shortTime(d.delivery!.behind!.nextAttemptAt, lang) : '';
+  if (missing && d.outcome === 'answered') {
+    return held ? t(`transcript.decision.held.${held}`, { time }) : t(`transcript.decision.undelivered.${missing}`, { count: d.delivery?.attempts ?? 0 });
+  }
+  const state = t(`transcript.decision.${d.outcome ?? 'pending'}`, { defaultValue: d.outcome ?? '' });
+  if (!missing) return state;
+  return `${state} · ${held ? t(`deliveryActions.reply.${held}`, { time }) : t(`transcript.undelivered.${missing}`, { count: d.delivery?.attempts ?? 0 })}`;
+}
+
 function WhyLine({ d, t, lang }: { d: Decision; t: TFunction; lang: string }) {
   const outcome = d.outcome ?? (d.scheduled ? 'pending' : 'not_scheduled');
   const missing = undelivered(d);
-  const held = missing === 'sending' && d.delivery ? heldBehind(d.delivery) : null;
   const next = missing === 'retrying' ? d.delivery?.nextAttemptAt : null;
-  // An answer that never arrived reads as such, in place of "answered"; a handoff keeps its word and adds it.
-  const said = d.outcome && !(missing && d.outcome === 'answered') ? t(`transcript.outcome.${d.outcome}`, { defaultValue: d.outcome }) : null;
   const why = missing === 'cancelled' || missing === 'dead' ? d.delivery?.lastError : null;
   return (
     <div className={`why tone-${whyTone(d)}`} data-testid="why" data-outcome={outcome} data-delivery={missing ?? undefined}>
-      {t(`transcript.reason.${d.reason}`)}
-      {said && ` · ${said}`}
-      {missing && !held && ` · ${t(`transcript.undelivered.${missing}`, { count: d.delivery?.attempts ?? 0 })}`}
-      {held && ` · ${t(`deliveryActions.reply.${held}`, { time: shortTime(d.delivery!.behind!.nextAttemptAt, lang) })}`}
+      {decisionText(d, t, lang)}
       {typeof next === 'number' && ` (${t('deliveryActions.nextTry', { time: shortTime(next, lang) })})`}
       {why && <small> ({translateNote(why)})</small>}
       {d.note && <small> ({translateNote(d.note)})</small>}
@@ -169,7 +182,7 @@ function Sources({ e, t }: { e: TranscriptEntry; t: TFunction }) {
       {t(`work.entry.sourcesKind.${label}`, { engine: e.engine ?? '' })}{' '}
       {use.sources.map((s) => (
         <button key={s.id} type="button" className="link" onClick={() => open(s.id)} title={t('work.entry.openKb')}>
-          {s.question ? `“${s.question}”` : `#${s.id}`} <small>({s.score})</small>
+          {s.question ? `“${s.question}”` : `#${s.id}`} <small className="match">{t('kb.match', { score: matchScore(s.score) })}</small>
         </button>
       ))}
     </div>
