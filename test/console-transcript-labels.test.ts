@@ -92,6 +92,7 @@ describe('transcript labels a support agent can trust', { skip }, () => {
   it('a group conversation is not subtitled with the member who wrote last', async () => {
     await open('# team-logistics');
     const sub = (await page.locator('[data-testid=transcript] .conv-head small').textContent())!;
-    assert.match(sub, /^group chat · acme · IM$/);
+    // The group's own id (to copy), never the member who wrote last.
+    assert.match(sub, /^team-logistics Copy · group chat · acme · IM$/);
   });
 });
