@@ -317,7 +317,10 @@ describe('the agent workspace views in Chromium', { skip }, () => {
     await page.getByRole('searchbox', { name: 'msg_id' }).fill('seed-dave');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await waitFor('only dave', async () => (await rows.count()) === 1 && /seed-dave/.test((await rows.first().textContent()) ?? ''));
-    await page.getByRole('button', { name: `Open conversation ${seed.conversations.dave}` }).click();
+    // The row names the conversation as the list does (dave sent no nickname: his id), not by its opaque id.
+    const link = page.getByRole('button', { name: 'Open conversation dave', exact: true });
+    assert.equal(await link.textContent(), 'dave');
+    await link.click();
     await page.waitForSelector(`[role=option][aria-selected=true][data-conversation="${seed.conversations.dave}"]`);
   });
 
