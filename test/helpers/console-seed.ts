@@ -43,13 +43,13 @@ export async function seedTraffic(server: ServeProcess, secrets: { acme: string;
     content,
     ...extra,
   });
-  ids.alice = (await post('acme', im('seed-alice', 'alice', 'Where is my parcel?', { nickname: 'Alice Liddell' })))['conversation_id'] as string;
+  ids.alice = (await post('acme', im('seed-alice', 'alice', 'Where is my parcel?', { from_user_nickname: 'Alice Liddell' })))['conversation_id'] as string;
   ids.dave = (await post('shop', im('seed-dave', 'dave', 'Where is my parcel?')))['conversation_id'] as string;
   ids.bob = (await post('acme', im('seed-bob', 'bob', 'I want my money back for the broken kettle')))['conversation_id'] as string;
   await post('acme', im('seed-group', 'erin', 'Is anyone here?', { group_id: LONG_GROUP }));
   await waitFor('bob to need a human', async () => (await consoleCall<ConversationPage>(server, 'listConversations', { view: 'needs_you' })).items.some((c) => c.id === ids.bob));
-  ids.carol = (await post('shop', im('seed-carol-1', 'carol', 'Hello? My order never came', { nickname: LONG_NICKNAME })))['conversation_id'] as string;
-  await post('shop', im('seed-carol-2', 'carol', 'Is there a person who can help me?', { nickname: LONG_NICKNAME }));
+  ids.carol = (await post('shop', im('seed-carol-1', 'carol', 'Hello? My order never came', { from_user_nickname: LONG_NICKNAME })))['conversation_id'] as string;
+  await post('shop', im('seed-carol-2', 'carol', 'Is there a person who can help me?', { from_user_nickname: LONG_NICKNAME }));
   const refused = await sendAs(server, 'acme', secrets.acme, { event_type: 'auto_dialog', msg_id: 'seed-bad', from_user_id: 'mallory', content: '' });
   const invalidRequestId = ((await refused.json()) as { request_id: string }).request_id;
   await waitFor('carol to need a human', async () => (await consoleCall<ConversationPage>(server, 'listConversations', { view: 'needs_you' })).items.some((c) => c.id === ids.carol));
