@@ -144,7 +144,9 @@ export function signedBodies(o: BodiesOptions) {
       const now = Math.floor(Date.now() / 1000);
       const lines: string[] = [];
       for (let i = 0; i < count; i++, n++) {
-        const info = { event_type: eventType, msg_id: `${prefix}b-${n}`, from_user_id: `${prefix}cust-${(n * 7) % o.senders}`, from_user_type: 2, content: o.content(n), create_timestamp: now };
+        const sender = (n * 7) % o.senders;
+        // Names as integrations send them (protocol v1.2), so the per-person name writes are in the figures.
+        const info = { event_type: eventType, msg_id: `${prefix}b-${n}`, from_user_id: `${prefix}cust-${sender}`, from_user_nickname: `Customer ${sender}`, from_user_type: 2, content: o.content(n), create_timestamp: now };
         const signature = createHmac('sha256', key).update(`${now}.${o.clientId}.${canonicalize(info)}`).digest('hex');
         lines.push(JSON.stringify({ client: o.clientId, signature, timestamp: now, message_info: info }));
       }
