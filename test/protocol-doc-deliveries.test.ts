@@ -18,6 +18,23 @@ const OLD = 'old-secret-of-acme-0123456789abcdefghijklmnop';
 const NEW = 'new-secret-of-acme-0123456789abcdefghijklmnop';
 const noPython = has('python3') ? false : 'python3 is not installed';
 
+type Harnessed = Awaited<ReturnType<typeof startHarness>>;
+
+/**
+ * A client rotated to NEW sends one auto reply to a receiver that knows only OLD: its first attempt
+ * is refused with 503 and retried (a 401 would make it dead). Returns how to read that delivery.
+ */
+async function firstAttemptRefused(h: Harnessed, msgId: string, info: Record<string, unknown>) {
+  const r = await h.post({ event_type: 'auto_dialog', msg_id: msgId, from_user_id: 'cust-rx', from_user_type: 2, ...info });
+  assert.deepEqual(r.body['reply'], { scheduled: true, reason: 'scheduled' });
+  h.clock.advance(2000); // the quiet period
+  const delivery = () => h.admin.deliveries.list(undefined, 1)[0]!;
+  const first = await eventually(() => delivery().attempts === 1 && delivery(), 'the first attempt');
+  assert.equal(first.lastStatus, 503);
+  assert.equal(first.state, 'pending', 'a 503 is retried; a 401 would have made it dead');
+  return delivery;
+}
+
 describe('docs/protocol.md: the receiver example, against real deliveries', () => {
   type ReceiverExample = {
     startReceiver: (o: { client: string; secrets: string[]; port: number; onReply: (m: Record<string, unknown>) => void }) => Promise<Server>;
@@ -33,13 +50,7 @@ describe('docs/protocol.md: the receiver example, against real deliveries', () =
     const h = await startHarness({ clockStart: Date.now(), engine: scriptedEngine().engine });
     try {
       h.addClient('acme', { sendUrl: url }, NEW);
-      const r = await h.post({ event_type: 'auto_dialog', msg_id: 'doc-rx-1', from_user_id: 'cust-rx', from_user_type: 2, content: 'hello' });
-      assert.deepEqual(r.body['reply'], { scheduled: true, reason: 'scheduled' });
-      h.clock.advance(2000); // the quiet period
-      const delivery = () => h.admin.deliveries.list(undefined, 1)[0]!;
-      const first = await eventually(() => delivery().attempts === 1 && delivery(), 'the first attempt');
-      assert.equal(first.lastStatus, 503);
-      assert.equal(first.state, 'pending', 'a 503 is retried; a 401 would have made it dead');
+      const delivery = await firstAttemptRefused(h, 'doc-rx-1', { content: 'hello' });
       assert.equal(handled.length, 0);
 
       secrets.push(NEW); // the receiver is given the new secret
@@ -103,13 +114,7 @@ for line in sys.stdin:
     try {
       const port = (await py.line(/^PORT (\d+)$/, 'the port'))[1]!;
       h.addClient('acme', { sendUrl: `http://127.0.0.1:${port}/` }, NEW);
-      const r = await h.post({ event_type: 'auto_dialog', msg_id: 'doc-pyrx-1', from_user_id: 'cust-rx', from_user_nickname: 'Nora', from_user_type: 2, content: 'hello 😀' });
-      assert.deepEqual(r.body['reply'], { scheduled: true, reason: 'scheduled' });
-      h.clock.advance(2000); // the quiet period
-      const delivery = () => h.admin.deliveries.list(undefined, 1)[0]!;
-      const first = await eventually(() => delivery().attempts === 1 && delivery(), 'the first attempt');
-      assert.equal(first.lastStatus, 503);
-      assert.equal(first.state, 'pending', 'a 503 is retried; a 401 would have made it dead');
+      const delivery = await firstAttemptRefused(h, 'doc-pyrx-1', { from_user_nickname: 'Nora', content: 'hello 😀' });
       assert.ok(!py.lines.some((l) => l.startsWith('REPLY ')), 'nothing handled');
 
       py.write(`${NEW}\n`);
