@@ -36,6 +36,8 @@ describe('names in the console, as the integration sent them', { skip }, () => {
     await send({ event_type: 'auto_dialog', msg_id: 'n-5', from_user_id: 'cust-ben', from_user_type: 2, content: 'Where is my parcel?' });
     await waitFor('a retrying delivery', async () => (await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {})).length > 0);
     await send({ event_type: 'auto_dialog', msg_id: 'n-4', from_user_id: 'acme-bot', from_user_type: 1, to_user_id: 'cust-ben', to_user_nickname: 'Ben Okafor', content: 'Hi Ben, it is on its way.' });
+    // Chatter after Sam's question, not addressed to the bot: not what needs a human.
+    await send({ ...group, msg_id: 'n-6', from_user_id: 'wxid_8g2k', from_user_nickname: 'Nora', content: 'mine works again' });
     await send({ event_type: 'website_dialog', msg_id: 'n-3', from_user_id: 'v-wang', from_user_nickname: '王小明', content: '你们周日营业吗？' });
     // Sam's question is not in the knowledge base: handed off after its quiet period. Ben's is answered, and its delivery retried.
     await waitFor('the group in Needs you', async () => (await consoleCall<{ items: Array<{ groupId: string | null }> }>(server, 'listConversations', { view: 'needs_you' })).items.some((c) => c.groupId === 'R:1069605174'));
@@ -52,6 +54,7 @@ describe('names in the console, as the integration sent them', { skip }, () => {
   it('the list titles the group by its name and the visitor by theirs, each with its id beside it', async () => {
     const row = listRow(page, 'Printer support');
     assert.match((await row.locator('.peer').textContent())!, /^Printer support R:1069605174 · acme/);
+    assert.equal(await row.locator('.last').textContent(), 'Nora: mine works again', 'a group member is named in the preview');
     assert.match((await row.locator('.peer').getAttribute('title'))!, /^Printer support \(R:1069605174\)/);
     assert.match((await listRow(page, '王小明').locator('.peer').textContent())!, /^王小明 v-wang/);
     await page.fill('input[type=search]', 'printer sup');
@@ -76,7 +79,8 @@ describe('names in the console, as the integration sent them', { skip }, () => {
 
   it('Needs you, Deliveries and the request log name the conversation too', async () => {
     await page.click('nav [data-view="needs_you"]');
-    await page.waitForSelector('[data-testid=needs-you] .peer:has-text("Printer support")');
+    const queued = page.locator('[data-testid=needs-you] li:has(.peer:has-text("Printer support")) [data-testid=queue-last]');
+    assert.equal(await queued.textContent(), 'Sam: same here, can you check?', 'the question that needs a human, and who asked it');
     await page.click('nav [data-view="deliveries"]');
     await page.waitForSelector('.deliveries button.link:text-is("Ben Okafor")');
     await page.click('nav [data-view="requests"]');

@@ -41,13 +41,15 @@ describe('display names: from_user_nickname, to_user_nickname and group_name', (
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const id = String(r.body['conversation_id']);
     const c = await conversation(id);
-    assert.deepEqual({ groupName: c.groupName, customerName: c.customerName, groupId: c.groupId }, { groupName: 'Printer support', customerName: 'Nora', groupId: 'R:1069605174' });
+    assert.deepEqual({ groupName: c.groupName, groupId: c.groupId }, { groupName: 'Printer support', groupId: 'R:1069605174' });
     assert.equal(conversationTitle(c), 'Printer support');
     const line = (await entries(id)).find((e) => e.kind === 'message')!;
     assert.deepEqual({ speaker: line.speaker, speakerName: line.speakerName }, { speaker: 'wxid_8g2k', speakerName: 'Nora' });
     assert.ok((await search('printer sup')).includes(id), 'found by the group name');
-    assert.ok((await search('Nora')).includes(id), 'found by the member name');
     assert.ok((await search('1069605174')).includes(id), 'still found by the group id');
+    // A group has members, not a customer: neither the first member's id nor the latest one's name finds it as a field.
+    assert.equal(c.customerName, null);
+    assert.ok(!(await search('wxid_8g2k')).includes(id));
   });
 
   it('the latest name sent wins, on earlier lines too, and a line sent without one shows it; a message without the field renames nobody', async () => {
@@ -57,7 +59,8 @@ describe('display names: from_user_nickname, to_user_nickname and group_name', (
     // No names at all: the stored ones stay.
     await h.post({ ...group, msg_id: mid(), from_user_id: 'wxid_8g2k', content: 'hello?' });
     const c = await conversation(id);
-    assert.deepEqual([c.groupName, c.customerName], ['Printers (EMEA)', 'Nora B.']);
+    assert.equal(c.groupName, 'Printers (EMEA)');
+    assert.deepEqual(c.lastSpeaker, { role: 'customer', id: 'wxid_8g2k', name: 'Nora B.' }, 'the list names who spoke last in a group');
     const names = (await entries(id)).filter((e) => e.kind === 'message').map((e) => e.speakerName);
     assert.ok(names.length >= 4 && names.every((n) => n === 'Nora B.'), JSON.stringify(names));
   });

@@ -192,8 +192,15 @@ export interface ConversationSummary {
   lastCommand?: CommandLine | null;
   /** When the last line is a reply: the bot's, or an operator's (with their name); `lastText` is what it said. */
   lastReply?: { by: 'bot' | 'operator'; operator: string | null } | null;
-  /** In Needs you: the customer's latest message (the last line is often the bot's fallback or an undelivered reply). */
+  /**
+   * In Needs you: the customer's latest message (the last line is often the bot's fallback or an
+   * undelivered reply); in a group, the latest that addressed the service, not members' chatter.
+   */
   lastCustomerText?: string | null;
+  /** Who said lastCustomerText, in a group (their latest name, else their id). */
+  lastCustomerBy?: string | null;
+  /** Who said the last line, when a person did: the list prefixes a group member's or a staff line with it. */
+  lastSpeaker?: { role: MessageRole; id: string | null; name: string | null } | null;
   /** In a search's results: the matching message, cut to begin near the match (the list shows it in place of the last line). */
   matchText?: string | null;
   /** The customer's latest nickname (from_user_nickname, or to_user_nickname when staff or AI wrote to them); in a group, its latest speaker's. */
@@ -446,6 +453,8 @@ export type ConsoleEvent =
       text: string;
       /** What the customer last said, as they said it (null: nothing yet): the console words the rest in its own language. */
       said: string | null;
+      /** In a group: the member who said it (their latest name, else their id). */
+      saidBy?: string;
       /** Who it is, as the console titles the conversation (a console that has not listed it yet still names it). */
       who?: ConversationLabel;
     };

@@ -66,4 +66,9 @@ describe('avatar initials', () => {
     assert.equal(initials('ann.lee@example.com'), 'AL');
     assert.equal(initials('cust-kim'), 'CK');
   });
+  it('a wide (CJK) character fills the badge alone', () => {
+    assert.equal(initials('Ops 夜班群'), 'O');
+    assert.equal(initials('王 小明'), '王');
+    assert.equal(initials('김 민준'), '김');
+  });
 });

@@ -106,6 +106,9 @@ export function initials(name: string): string {
   // A name that is all brackets ("(staff)") still has its letters.
   const words = wordsOf(bare).length ? wordsOf(bare) : wordsOf(name);
   const first = (w: string): string => Array.from(w)[0] ?? '';
-  const letters = words.length > 1 ? first(words[0]!) + first(words[1]!) : first(words[0] ?? '');
+  // A CJK character is as wide as two Latin letters: one fills the badge ("Ops 夜班群" is O, not O夜).
+  const wide = (ch: string): boolean => /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(ch);
+  const two = words.length > 1 ? [first(words[0]!), first(words[1]!)] : [first(words[0] ?? '')];
+  const letters = two.some(wide) ? two[0]! : two.join('');
   return letters.toLocaleUpperCase() || '?';
 }

@@ -13,8 +13,8 @@ export const SEND_USAGE = `usage: npm run cli -- send --client ID (--secret S | 
   --to-nickname  the receiver's display name (to_user_nickname), up to ${NAME_MAX} characters
   --group-name   the group conversation's title (group_name), up to ${NAME_MAX} characters
   --file         a message_info JSON object (or a whole request body), sent as it is; flags override its fields
-  --msg-id       default: a fresh id (cli_...), unless --file has one
-  --from-type    default 2 (customer) for auto_dialog, unless --file has one
+  --msg-id       default: a fresh id (cli_...); with --file, only what the file has (nothing is added)
+  --from-type    default 2 (customer) for auto_dialog; with --file, only what the file has (nothing is added)
   --timestamp    default: now; set it to reproduce a signature
   --dry-run      prints the canonical message_info, the signing string and the signature; sends nothing
   --wait         while nothing listens at the endpoint yet (serve still starting), keep trying this long;

@@ -27,11 +27,16 @@ const row = (over: Partial<ConversationRow>): ConversationRow => ({
 });
 
 test('an alert names the customer and the group as the integration did, with the id agents quote', () => {
-  assert.equal(alertText(row({ customerName: 'Nora' }), 'my printer jams', 'handoff'), 'The bot handed Nora (wxid_8g2k) over to you: “my printer jams”');
+  assert.equal(alertText(row({ customerName: 'Nora' }), { text: 'my printer jams', by: 'Nora' }, 'handoff'), 'The bot handed Nora (wxid_8g2k) over to you: “my printer jams”');
   assert.equal(alertText(row({}), null, 'needs_human'), 'wxid_8g2k needs you');
   const group = { peer: 'g:R:1069605174', groupId: 'R:1069605174', customerName: 'Nora' };
   assert.equal(alertText(row({ ...group, groupName: 'Printer support' }), null, 'needs_human'), 'Printer support (group R:1069605174) needs you');
   assert.equal(alertText(row(group), null, 'needs_human'), 'group R:1069605174 needs you', 'a group never sent a name is its id, not its last speaker');
+  assert.equal(
+    alertText(row({ ...group, groupName: 'Printer support' }), { text: 'how do I reset my password?', by: 'Sam' }, 'handoff'),
+    'The bot handed Printer support (group R:1069605174) over to you: Sam: “how do I reset my password?”',
+    'in a group, the member who asked',
+  );
 });
 
 test('a long name is cut in the sentence, the id kept whole', () => {

@@ -13,11 +13,15 @@ const clip = (text: string, max: number): string => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
+/** What a customer last asked, and who (a group has many members: the alert names the one who asked). */
+export type LastAsked = { text: string; by: string | null } | null;
+
 /** One short sentence for a notification: who is waiting, and what they last said (`last`). */
-export function alertText(conv: ConversationRow | undefined, last: string | null, reason: AlertReason): string {
+export function alertText(conv: ConversationRow | undefined, last: LastAsked, reason: AlertReason): string {
   if (!conv) return 'A conversation needs you';
   const who = titleWithRef({ ...conv, customerName: conv.customerName && clip(conv.customerName, 40), groupName: conv.groupName && clip(conv.groupName, 40) });
-  const said = last ? `: “${clip(last, 100)}”` : '';
+  const asker = conv.groupId && last?.by ? `${clip(last.by, 40)}: ` : '';
+  const said = last ? `: ${asker}“${clip(last.text, 100)}”` : '';
   switch (reason) {
     case 'handoff':
       return `The bot handed ${who} over to you${said}`;
@@ -45,6 +49,7 @@ export function createAlerts(store: Store, events: EventBus) {
     if (conv?.channel === 'web' && conv.customerId === TEST_VISITOR) return;
     const last = conv ? store.workspace.lastCustomerText(conversationId) : null;
     const who = conv && { peer: conv.peer, groupId: conv.groupId, groupName: conv.groupName, customerId: conv.customerId, customerName: conv.customerName };
-    events.emit({ type: 'alert', conversationId, reason, text: alertText(conv, last, reason), said: last === null ? null : clip(last, 200), ...(who ? { who } : {}) });
+    const saidBy = conv?.groupId && last?.by ? { saidBy: clip(last.by, 60) } : {};
+    events.emit({ type: 'alert', conversationId, reason, text: alertText(conv, last, reason), said: last === null ? null : clip(last.text, 200), ...saidBy, ...(who ? { who } : {}) });
   };
 }

@@ -167,10 +167,10 @@ function rememberNames(store: Store, r: IngestRequest, conv: ConversationRow, ro
   const to = r.info.to_user_id ?? null;
   if (from && names.from) store.people.remember(r.clientId, from, names.from, r.now);
   if (to && names.to) store.people.remember(r.clientId, to, names.to, r.now);
-  // A group's customer_name is whoever spoke last; a 1:1 conversation's is its customer, named by
-  // the customer or by staff and AI writing to them.
+  // A 1:1 conversation is named by its customer, by their own word or by staff and AI writing to
+  // them. A group has members, not a customer: it is named by group_name alone.
   const customer =
-    role === 'customer' ? names.from : conv.groupId === null && to !== null && to === conv.customerId && fromStaffSide(r.info, r.settings.boundAccount) ? names.to : null;
+    conv.groupId !== null ? null : role === 'customer' ? names.from : to !== null && to === conv.customerId && fromStaffSide(r.info, r.settings.boundAccount) ? names.to : null;
   const group = conv.groupId !== null ? names.group : null;
   if ((customer !== null && customer !== conv.customerName) || (group !== null && group !== conv.groupName)) store.conversations.rename(conv.id, customer, group);
 }

@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import type { ConversationPage, ConversationSummary, ConversationView } from '../../shared/console-api.ts';
-import type { AutoReplyState, Channel } from '../../shared/conversation.ts';
+import type { AutoReplyState, Channel, MessageRole } from '../../shared/conversation.ts';
 import { encodeCursor, type ListCursor } from '../../shared/list-cursor.ts';
 import { toConversationRow, type RawConversation } from './conversations.ts';
 
@@ -21,20 +21,25 @@ export function excerpt(content: string, needle: string): string {
 
 export const toSummary = (r: RawConv): ConversationSummary => {
   const { createdAt: _createdAt, ...plain } = toConversationRow(r);
-  const row = r.last_customer === undefined ? plain : { ...plain, lastCustomerText: r.last_customer };
+  const asked = r.last_customer ? (JSON.parse(r.last_customer) as [string, string | null]) : null;
+  const row = r.last_customer === undefined ? plain : { ...plain, lastCustomerText: asked?.[0] ?? null, lastCustomerBy: plain.groupId ? (asked?.[1] ?? null) : null };
   if (r.last_reply) {
     // The bot or an operator spoke last: the preview says what the customer was told, and by whom.
     const [kind, content, operator] = JSON.parse(r.last_reply) as ['auto' | 'website' | 'operator', string, string | null];
     return { ...row, lastText: content, lastCommand: null, lastReply: { by: kind === 'operator' ? 'operator' : 'bot', operator } };
   }
   if (r.last_line === null) return { ...row, lastText: null, lastCommand: null };
-  const [role, content, source, operator, note] = JSON.parse(r.last_line) as [string, string | null, string | null, string | null, unknown];
+  const [role, content, source, operator, note] = JSON.parse(r.last_line) as [MessageRole, string | null, string | null, string | null, unknown];
   // A command line (a stop, a resume) previews as the transcript says it, not as its raw command.
-  const lastCommand =
-    role === 'command' && content !== null
-      ? { command: content, source: source === 'console' ? ('console' as const) : ('integration' as const), operator, ...(typeof note === 'string' && note !== '' ? { note } : {}) }
-      : null;
-  return { ...row, lastText: content, lastCommand };
+  if (role === 'command') {
+    const lastCommand =
+      content !== null
+        ? { command: content, source: source === 'console' ? ('console' as const) : ('integration' as const), operator, ...(typeof note === 'string' && note !== '' ? { note } : {}) }
+        : null;
+    return { ...row, lastText: content, lastCommand };
+  }
+  // For a message line the same slots hold who wrote it: the sender's id and latest name.
+  return { ...row, lastText: content, lastCommand: null, lastSpeaker: { role, id: source, name: operator } };
 };
 
 /** Plain data in, plain data out: the read worker runs this off the main thread. */
@@ -61,7 +66,7 @@ export const SHORT_SEARCH_WINDOW = 50_000;
  */
 export const LAST_TEXT = `(SELECT CASE WHEN m.role = 'command'
      THEN json_array(m.role, m.content, json_extract(m.message_info, '$.source'), json_extract(m.message_info, '$.operator.name'), json_extract(m.message_info, '$.note'))
-     ELSE json_array(m.role, m.content) END
+     ELSE json_array(m.role, m.content, m.from_user_id, (SELECT p.nickname FROM people p WHERE p.client_id = m.client_id AND p.user_id = m.from_user_id)) END
    FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_line,
   (SELECT json_array(r.kind, r.content, json_extract(r.operator, '$.name')) FROM replies r
    WHERE r.conversation_id = c.id AND r.kind != 'suggestion' AND r.content != ''
@@ -101,8 +106,9 @@ export function messageSearch(search: string): { from: string; where: string; or
  * In Needs you, what the customer last said: the last line is often the bot's fallback or a failed
  * reply, and the queue is triaged by what the customer wants. Read only for the page's rows.
  */
-const LAST_CUSTOMER = `(SELECT m.content FROM messages m
-   WHERE m.conversation_id = c.id AND m.role = 'customer' AND m.content IS NOT NULL ORDER BY m.id DESC LIMIT 1) AS last_customer`;
+const LAST_CUSTOMER = `(SELECT json_array(m.content, coalesce((SELECT p.nickname FROM people p WHERE p.client_id = m.client_id AND p.user_id = m.from_user_id), m.from_user_id))
+   FROM messages m WHERE m.conversation_id = c.id AND m.role = 'customer' AND m.content IS NOT NULL AND m.reply_reason IS NOT 'not_mentioned'
+   ORDER BY m.id DESC LIMIT 1) AS last_customer`;
 
 type Args = Array<string | number>;
 
@@ -127,7 +133,8 @@ function filterClauses(f: ConversationFilter): { where: string[]; args: Args } {
 /**
  * One page of the console list, keyset-paged on its sort key: the newest activity first, or in
  * "needs you" the longest wait first. A search lists the conversations whose own fields match
- * (customer id, customer name, group id, group name) first, in that order, then those with a matching message,
+ * (a 1:1 conversation's customer id and name, a group's id and name: a group's customer
+ * fields name only the member who wrote first) first, in that order, then those with a matching message,
  * newest matching message first: that walk reads the message index newest first and stops at the
  * page, where ordering every match by the conversation's activity would read all matches.
  */
@@ -139,7 +146,7 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
   const order = needsYou ? 'c.needs_human_since, c.id' : 'c.last_message_at DESC, c.id';
   const base = filterClauses(f);
   const fieldMatch = f.search
-    ? `(c.customer_id LIKE ? ESCAPE '\\' OR c.customer_name LIKE ? ESCAPE '\\' OR c.group_id LIKE ? ESCAPE '\\' OR c.group_name LIKE ? ESCAPE '\\')`
+    ? `((c.group_id IS NULL AND (c.customer_id LIKE ? ESCAPE '\\' OR c.customer_name LIKE ? ESCAPE '\\')) OR c.group_id LIKE ? ESCAPE '\\' OR c.group_name LIKE ? ESCAPE '\\')`
     : null;
   const patterns: string[] = Array(4).fill(pattern(f.search));
   const items: ConversationSummary[] = [];

@@ -39,8 +39,10 @@ export function workspaceQueries(db: Db) {
      ORDER BY id DESC LIMIT ?2`,
   );
   const byMsgId = db.prepare("SELECT id, msg_id, from_user_id FROM messages WHERE conversation_id = ? AND msg_id = ? AND role = 'customer' ORDER BY id DESC LIMIT 1");
+  // In a group, members' chatter the bot was not asked about is not what needs a human.
   const lastCustomerText = db.prepare(
-    "SELECT content FROM messages WHERE conversation_id = ? AND role = 'customer' AND content IS NOT NULL ORDER BY id DESC LIMIT 1",
+    `SELECT m.content, m.from_user_id, p.nickname FROM messages m LEFT JOIN people p ON p.client_id = m.client_id AND p.user_id = m.from_user_id
+     WHERE m.conversation_id = ? AND m.role = 'customer' AND m.content IS NOT NULL AND m.reply_reason IS NOT 'not_mentioned' ORDER BY m.id DESC LIMIT 1`,
   );
   // Someone spoke after a transcript line: a customer or staff message in the IM, or an operator
   // reply from the console (stored after the newest message there was). Bot replies and command
@@ -88,8 +90,10 @@ export function workspaceQueries(db: Db) {
       const r = byMsgId.get(conversationId, msgId) as RawAnswered | undefined;
       return r && toAnswered(r);
     },
-    lastCustomerText(conversationId: string): string | null {
-      return (lastCustomerText.get(conversationId) as { content: string } | undefined)?.content ?? null;
+    /** What the customer last asked (in a group: the last line that addressed the service), and who asked it (name, else id). */
+    lastCustomerText(conversationId: string): { text: string; by: string | null } | null {
+      const r = lastCustomerText.get(conversationId) as { content: string; from_user_id: string | null; nickname: string | null } | undefined;
+      return r ? { text: r.content, by: r.nickname ?? r.from_user_id } : null;
     },
     /** Whether a person wrote in the conversation after its message `messageId` (see spokenAfter). */
     spokenAfter(conversationId: string, messageId: number): boolean {

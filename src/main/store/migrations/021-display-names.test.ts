@@ -52,8 +52,8 @@ test('migration 21 keeps the latest name of each person and group sent before, r
     db.prepare('SELECT id, customer_name, group_name FROM conversations').all().map((r) => [r['id'], [r['customer_name'], r['group_name']]]),
   );
   assert.deepEqual(names, {
-    // from_user_nickname wins over the alias, trimmed; the group's latest name.
-    c_group: ['Nora B.', 'Printer support'],
+    // The group's latest name; a group has no customer name (it held its last speaker's before).
+    c_group: [null, 'Printer support'],
     c_nora: ['Nora Bauer', null],
     c_li: ['Li (alias)', null],
     c_plain: [null, null],

@@ -52,15 +52,13 @@ export const migration021: Migration = {
         SELECT ${groupName} FROM messages m WHERE m.conversation_id = conversations.id AND ${groupName} IS NOT NULL ORDER BY m.id DESC LIMIT 1
       ) WHERE group_id IS NOT NULL;
 
-      -- A 1:1 conversation is named by its customer; a group's customer_name stays its latest speaker's.
+      -- A 1:1 conversation is named by its customer. A group has members, not a customer: until now
+      -- its customer_name held whoever spoke last, beside the customer_id of whoever spoke first.
       UPDATE conversations SET customer_name = coalesce(
         (SELECT nickname FROM people p WHERE p.client_id = conversations.client_id AND p.user_id = conversations.customer_id),
         customer_name
       ) WHERE group_id IS NULL AND customer_id IS NOT NULL;
-      UPDATE conversations SET customer_name = coalesce((
-        SELECT ${fromName} FROM messages m WHERE m.conversation_id = conversations.id AND m.role = 'customer' AND ${fromName} IS NOT NULL
-        ORDER BY m.id DESC LIMIT 1
-      ), customer_name) WHERE group_id IS NOT NULL;
+      UPDATE conversations SET customer_name = NULL WHERE group_id IS NOT NULL;
     `);
   },
 };

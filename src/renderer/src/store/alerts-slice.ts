@@ -76,7 +76,7 @@ export const alertsSlice: Slice<AlertsSlice> = (set, get) => ({
     const who = c ? conversationTitle(c) : event.who ? conversationTitle(event.who) : event.conversationId;
     const title = i18n.t(`work.alert.${event.reason}`, { who });
     // The title in the console's language; the customer's own words after it, not the service's English sentence.
-    const said = event.said === null ? null : `“${clip(event.said)}”`;
+    const said = event.said === null ? null : `${event.saidBy ? `${event.saidBy}: ` : ''}“${clip(event.said)}”`;
     s.announce(said ? `${title}: ${said}` : title);
     // The operator is looking at this very conversation: it still enters Needs you, but a tone or a
     // notification for each line of a live chat would only be noise.

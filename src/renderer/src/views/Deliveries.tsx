@@ -4,7 +4,7 @@ import { useConsole } from '../store/index.ts';
 import { DELIVERY_PROBLEM_STATES, DELIVERY_VIEW_STATES, type DeliveryItem, type DeliveryViewState } from '../../../shared/console-api.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
 import { translateNote } from '../i18n/server-notes.ts';
-import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
+import { conversationTitle, titleWithRef } from '../../../shared/console-display.ts';
 import { fullTime, shortTime } from '../format.ts';
 import { useNow, When } from './relative-time.tsx';
 import { deliveryStatus, maskUrl, shortUrl, type DeliveryStatus } from '../../../shared/console-display.ts';
@@ -98,7 +98,7 @@ export function cancelText(n: CancelNotice, t: TFunction): string {
 function Row({ d, now }: { d: DeliveryItem; now: number }) {
   // The service names who the reply is for, as the list names the conversation; its id on hover.
   const name = d.conversation ? conversationTitle(d.conversation) : d.conversationId;
-  const ref = d.conversation ? conversationRef(d.conversation) : d.conversationId;
+  const full = d.conversation ? titleWithRef(d.conversation) : d.conversationId;
   const { t, i18n } = useTranslation();
   const open = useConsole((s) => s.openConversation);
   const retried = useConsole((s) => s.retried[d.id]);
@@ -124,7 +124,7 @@ function Row({ d, now }: { d: DeliveryItem; now: number }) {
         )}
       </td>
       <td className="clip">
-        <button className="link" onClick={() => open(d.conversationId)} title={t('views.deliveries.open', { id: name === ref ? name : `${name} (${ref})` })}>
+        <button className="link" onClick={() => open(d.conversationId)} title={t('views.deliveries.open', { id: full })}>
           {name}
         </button>
       </td>

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
-import { previewOf } from './command-text.ts';
+import { askedOf } from './command-text.ts';
 import { Avatar } from './Avatar.tsx';
 import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
 import { duration, useNow } from './relative-time.tsx';
@@ -52,7 +52,7 @@ export function NeedsYou() {
                     {t('views.needsYou.waiting', { duration: duration(t, now - since) })}
                   </time>
                   {/* What the customer wants, not the bot's fallback, a reply that never arrived or a console action; a flag's line (with its note) says it best. */}
-                  <span className="last" data-testid="queue-last">{c.lastCommand?.command === 'flag_human' || !c.lastCustomerText ? previewOf(t, c) : c.lastCustomerText}</span>
+                  <span className="last" data-testid="queue-last">{askedOf(t, c)}</span>
                   <span className="badges">
                     {c.needsHumanReason && (
                       <span className={`badge reason ${c.needsHumanReason === 'delivery_failed' ? 'stopped' : 'warn'}`} data-testid="queue-reason">

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
+import { conversationTitle, titleWithRef } from '../../../shared/console-display.ts';
 import { useConsole } from '../store/index.ts';
 import { NO_REQUEST_FILTER, type RequestFilter } from '../store/views-slice.ts';
 import type { RequestLogItem } from '../../../shared/console-api.ts';
@@ -175,7 +175,7 @@ export function RequestLog() {
                       <button
                         className="link clip"
                         onClick={() => open(r.conversationId!)}
-                        title={r.conversation ? `${conversationTitle(r.conversation)} (${conversationRef(r.conversation)})` : r.conversationId}
+                        title={r.conversation ? titleWithRef(r.conversation) : r.conversationId}
                         aria-label={t('views.requests.openConversation', { id: r.conversation ? conversationTitle(r.conversation) : r.conversationId })}
                       >
                         {r.conversation ? conversationTitle(r.conversation) : t('views.requests.open')}

@@ -4,7 +4,7 @@ import { useConsole } from '../store/index.ts';
 import { i18n } from '../i18n/index.ts';
 import { canWrite } from '../store/connection-slice.ts';
 import { effectiveAutoReply } from '../../../shared/conversation.ts';
-import type { ConversationSummary, TranscriptEntry } from '../../../shared/console-api.ts';
+import type { ConversationSummary } from '../../../shared/console-api.ts';
 import { isShortcut } from '../keyboard.ts';
 import { fullTime, inTimeOrder, shortTime } from '../format.ts';
 import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
@@ -113,15 +113,6 @@ function NotShown() {
   );
 }
 
-/**
- * A customer's line sent without a nickname (an assist_dialog request often has none) carries the
- * name the conversation knows them by, so one person does not show under two names and avatars.
- */
-function withCustomerNames(entries: TranscriptEntry[], c: ConversationSummary | undefined): TranscriptEntry[] {
-  if (!c?.customerId || !c.customerName) return entries;
-  return entries.map((e) => (e.role === 'customer' && !e.speakerName && e.speaker === c.customerId ? { ...e, speakerName: c.customerName } : e));
-}
-
 /** The open conversation: who said what and when, why it was answered, and the reply box. */
 export function Transcript({ composeRef }: { composeRef: Ref }) {
   const { t } = useTranslation();
@@ -134,7 +125,8 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
   const shownId = useRef<string | null>(null);
   // Where the operator was when they asked for earlier lines: the page lands above, the view stays put.
   const anchor = useRef<{ height: number; top: number; first: string } | null>(null);
-  const entries = useMemo(() => withCustomerNames(inTimeOrder(transcript?.entries ?? []), transcript?.conversation), [transcript]);
+  // Each line comes named by the service (the latest name sent for its sender's id).
+  const entries = useMemo(() => inTimeOrder(transcript?.entries ?? []), [transcript]);
   const id = transcript?.conversation.id ?? null;
   const canSend = transcript !== null && transcript.sendTarget?.ok !== false && operator !== null;
   const use = useCallback(
