@@ -144,6 +144,9 @@ describe('display names: from_user_nickname, to_user_nickname and group_name', (
     const delivery = await eventually(failing, 'the failing delivery');
     assert.equal(delivery.conversation && conversationTitle(delivery.conversation), 'Printer support', 'the name this message sent, the latest');
     assert.equal(delivery.conversation?.groupId, 'R:1069605174');
+    assert.deepEqual(delivery.to, { id: 'wxid_8g2k', name: 'Nora B.' }, 'the member the reply answers');
+    const reply = (await entries(String(g.body['conversation_id']))).filter((e) => e.kind === 'reply').at(-1);
+    assert.deepEqual(reply?.mentions, [{ id: 'wxid_8g2k', name: 'Nora B.' }], 'the group reply @-mentions her, by name');
     rx.respond = () => ({ status: 200 });
 
     const log = await api().listRequests({ onlyFailed: false, limit: 200 });

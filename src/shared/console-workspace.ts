@@ -49,8 +49,10 @@ export interface DeliveryItem {
   /** The send_url it goes to. */
   url: string;
   createdAt: number;
-  /** Who the reply is for, named as the list names the conversation. */
+  /** Which conversation the reply is in, named as the list names it. */
   conversation?: ConversationLabel | null;
+  /** The customer it answers (to_user_id, with their latest name): in a group, the member who asked. */
+  to?: { id: string; name: string | null } | null;
 }
 
 export const AUDIT_ACTIONS = ['reply', 'resolve', 'flag', 'stop', 'resume', 'assist', 'retry', 'cancel', 'client_settings', 'operator'] as const;

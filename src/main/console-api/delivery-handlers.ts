@@ -85,7 +85,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
 
   return {
     async listDeliveries(input) {
-      const { rows, labels } = await deps.reads.deliveryProblems(input.states, input.clientId ?? null, input.limit);
+      const { rows, labels, recipients } = await deps.reads.deliveryProblems(input.states, input.clientId ?? null, input.limit);
       return rows.map(
         (d): DeliveryItem => ({
           id: d.id,
@@ -101,6 +101,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
           url: d.sendUrl,
           createdAt: d.createdAt,
           conversation: labels[d.conversationId] ?? null,
+          to: recipients[d.id] ?? null,
         }),
       );
     },

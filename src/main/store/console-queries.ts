@@ -37,7 +37,8 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
   const replies = db.prepare(
     `SELECT r.id, r.kind, r.msg_id, r.after_message_id, r.content, r.handoff, r.confidence, r.cause, r.created_at, r.sources, r.engine,
             r.operator, r.instruction,
-            d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error, d.next_attempt_at AS delivery_next
+            d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error, d.next_attempt_at AS delivery_next,
+            json_extract(d.message_info, '$.at_list') AS delivery_at
      FROM replies r LEFT JOIN deliveries d ON d.reply_id = r.id
      WHERE r.conversation_id = ? AND r.after_message_id >= ? AND r.after_message_id < ? ORDER BY r.id`,
   );
@@ -144,6 +145,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         delivery_attempts: number | null;
         delivery_error: string | null;
         delivery_next: number | null;
+        delivery_at: string | null;
       }>) {
         // An operator reply is a staff line, named by the operator who sent it from the console.
         const operator = r.operator ? (JSON.parse(r.operator) as Operator) : undefined;
@@ -167,8 +169,12 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
               ? null
               : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error, ...waitOf(r.delivery_id, r.delivery_state!, r.delivery_next) },
           afterMessageId: r.after_message_id,
+          // In a group a reply @-mentions whom it answers (protocol section 7): named below, as message mentions are.
+          ...(r.delivery_at ? { mentions: (JSON.parse(r.delivery_at) as string[]).map((id) => ({ id, name: null })) } : {}),
         });
       }
+      const replyNames = clientId !== undefined ? people.names(clientId, replyEntries.flatMap((e) => (e.mentions ?? []).map((m) => m.id))) : new Map<string, string>();
+      for (const e of replyEntries) e.mentions = e.mentions?.map((m) => ({ id: m.id, name: replyNames.get(m.id) ?? null }));
       // Sources name their knowledge-base question (one lookup for the page); a deleted entry has none.
       const questions = kbQuestions(replyEntries.flatMap((e) => (e.sources ?? []).map((src) => src.id)));
       for (const e of replyEntries) {

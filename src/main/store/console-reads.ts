@@ -7,6 +7,16 @@ import type { Store } from './index.ts';
  * functions, so their parameter and result types are the store's: a change there flows through.
  * A read that runs several statements is one entry: on the read thread it is one snapshot.
  */
+/** The customer a delivery answers (protocol section 7: `to_user_id`), read from its stored message_info. */
+function recipientOf(messageInfo: string): string | null {
+  try {
+    const to = (JSON.parse(messageInfo) as Record<string, unknown>)['to_user_id'];
+    return typeof to === 'string' && to !== '' ? to : null;
+  } catch {
+    return null;
+  }
+}
+
 export function consoleReads(store: Store) {
   return {
     conversations: store.console.conversations,
@@ -30,9 +40,21 @@ export function consoleReads(store: Store) {
       const rows = store.requestLog.filtered(filter);
       return { rows, labels: store.conversations.labels(rows.flatMap((r) => r.conversationId ?? [])) };
     },
+    /** Problem deliveries, who each conversation is with, and whom each reply was for (to_user_id, by name). */
     deliveryProblems(...args: Parameters<Store['deliveries']['problems']>) {
       const rows = store.deliveries.problems(...args);
-      return { rows, labels: store.conversations.labels(rows.map((d) => d.conversationId)) };
+      const to = new Map(rows.map((d) => [d.id, recipientOf(d.messageInfo)]));
+      const names = new Map<string, Map<string, string>>();
+      for (const clientId of new Set(rows.map((d) => d.clientId))) {
+        names.set(clientId, store.people.names(clientId, rows.flatMap((d) => (d.clientId === clientId ? (to.get(d.id) ?? []) : []))));
+      }
+      const recipients = Object.fromEntries(
+        rows.flatMap((d) => {
+          const id = to.get(d.id);
+          return id ? [[d.id, { id, name: names.get(d.clientId)?.get(id) ?? null }]] : [];
+        }),
+      );
+      return { rows, labels: store.conversations.labels(rows.map((d) => d.conversationId)), recipients };
     },
     audit: store.audit.list,
   };

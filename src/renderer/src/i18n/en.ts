@@ -232,6 +232,7 @@ export const en = {
       next: 'next try {{time}}',
       created: 'created {{time}}',
       open: 'Open conversation {{id}}',
+      to: 'to {{name}}',
     },
     dashboard: {
       tiles: 'Right now',

@@ -229,6 +229,7 @@ export const zhCN: Messages = {
       next: '下次尝试 {{time}}',
       created: '创建于 {{time}}',
       open: '打开会话 {{id}}',
+      to: '回复 {{name}}',
     },
     dashboard: {
       tiles: '当前状态',

@@ -127,6 +127,13 @@ function Row({ d, now }: { d: DeliveryItem; now: number }) {
         <button className="link" onClick={() => open(d.conversationId)} title={t('views.deliveries.open', { id: full })}>
           {name}
         </button>
+        {/* A group has many members: the row says which one the reply answers. */}
+        {d.conversation?.groupId && d.to && (
+          <small className="to" title={d.to.id} data-testid="delivery-to">
+            {' '}
+            {t('views.deliveries.to', { name: d.to.name ?? d.to.id })}
+          </small>
+        )}
       </td>
       <td className="clip" title={d.clientId}>
         {d.clientId}
