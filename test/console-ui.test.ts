@@ -67,9 +67,9 @@ describe('operator console in Chromium (headless console)', { skip }, () => {
   // The list has no poll and the page is never reloaded: a row that appears at all was pushed by the
   // event stream. How fast is bench/console's question; a 1 s bound here failed on a loaded machine.
   it('traffic from a signed client appears live, without a reload', async () => {
-    assert.equal((await send({ event_type: 'auto_dialog', msg_id: 'ui-1', from_user_id: 'alice', from_user_type: 2, content: 'Where is my parcel?' })).status, 200);
+    assert.equal((await send({ event_type: 'auto_dialog', msg_id: 'ui-1', from_user_id: 'alice', from_user_nickname: 'Alice Chen', from_user_type: 2, content: 'Where is my parcel?' })).status, 200);
     await page.waitForSelector('[data-conversation]:has-text("alice")', { timeout: 5000 });
-    await send({ event_type: 'auto_dialog', msg_id: 'ui-2', group_id: 'support-room', from_user_id: 'bob', from_user_type: 2, content: 'Anyone here?' });
+    await send({ event_type: 'auto_dialog', msg_id: 'ui-2', group_id: 'support-room', group_name: 'Support room', from_user_id: 'bob', from_user_nickname: 'Bob', from_user_type: 2, content: 'Anyone here?' });
     await page.waitForSelector('[data-conversation]:has-text("support-room")', { timeout: 5000 });
   });
 
