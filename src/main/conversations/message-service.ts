@@ -41,7 +41,9 @@ export type MessageWriter = Writer<WriteCommand, WriteResult>;
 /** The message being answered, as the engine reads it: named, and with what it quotes. */
 function questionLine(store: Store, a: Accepted, at: number): ContextLine {
   const info = a.info as unknown as Record<string, unknown>;
-  const name = store.people.names(a.client.id, a.info.from_user_id ? [a.info.from_user_id] : []).get(a.info.from_user_id ?? '') ?? nicknameOf(info);
+  // A name sent with this message is the latest one; only a message without one needs the stored name.
+  const sender = a.info.from_user_id;
+  const name = nicknameOf(info) ?? (sender ? (store.people.names(a.client.id, [sender]).get(sender) ?? null) : null);
   const quoteId = quotedMsgId(info);
   const line = quoteId ? store.quotes(a.client.id, [quoteId]).get(quoteId) : undefined;
   const text = quoteId ? (quoteTextOf(info) ?? line?.content ?? null) : null;
