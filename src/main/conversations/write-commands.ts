@@ -151,17 +151,21 @@ function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, ms
     replyReason: decision?.reason ?? null,
   });
   // The list shows unread counts and names from the conversation row alone: kept here, per message.
-  if (role === 'customer') store.conversations.touchCustomer(conv.id, r.now);
-  else store.conversations.touch(conv.id, 1, r.now);
-  rememberNames(store, r, conv, role);
+  const names = rememberNames(store, r, conv, role);
+  if (role === 'customer') store.conversations.touchCustomer(conv.id, r.now, names.customer, names.group);
+  else {
+    store.conversations.touch(conv.id, 1, r.now);
+    if (names.customer !== null || names.group !== null) store.conversations.rename(conv.id, names.customer, names.group);
+  }
   return id;
 }
 
 /**
  * Protocol v1.2's display names, the latest sent winning: every (user id, nickname) pair a
- * message carries, and on the conversation row the name of its customer and of its group.
+ * message carries goes to `people`; returned are the conversation row's new names, null where
+ * the message changes nothing (most messages repeat the names they carried before).
  */
-function rememberNames(store: Store, r: IngestRequest, conv: ConversationRow, role: MessageRole): void {
+function rememberNames(store: Store, r: IngestRequest, conv: ConversationRow, role: MessageRole): { customer: string | null; group: string | null } {
   const names = displayNamesOf(r.info as unknown as Record<string, unknown>);
   const from = r.info.from_user_id || null;
   const to = r.info.to_user_id ?? null;
@@ -172,7 +176,7 @@ function rememberNames(store: Store, r: IngestRequest, conv: ConversationRow, ro
   const customer =
     conv.groupId !== null ? null : role === 'customer' ? names.from : to !== null && to === conv.customerId && fromStaffSide(r.info, r.settings.boundAccount) ? names.to : null;
   const group = conv.groupId !== null ? names.group : null;
-  if ((customer !== null && customer !== conv.customerName) || (group !== null && group !== conv.groupName)) store.conversations.rename(conv.id, customer, group);
+  return { customer: customer !== conv.customerName ? customer : null, group: group !== conv.groupName ? group : null };
 }
 
 function autoDialog(store: Store, r: IngestRequest): Outcome {

@@ -87,7 +87,8 @@ export function conversationQueries(db: Db) {
     'UPDATE conversations SET message_count = message_count + ?, last_message_at = max(last_message_at, ?) WHERE id = ?',
   );
   const touchCustomer = db.prepare(
-    'UPDATE conversations SET message_count = message_count + 1, last_message_at = max(last_message_at, ?), unread = unread + 1 WHERE id = ?',
+    `UPDATE conversations SET message_count = message_count + 1, last_message_at = max(last_message_at, ?), unread = unread + 1,
+       customer_name = coalesce(?, customer_name), group_name = coalesce(?, group_name) WHERE id = ?`,
   );
   const labels = db.prepare(
     'SELECT id, peer, group_id, group_name, customer_id, customer_name FROM conversations WHERE id IN (SELECT value FROM json_each(?))',
@@ -166,9 +167,9 @@ export function conversationQueries(db: Db) {
     touch(id: string, added: number, at: number): void {
       touch.run(added, at, id);
     },
-    /** A customer message was appended: one more unread. */
-    touchCustomer(id: string, at: number): void {
-      touchCustomer.run(at, id);
+    /** A customer message was appended: one more unread, and the names it brought (null keeps the stored one). */
+    touchCustomer(id: string, at: number, customerName: string | null = null, groupName: string | null = null): void {
+      touchCustomer.run(at, customerName, groupName, id);
     },
     /** The list names a conversation from its row alone: the customer's and the group's latest names (null keeps the stored one). */
     rename(id: string, customerName: string | null, groupName: string | null): void {
