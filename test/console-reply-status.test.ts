@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, openHeaderPrefs, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
 import type { DeliveryItem } from '../src/shared/console-api.ts';
 
@@ -15,10 +15,11 @@ const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get
 const ACME_URL = 'http://127.0.0.1:9/a/very/long/path/to/the/receiver/hook?token=secret-token';
 
 /**
- * What a support agent who sits in the console all day reported (a review of the operator
- * console), each checked as they see it, in Chromium at 1280×800 unless said otherwise.
+ * What the console says about replies and their state, as an agent sees it in Chromium at
+ * 1280×800: why-lines of replies cancelled by a stop, stop and resume lines and previews, the
+ * Paused badge, cancelled deliveries, a web chat with no send_url, the reply settings' help.
  */
-describe('the support-agent review of the console', { skip }, () => {
+describe('reply status in the console: why-lines, stops and pauses, cancelled deliveries, no send_url, reply settings', { skip }, () => {
   let server: ServeProcess;
   let browser: Browser;
   let page: Page;
@@ -30,7 +31,7 @@ describe('the support-agent review of the console', { skip }, () => {
 
   before(async () => {
     buildConsole();
-    const dir = mkdtempSync(join(tmpdir(), 'sb-review-'));
+    const dir = mkdtempSync(join(tmpdir(), 'sb-reply-status-'));
     secrets['acme'] = secretFrom(cli(dir, 'clients', 'add', 'acme', '--send-url', ACME_URL, '--bound-account', 'bot-acme').stdout);
     secrets['site'] = secretFrom(cli(dir, 'clients', 'add', 'site').stdout);
     cli(dir, 'kb', 'add', '--question', 'Where is my parcel?', '--answer', 'Track it with the link in your confirmation email.');
@@ -115,58 +116,12 @@ describe('the support-agent review of the console', { skip }, () => {
     assert.equal(new Set(edges.map((e) => e.right)).size, 1, `one right edge for every time: ${JSON.stringify(edges)}`);
   });
 
-  it('the header is one row at 1280×800 and at 1024×700, with no sideways scroll', async () => {
-    const layout = () =>
-      js<{ rows: number; sideways: boolean; hidden: string[] }>(
-        page,
-        `(() => { const kids = [...document.querySelector('header.top').children].filter((k) => !k.classList.contains('endpoint') && k.checkVisibility());
-          const middles = kids.map((k) => { const r = k.getBoundingClientRect(); return (r.top + r.bottom) / 2; });
-          return { rows: Math.max(...middles) - Math.min(...middles) < 16 ? 1 : 2, sideways: document.documentElement.scrollWidth > document.documentElement.clientWidth,
-            hidden: kids.filter((k) => { const r = k.getBoundingClientRect(); return r.width === 0 || r.right > innerWidth; }).map((k) => k.outerHTML.slice(0, 60)) }; })()`,
-      );
-    assert.deepEqual(await layout(), { rows: 1, sideways: false, hidden: [] });
-    // Every button in the row says what it does in words (four were icons only: a bell, a speaker, "?", a moon).
-    const wordless = () =>
-      js<string[]>(
-        page,
-        `[...document.querySelectorAll('header.top button')].filter((b) => b.checkVisibility() && !/\\p{L}{2}/u.test(b.innerText)).map((b) => b.outerHTML.slice(0, 80))`,
-      );
-    assert.deepEqual(await wordless(), []);
-    // Folded at 1280 px, the settings open from a button that says "Settings", each switch with its words.
-    const folded = await openHeaderPrefs(page);
-    for (const name of ['Enable alerts', 'Sound', 'Shortcuts', 'Dark theme']) {
-      const button = page.getByRole('button', { name, exact: true });
-      assert.equal(await button.count(), 1, name);
-      assert.equal((await button.innerText()).trim(), name, `${name} in words`);
-    }
-    assert.deepEqual(await wordless(), [], 'and in the open menu');
-    if (folded) await page.keyboard.press('Escape');
-    await page.setViewportSize({ width: 1024, height: 700 });
-    // At 1024 the operator shows as an avatar: the name stays in its tooltip and accessible name.
-    // (A fold, if the row needs one, follows the resize in the next frame.)
-    await waitFor('one header row at 1024 px', async () => (await layout()).rows === 1);
-    assert.deepEqual(await layout(), { rows: 1, sideways: false, hidden: [] });
-    const operator = page.locator('header.top [data-testid=operator]');
-    assert.match((await operator.getAttribute('title')) ?? '', /Ann/);
-    assert.equal(await page.getByRole('button', { name: /^Ann/ }).count(), 1, 'the operator button is still named');
-    assert.equal(await page.getByRole('heading', { level: 1, name: 'Switchboard' }).count(), 1, 'the product name stays for screen readers');
-    // Where the alert switch is down to its bell, its words are still its name and tooltip.
-    const bell = page.locator('header.top .alert-controls button');
-    assert.equal(await bell.getAttribute('title'), 'Enable alerts');
-    assert.equal(await page.getByRole('button', { name: 'Enable alerts', exact: true }).count(), 1);
-    await page.setViewportSize({ width: 1680, height: 900 });
-    await waitFor('no "Settings" menu when everything fits', async () => !(await page.locator('header.top .more-prefs').isVisible()));
-    assert.deepEqual(await wordless(), []);
-    for (const name of ['Sound', 'Shortcuts', 'Dark theme']) assert.equal((await page.getByRole('button', { name, exact: true }).innerText()).trim(), name);
-    await page.setViewportSize({ width: 1280, height: 800 });
-  });
-
   it('deliveries show their target URL, short with the whole on hover, and the cancelled ones with why', async () => {
     await page.click('nav [data-view="deliveries"]');
     const bob = page.locator('[data-testid=deliveries] tbody tr.retrying');
     await bob.waitFor();
     const url = bob.locator('[data-testid=delivery-url]');
-    // The whole URL on hover, its query's values masked (the second review: a token showed in the tooltip).
+    // The whole URL on hover, its query's values masked (a token once showed in the tooltip).
     assert.equal(await url.getAttribute('title'), ACME_URL.replace('secret-token', '…'));
     const shown = (await url.textContent()) ?? '';
     assert.ok(shown.startsWith('127.0.0.1:9/a/very') && shown.length <= 48 && !shown.includes('secret-token'), shown);

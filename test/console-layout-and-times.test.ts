@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import type { Browser, Page } from '@playwright/test';
 import type { ServeProcess } from './helpers/processes.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
-import { buildConsole, CHROMIUM, consoleCall, launchChromium, openConsole, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, CHROMIUM, consoleCall, launchChromium, openConsole, openHeaderPrefs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { js } from './helpers/console-page.ts';
 import { addSeedClients, seedTraffic, type Seed } from './helpers/console-seed.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
@@ -12,7 +13,11 @@ const nav = (page: Page, view: string) => page.click(`nav [data-view="${view}"]`
 // Page-side code as source text: the tests are type-checked without the DOM library.
 const inPage = <T>(page: Page, source: string): Promise<T> => page.evaluate(source) as Promise<T>;
 
-describe('console polish (support-agent review) in Chromium', { skip }, () => {
+/**
+ * The console's layout and its times, in Chromium: labels kept whole, lines centred, a header of
+ * one row at every width, one clock format, one time axis for every chart.
+ */
+describe('console layout and times: whole labels, centred lines, a one-row header, one clock format, one chart axis', { skip }, () => {
   let browser: Browser;
   let server: ServeProcess;
   let receiver: Receiver;
@@ -28,6 +33,8 @@ describe('console polish (support-agent review) in Chromium', { skip }, () => {
     const started = await startServe();
     server = started.server;
     seed = await seedTraffic(server, addSeedClients(started.dataDir, receiver.url));
+    // The header's operator button is checked by name, so one is set before the page opens.
+    await consoleCall(server, 'setOperator', { id: 'ann', name: 'Ann Lee' });
     browser = await launchChromium();
     page = await openConsole(browser, server);
     await page.waitForSelector('[data-conversation]');
@@ -99,6 +106,52 @@ describe('console polish (support-agent review) in Chromium', { skip }, () => {
     );
     assert.ok(offsets.length >= 4);
     for (const off of offsets) assert.ok(Math.abs(off) <= 2, `a command line is ${off} px off centre`);
+  });
+
+  it('the header is one row at 1280×800 and at 1024×700, with no sideways scroll', async () => {
+    const layout = () =>
+      js<{ rows: number; sideways: boolean; hidden: string[] }>(
+        page,
+        `(() => { const kids = [...document.querySelector('header.top').children].filter((k) => !k.classList.contains('endpoint') && k.checkVisibility());
+          const middles = kids.map((k) => { const r = k.getBoundingClientRect(); return (r.top + r.bottom) / 2; });
+          return { rows: Math.max(...middles) - Math.min(...middles) < 16 ? 1 : 2, sideways: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+            hidden: kids.filter((k) => { const r = k.getBoundingClientRect(); return r.width === 0 || r.right > innerWidth; }).map((k) => k.outerHTML.slice(0, 60)) }; })()`,
+      );
+    assert.deepEqual(await layout(), { rows: 1, sideways: false, hidden: [] });
+    // Every button in the row says what it does in words (four were icons only: a bell, a speaker, "?", a moon).
+    const wordless = () =>
+      js<string[]>(
+        page,
+        `[...document.querySelectorAll('header.top button')].filter((b) => b.checkVisibility() && !/\\p{L}{2}/u.test(b.innerText)).map((b) => b.outerHTML.slice(0, 80))`,
+      );
+    assert.deepEqual(await wordless(), []);
+    // Folded at 1280 px, the settings open from a button that says "Settings", each switch with its words.
+    const folded = await openHeaderPrefs(page);
+    for (const name of ['Enable alerts', 'Sound', 'Shortcuts', 'Dark theme']) {
+      const button = page.getByRole('button', { name, exact: true });
+      assert.equal(await button.count(), 1, name);
+      assert.equal((await button.innerText()).trim(), name, `${name} in words`);
+    }
+    assert.deepEqual(await wordless(), [], 'and in the open menu');
+    if (folded) await page.keyboard.press('Escape');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    // At 1024 the operator shows as an avatar: the name stays in its tooltip and accessible name.
+    // (A fold, if the row needs one, follows the resize in the next frame.)
+    await waitFor('one header row at 1024 px', async () => (await layout()).rows === 1);
+    assert.deepEqual(await layout(), { rows: 1, sideways: false, hidden: [] });
+    const operator = page.locator('header.top [data-testid=operator]');
+    assert.match((await operator.getAttribute('title')) ?? '', /Ann/);
+    assert.equal(await page.getByRole('button', { name: /^Ann/ }).count(), 1, 'the operator button is still named');
+    assert.equal(await page.getByRole('heading', { level: 1, name: 'Switchboard' }).count(), 1, 'the product name stays for screen readers');
+    // Where the alert switch is down to its bell, its words are still its name and tooltip.
+    const bell = page.locator('header.top .alert-controls button');
+    assert.equal(await bell.getAttribute('title'), 'Enable alerts');
+    assert.equal(await page.getByRole('button', { name: 'Enable alerts', exact: true }).count(), 1);
+    await page.setViewportSize({ width: 1680, height: 900 });
+    await waitFor('no "Settings" menu when everything fits', async () => !(await page.locator('header.top .more-prefs').isVisible()));
+    assert.deepEqual(await wordless(), []);
+    for (const name of ['Sound', 'Shortcuts', 'Dark theme']) assert.equal((await page.getByRole('button', { name, exact: true }).innerText()).trim(), name);
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('all dashboard charts share one time axis that starts when the server did, not an hour ago', async () => {
