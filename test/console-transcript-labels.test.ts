@@ -9,7 +9,7 @@ import { buildConsole, CHROMIUM, consoleCall, launchChromium, listRow, openConso
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 
-/** What a second support-agent review found misleading in the transcript's labels, checked in Chromium. */
+/** Transcript labels a support agent can trust (when a message was written, suggestions asked for, groups, search), checked in Chromium. */
 describe('transcript labels a support agent can trust', { skip }, () => {
   let server: ServeProcess;
   let browser: Browser;
