@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { spawnServe, cli, secretFrom } from './helpers/processes.ts';
 import { eventually } from './helpers/receiver.ts';
+import { holdRequest, inFlightGauge } from './helpers/held-request.ts';
 import { signBody } from './helpers/sign.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -18,29 +18,6 @@ async function send(endpoint: string, secret: string, info: Record<string, unkno
     body: JSON.stringify(signBody('acme', secret, info, now())),
   });
   return { status: r.status, headers: r.headers, body: (await r.json()) as Record<string, unknown> };
-}
-
-type HeldAnswer = { status: number; body: Record<string, unknown> } | { error: string };
-
-/** A request sent but for the last byte of its body: in flight on the server until `finish()`. */
-function holdRequest(endpoint: string, secret: string, info: Record<string, unknown>): { finish(): void; response: Promise<HeldAnswer> } {
-  const body = Buffer.from(JSON.stringify(signBody('acme', secret, info, now())));
-  const req = request(endpoint, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } });
-  const response = new Promise<HeldAnswer>((resolve) => {
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-      res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
-  });
-  req.write(body.subarray(0, -1));
-  return { finish: () => req.end(body.subarray(-1)), response };
-}
-
-function inFlightGauge(metrics: string): number {
-  return Number(/^switchboard_http_in_flight (\d+)$/m.exec(metrics)?.[1] ?? NaN);
 }
 
 /** 'connected' or the error code of a bare TCP connect to the endpoint's port. */
@@ -68,7 +45,7 @@ describe('restart durability (separate processes, same data dir)', () => {
     // Held at a known point: headers and all of the body but its last byte are sent, so the
     // server has taken each request (it counts it in flight) and waits for the rest.
     const HELD = 20;
-    const held = Array.from({ length: HELD }, (_, i) => holdRequest(server.endpoint, secret, msg(`t${i}`)));
+    const held = Array.from({ length: HELD }, (_, i) => holdRequest(server.endpoint, JSON.stringify(signBody('acme', secret, msg(`t${i}`), now()))));
     const inFlight = await eventually(async () => {
       const n = inFlightGauge(await (await fetch(`${server.base}/metrics`)).text());
       return n === HELD + 1 && n; // + the /metrics request itself
