@@ -109,7 +109,7 @@ describe("replayed requests against serve's defaults (section 3, docs/protocol.m
     db.close();
 
     server = await spawnServe(dir);
-    const [stillIn, pastIt, stillFresh] = await Promise.all([inside, outside, fresh].map((b) => post(server.endpoint, b)));
+    const [stillIn, pastIt, stillFresh] = await Promise.all([post(server.endpoint, inside), post(server.endpoint, outside), post(server.endpoint, fresh)]);
     const took = (Date.now() - aged) / 1000;
     assert.ok(took < 10, `restarted and replayed within 10 s of the ageing (${took} s), so the first is still under 600 s old`);
     assert.equal(stillIn.status, 409, `accepted ${590 + took} s ago: still a replay`);
