@@ -121,7 +121,7 @@ describe('docs/openapi.json against a running server', () => {
     h.addClient(EXAMPLE.disabledClient);
     h.admin.clients.setEnabled(EXAMPLE.disabledClient, false, h.clock.now());
     for (const { question, answer } of EXAMPLE.kb) h.admin.kb.add(question, answer, h.clock.now());
-    receiver = await startReceiver();
+    receiver = await startReceiver('/hook', { now: () => h.clock.now() });
   });
   after(async () => {
     await h.stop();
