@@ -40,6 +40,12 @@ export interface Harness {
   now(): number;
   post(info: Record<string, unknown>, options?: PostOptions): Promise<Res>;
   postRaw(body: string | Buffer, headers?: Record<string, string>): Promise<Res>;
+  /**
+   * Resolves once everything already set in motion has finished (RunningService.quiesce): every
+   * write committed, no reply being made, no delivery attempt unrecorded, nothing due on the
+   * clock. After it, "nothing happened" is a fact rather than the outcome of a short sleep.
+   */
+  quiesce(): Promise<void>;
   /** Stops the service, lets `downForMs` pass on the clock (an outage), and starts it again. */
   restart(downForMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -95,6 +101,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return secret;
     },
     now: () => Math.floor(clock.now() / 1000),
+    quiesce: () => h.service.quiesce(),
     async post(info, o = {}) {
       const client = o.client ?? 'acme';
       const secret = o.secret ?? secrets.get(client) ?? 'no-secret';
