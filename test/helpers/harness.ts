@@ -62,6 +62,8 @@ export interface HarnessOptions {
   log?: (line: string) => void;
   /** The time source of the service's per-turn budget (see ServiceOptions.turnClock). */
   turnClock?: () => number;
+  /** The console read thread's entry (ServiceOptions.readerEntry): a test's own, to hold a read. */
+  readerEntry?: URL | string;
 }
 
 async function parse(r: Response): Promise<Res> {
@@ -81,7 +83,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const clock = manualClock(options.clockStart ?? T0);
   const config = serverConfigSchema.parse({ port: 0, ...options.config });
   const start = (): Promise<RunningService> =>
-    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: options.log ?? (() => {}), turnClock: options.turnClock });
+    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: options.log ?? (() => {}), turnClock: options.turnClock, readerEntry: options.readerEntry });
   let service = await start();
   const admin = createStore(openDatabase(databasePath(dataDir)));
   const box = keyFileBox(secretKeyPath(dataDir));
