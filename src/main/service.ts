@@ -222,6 +222,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logInfo: log,
   });
   metrics.gauge('switchboard_ingest_queued', 'Chat messages read and waiting for their turn on the main thread.', () => ingestSlicer.pending());
+  metrics.gauge('switchboard_db_writes_pending', 'Writes handed to the writer thread and not yet committed.', () => writer.pending());
   metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);
   metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => writer.stats.largestBatch);
   metrics.histogram(
