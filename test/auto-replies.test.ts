@@ -1,7 +1,7 @@
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
-import { startReceiver, eventually, settle, verifyDelivery, type Receiver } from './helpers/receiver.ts';
+import { startReceiver, eventually, verifyDelivery, type Receiver } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 
 const SECRET = 'secret-acme-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -27,7 +27,7 @@ describe('auto replies: when to answer (section 6)', () => {
   it('waits for the quiet period, then delivers a signed reply per section 7', async () => {
     const m = await say('How do I reset my password?');
     h.clock.advance(1999);
-    await settle(50);
+    await h.quiesce();
     assert.equal(rx.received.length, 0, 'nothing before the quiet period ends');
     h.clock.advance(1);
     const [d] = await eventually(() => rx.received.length === 1 && rx.received, 'the delivery');
@@ -79,7 +79,7 @@ describe('auto replies: when to answer (section 6)', () => {
     await eventually(() => eng.waiting() === 1, 'the engine working');
     await say('and a second one');
     eng.release();
-    await settle(50);
+    await h.quiesce();
     assert.equal(rx.received.length, 0, 'the first answer was dropped');
     h.clock.advance(2000);
     await eventually(() => rx.received.length === 1, 'the redo');
@@ -120,7 +120,7 @@ describe('auto replies: when to answer (section 6)', () => {
       const b = await ask('bob', 'How do I change my password?');
       h.clock.advance(2000);
       await eventually(() => rx.received.length === 2, 'two deliveries');
-      await settle(50);
+      await h.quiesce();
       assert.equal(rx.received.length, 2);
       assert.equal(eng.calls.length, 2, 'one engine call per customer');
       for (const [customer, m, question] of [['alice', a, 'Where is my parcel?'], ['bob', b, 'How do I change my password?']] as const) {
@@ -145,7 +145,7 @@ describe('auto replies: when to answer (section 6)', () => {
       const a2 = await ask('alice', 'my order 42 is late');
       h.clock.advance(2000);
       await eventually(() => rx.received.length === 2, 'two deliveries');
-      await settle(50);
+      await h.quiesce();
       assert.equal(rx.received.length, 2, 'alice twice and bob once: two replies');
       assert.deepEqual(deliveryFor('alice').body.message_info['reply_to'], [a1.body['msg_id'], a2.body['msg_id']]);
       assert.deepEqual(deliveryFor('bob').body.message_info['reply_to'], [b1.body['msg_id']]);
@@ -168,7 +168,7 @@ describe('auto replies: when to answer (section 6)', () => {
       await eventually(() => eng.waiting() === 2, 'both engine calls working');
       await ask('carol', 'third');
       eng.release();
-      await settle(50);
+      await h.quiesce();
       assert.equal(rx.received.length, 0, 'the overtaken answers were dropped');
       h.clock.advance(2000);
       await eventually(() => rx.received.length === 3, 'three deliveries');
@@ -181,11 +181,11 @@ describe('auto replies: when to answer (section 6)', () => {
       assert.ok(asked.every((m) => (m.body['reply'] as { scheduled: boolean }).scheduled));
       h.clock.advance(2000);
       await eventually(() => rx.received.length === 6, 'six replies');
-      await settle(50);
+      await h.quiesce();
       assert.equal(rx.received.length, 6, 'no more than six in the minute');
       assert.equal(traceOf(asked[6]!.body['msg_id']).outcome, 'pending', 'the seventh still waits, it is not dropped');
       h.clock.advance(60_000);
-      await settle(50);
+      await h.quiesce();
       assert.equal(rx.received.length, 6, 'the first six still count at exactly 60 s');
       h.clock.advance(1);
       await eventually(() => rx.received.length === 7, 'the seventh reply once a slot frees');
@@ -199,7 +199,7 @@ describe('auto replies: when to answer (section 6)', () => {
     h.clock.advance(2000);
     await eventually(() => h.admin.conversations.byId(String(m.body['conversation_id']))?.needsHuman, 'needs_human');
     assert.equal(h.admin.conversations.byId(String(m.body['conversation_id']))?.needsHumanReason, 'no_answer', 'Needs you says why');
-    await settle(50);
+    await h.quiesce();
     assert.equal(rx.received.length, 0);
     const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
     assert.deepEqual({ ...h.admin.messages.replyTrace(row.id), replyMsgId: 'r' }, { scheduled: true, reason: 'scheduled', outcome: 'handoff', replyMsgId: 'r', note: 'no entry above 0.45' });
@@ -232,7 +232,7 @@ describe('auto replies: when to answer (section 6)', () => {
     const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
     await eventually(() => h.admin.messages.replyTrace(row.id)?.outcome === 'cancelled', 'cancelled');
     h.clock.advance(60_000);
-    await settle(50);
+    await h.quiesce();
     assert.equal(rx.received.length, 0);
     assert.equal(h.admin.deliveries.list('cancelled', 10).length, 1, 'the cancelled reply stays visible in the trace');
   });
@@ -242,7 +242,7 @@ describe('auto replies: when to answer (section 6)', () => {
     const stop = await h.post({ event_type: 'cmd_dialog', msg_id: mid(), from_user_id: 'cust-1', content: 'stop_auto_reply' });
     assert.equal(stop.body['cancelled_replies'], 0, 'no reply existed yet');
     h.clock.advance(5000);
-    await settle(50);
+    await h.quiesce();
     assert.equal(rx.received.length, 0);
     const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
     assert.equal(h.admin.messages.replyTrace(row.id)?.outcome, 'cancelled');
@@ -296,7 +296,7 @@ describe('auto replies: when to answer (section 6)', () => {
     const row = h.admin.messages.findAutoMessage('acme', String(m.body['msg_id']))!;
     h.clock.advance(5_000);
     await eventually(() => h.admin.messages.replyTrace(row.id)?.outcome === 'cancelled', 'settled by the pause');
-    await settle(20);
+    await h.quiesce();
     assert.equal(rx.received.length, 0, 'the bot did not answer over the colleague');
     assert.equal(h.admin.conversations.byId(conversationId)?.autoReply, 'paused');
   });

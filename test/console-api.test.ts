@@ -10,8 +10,6 @@ import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/c
 import { secretKeyPath } from '../src/main/store/data-dir.ts';
 import type { ApiResult, ConsoleEvent } from '../src/shared/console-api.ts';
 
-const settleAll = () => new Promise((r) => setTimeout(r, 20));
-
 describe('console API over HTTP (the browser bridge)', () => {
   let h: Harness;
   let rx: Receiver;
@@ -147,7 +145,7 @@ describe('console API over HTTP (the browser bridge)', () => {
     assert.deepEqual(await decisionOf(conversationId, msgId), before, 'its why-line reads as before the stop');
     // The quiet period it had: 2 s after the message, not after the Undo.
     h.clock.advance(999);
-    await settleAll();
+    await h.quiesce();
     assert.equal(repliesTo(msgId).length, 0, 'not before its quiet period ends');
     h.clock.advance(1);
     const [got] = await eventually(() => repliesTo(msgId).length === 1 && repliesTo(msgId), 'the reply at the receiver');
@@ -164,7 +162,7 @@ describe('console API over HTTP (the browser bridge)', () => {
     await call('resumeAutoReply', { conversationId, undoStop: true });
     await eventually(() => repliesTo(lateId).length === 1, 'the reply at once');
     assert.deepEqual(rx.received.at(-1)!.body.message_info['reply_to'], [lateId]);
-    await settleAll();
+    await h.quiesce();
     assert.equal(repliesTo(msgId).length, 1, 'the first message is not answered twice');
   });
 
@@ -193,7 +191,7 @@ describe('console API over HTTP (the browser bridge)', () => {
     const t = await call<{ entries: Array<{ kind: string; instruction?: string | null }> }>('getTranscript', { conversationId });
     const suggestions = t.result.ok ? t.result.value.entries.filter((e) => e.kind === 'suggestion') : [];
     assert.deepEqual(suggestions.map((e) => e.instruction), ['be brief'], 'suggestions are stored and shown, with the instruction');
-    await settleAll();
+    await h.quiesce();
   });
 
   it('manages clients and the knowledge base, refusing bad settings and malformed imports whole', async () => {

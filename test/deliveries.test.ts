@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
-import { startReceiver, eventually, settle, type Receiver } from './helpers/receiver.ts';
+import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 
 const SECRET = 'secret-acme-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -41,7 +41,7 @@ describe('deliveries to send_url (section 7)', () => {
     for (const [i, wait] of schedule.entries()) {
       await eventually(() => delivery().attempts === i + 1, `attempt ${i + 1} recorded`);
       h.clock.advance(wait - 1);
-      await settle(30);
+      await h.quiesce();
       assert.equal(rx.received.length, i + 1, `not before ${wait} ms`);
       h.clock.advance(1);
       await eventually(() => rx.received.length === i + 2, `retry ${i + 1}`);
@@ -73,7 +73,7 @@ describe('deliveries to send_url (section 7)', () => {
     await reply('hello');
     await eventually(() => delivery().attempts === 1, 'first attempt');
     h.clock.advance(119_999);
-    await settle(30);
+    await h.quiesce();
     assert.equal(rx.received.length, 1);
     h.clock.advance(1);
     await eventually(() => delivery().state === 'sent', 'sent at Retry-After');
@@ -108,7 +108,7 @@ describe('deliveries to send_url (section 7)', () => {
     await reply('first');
     await eventually(() => rx.received.length === 1, 'first try of reply 1');
     await reply('second');
-    await settle(50);
+    await h.quiesce();
     assert.equal(rx.received.length, 1, 'reply 2 waits behind reply 1');
     await reply('another conversation', { from_user_id: 'cust-2' });
     await eventually(() => rx.received.length === 2, 'other conversations are not blocked');
@@ -125,7 +125,7 @@ describe('deliveries to send_url (section 7)', () => {
     const stop = await h.post({ event_type: 'cmd_dialog', msg_id: mid(), from_user_id: 'cust-1', content: 'stop_auto_reply' });
     assert.equal(stop.body['cancelled_replies'], 1);
     h.clock.advance(10 * 60_000);
-    await settle(50);
+    await h.quiesce();
     assert.equal(rx.received.length, 1);
     assert.equal(delivery().state, 'cancelled');
   });

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
-import { startReceiver, eventually, settle, type Receiver } from './helpers/receiver.ts';
+import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 import { openConsole, type ConsoleClient } from './helpers/console.ts';
 
@@ -61,7 +61,7 @@ describe('delivery actions over the console API', () => {
     const first = await c.ok('sendReply', { conversationId: conv, content: 'first answer' });
     await eventually(() => sentTo('first answer') === 1, 'the first try of the first reply');
     const second = await c.ok('sendReply', { conversationId: conv, content: 'second answer' });
-    await settle(50);
+    await h.quiesce();
     assert.equal(sentTo('second answer'), 0, 'in order per conversation: the second waits');
 
     const t0 = h.clock.now();
@@ -89,7 +89,7 @@ describe('delivery actions over the console API', () => {
     await eventually(() => sentTo('second answer') === 1, 'the second reply, the clock not moved');
     await eventually(async () => (await now(second.deliveryId)).state === 'sent', 'delivered');
     h.clock.advance(3_600_000);
-    await settle(100);
+    await h.quiesce();
     assert.equal(sentTo('first answer'), 3);
     assert.deepEqual(await line(conv, first.deliveryId), { id: first.deliveryId, state: 'cancelled', attempts: 3, lastError: 'cancelled by Ann Lee from the console' });
     assert.ok(

@@ -1,7 +1,7 @@
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
-import { startReceiver, eventually, settle, verifyDelivery, type Receiver } from './helpers/receiver.ts';
+import { startReceiver, eventually, verifyDelivery, type Receiver } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 import { openConsole, type ConsoleClient } from './helpers/console.ts';
 
@@ -208,7 +208,7 @@ describe('operator replies (protocol section 7, v1.1)', () => {
     await c.ok('sendReply', { conversationId: m.conversationId, content: 'first' });
     await eventually(() => rx.received.length === 1, 'the first try of the first reply');
     await c.ok('sendReply', { conversationId: m.conversationId, content: 'second' });
-    await settle(50);
+    await h.quiesce();
     assert.equal(rx.received.length, 1, 'the second waits behind the first');
     h.clock.advance(5000);
     await eventually(() => rx.received.length === 3, 'both, in order');

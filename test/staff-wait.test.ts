@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
-import { startReceiver, eventually, settle, type Receiver } from './helpers/receiver.ts';
+import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 import { openConsole, type ConsoleClient } from './helpers/console.ts';
 import type { ConsoleEvent } from '../src/shared/console-api.ts';
@@ -43,7 +43,7 @@ describe('a customer left waiting by staff who took over in the IM', () => {
   /** Moves the clock and lets the writer's answer to a fired check come back. */
   const advance = async (ms: number) => {
     h.clock.advance(ms);
-    await settle(60);
+    await h.quiesce();
   };
 
   it('after a stop_auto_reply from the IM: no alert at once, one after 10 minutes unanswered, waiting since the message', async () => {
@@ -168,7 +168,7 @@ describe('the staff wait across a restart, and switched off', () => {
       h.clock.advance(2 * MIN);
       await h.restart(1 * MIN);
       h.clock.advance(1 * MIN);
-      await settle(60);
+      await h.quiesce();
       assert.equal(h.admin.conversations.byId(id)!.needsHuman, false, '4 minutes in');
       h.clock.advance(1 * MIN);
       await eventually(() => h.admin.conversations.byId(id)!.needsHuman, 'flagged 5 minutes after the message');
@@ -196,7 +196,7 @@ describe('the staff wait across a restart, and switched off', () => {
       h.admin.settings.put('staff_wait_since', String(h.clock.now() + 1));
       await h.restart(1000);
       h.clock.advance(30 * MIN);
-      await settle(100);
+      await h.quiesce();
       assert.equal(h.admin.conversations.byId(id)!.needsHuman, false);
     } finally {
       await h.stop();
@@ -213,7 +213,7 @@ describe('the staff wait across a restart, and switched off', () => {
       const r = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-z', from_user_type: 2, content: 'hello' });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       h.clock.advance(120 * MIN);
-      await settle(100);
+      await h.quiesce();
       assert.equal(h.admin.conversations.byId(String(r.body['conversation_id']))!.needsHuman, false);
     } finally {
       await h.stop();

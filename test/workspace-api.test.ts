@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
-import { startReceiver, eventually, settle, type Receiver } from './helpers/receiver.ts';
+import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 import { openConsole, type ConsoleClient } from './helpers/console.ts';
 import { driveClock } from './helpers/drive-clock.ts';
@@ -111,7 +111,7 @@ describe('the agent\'s workspace over the console API', () => {
     await say('cust-h', 'HANDOFF hello??');
     h.clock.advance(2000);
     await eventually(async () => (await c.ok('getTranscript', { conversationId: m.conversationId })).entries.filter((e) => e.handoff).length === 2, 'a second handoff');
-    await settle(50);
+    await h.quiesce();
     assert.equal(alerts().length, 1, 'still flagged: no second alert');
     assert.equal((await summary(m.conversationId)).needsHumanSince, since);
 
@@ -176,7 +176,7 @@ describe('the agent\'s workspace over the console API', () => {
     assert.equal((await summary(m.conversationId)).needsHumanSince, h.clock.now());
     assert.equal((await summary(m.conversationId)).needsHumanReason, 'customer_waiting', 'the queue says why');
     await say('cust-w', 'hello??');
-    await settle(50);
+    await h.quiesce();
     assert.equal(alerts().length, 1, 'already in Needs you: no second alert');
 
     // An operator reply takes the customer out of Needs you and pauses auto-reply for 10 minutes...
@@ -195,7 +195,7 @@ describe('the agent\'s workspace over the console API', () => {
     await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'agent-7', from_user_type: 3, to_user_id: 'cust-w', content: 'noted' });
     assert.equal(await inNeedsYou(m.conversationId), false);
     await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-w', from_user_type: 2, content: 'thanks' });
-    await settle(50);
+    await h.quiesce();
     assert.equal(alerts().length, 2, 'no alert for a chat held in the IM');
     assert.equal(await inNeedsYou(m.conversationId), false);
   });

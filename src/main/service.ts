@@ -17,7 +17,8 @@ import type { Engine } from './engines/engine.ts';
 import { createEngineRouter } from './engines/router.ts';
 import { startWorkerEngine } from './engines/worker-engine.ts';
 import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
-import { createMessageService, type MessageWriter } from './conversations/message-service.ts';
+import { createMessageService } from './conversations/message-service.ts';
+import type { WriteCommand, WriteResult } from './conversations/write-commands.ts';
 import { startMaintenance } from './conversations/maintenance.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { createHttpServer, CHAT_PATH } from './http/server.ts';
@@ -28,6 +29,7 @@ import { createSender, type Resolver } from './delivery/sender.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { createReplyScheduler } from './autoreply/reply-scheduler.ts';
 import { createTurnSlicer, INGEST_TURN_BUDGET_MS } from './loop/turn-slicer.ts';
+import { nextTurn, quiesce, type BusyPart, type QuiesceOptions } from './loop/quiesce.ts';
 import { createStaffWaitWatch, staffWatchSince } from './conversations/staff-wait.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
@@ -65,6 +67,17 @@ export interface RunningService {
   console: { handlers: ConsoleHandlers; events: EventBus };
   /** Sends a dead delivery again with a fresh retry schedule, or one waiting for a retry now; false otherwise. */
   retryDelivery(id: number): Promise<boolean>;
+  /**
+   * Resolves once everything already set in motion has finished: no request in flight, every
+   * write submitted so far committed, no reply being made (engine call, commit) or queued to be,
+   * no delivery attempt taken and not yet recorded (so its receiver has had the request), no
+   * pruning pass running, and no timer due on the clock that has not run (a manual clock's).
+   * Timers still in the clock's future are not waited for: tests move the clock, then quiesce.
+   * For tests and tools ("nothing happened" is then a fact, not a sleep); it waits on events and
+   * costs the service nothing while nobody calls it. Fails, naming what is still busy, after
+   * `timeoutMs` (10 s): a held engine or receiver never lets it resolve.
+   */
+  quiesce(options?: QuiesceOptions): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -77,7 +90,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const log = options.log ?? ((line: string) => console.error(line));
   const db = openDatabase(databasePath(options.dataDir));
   const store = createStore(db);
-  const writer: MessageWriter = await startWorkerWriter(
+  const writer = await startWorkerWriter<WriteCommand, WriteResult>(
     options.writerEntry ?? new URL('./writer-worker.ts', import.meta.url),
     { databasePath: databasePath(options.dataDir), busyTimeoutMs: config.busyTimeoutMs },
     (message) => log(`background write failed: ${message}`),
@@ -209,6 +222,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logInfo: log,
   });
   metrics.gauge('switchboard_ingest_queued', 'Chat messages read and waiting for their turn on the main thread.', () => ingestSlicer.pending());
+  metrics.gauge('switchboard_db_writes_pending', 'Writes handed to the writer thread and not yet committed.', () => writer.pending());
   metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);
   metrics.gauge('switchboard_db_largest_batch', 'Most writes that shared one commit.', () => writer.stats.largestBatch);
   metrics.histogram(
@@ -292,6 +306,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   endpointUrl = `http://${hostInUrl}:${address.port}${CHAT_PATH}`;
 
+  // What `quiesce` waits on, in the order a piece of work moves through them.
+  const busyParts: BusyPart[] = [
+    { name: 'requests in flight', busy: () => http.inFlight() + ingestSlicer.pending(), settled: () => (http.inFlight() > 0 ? http.requestEnded() : nextTurn()) },
+    { name: 'writes not committed', busy: () => writer.pending(), settled: () => writer.drain() },
+    { name: 'timers due on the clock', busy: () => clock.due?.() ?? 0, settled: () => new Promise((r) => setTimeout(r, 0)) },
+    { name: 'replies and delivery starts queued', busy: () => slicer.pending() },
+    { name: 'replies being made', busy: () => scheduler.firing(), settled: () => scheduler.fireEnded() },
+    { name: 'delivery attempts in flight', busy: () => outbox.busy(), settled: () => (outbox.inFlight() > 0 ? outbox.attemptEnded() : nextTurn()) },
+    { name: 'pruning', busy: () => maintenance.busy(), settled: () => maintenance.settled() },
+  ];
+
   let stopped: Promise<void> | null = null;
   return {
     endpointUrl,
@@ -301,6 +326,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     outbox,
     console: { handlers: consoleHandlers, events },
     retryDelivery,
+    quiesce: (options) => quiesce(busyParts, options),
     stop() {
       stopped ??= (async () => {
         clearInterval(flushTimer);

@@ -4,6 +4,11 @@ export interface Clock {
   now(): number;
   /** Runs `fn` after `ms` of this clock's time; returns a cancel function. */
   after(ms: number, fn: () => void): () => void;
+  /**
+   * Timers whose time has come and that have not run yet (a zero delay waits for the next turn).
+   * Only a clock that can tell has it; `RunningService.quiesce` waits for them to run.
+   */
+  due?(): number;
 }
 
 export const systemClock: Clock = {
@@ -20,14 +25,18 @@ export interface ManualClock extends Clock {
   set(ms: number): void;
   /** Moves time forward, firing each due timer at its own time, in order. */
   advance(ms: number): void;
-  /** Timers still waiting. */
+  /** Timers still waiting for the clock to reach them. */
   pending(): number;
+  /** Zero-delay timers waiting for their turn (never more than a turn: they need no `advance`). */
+  due(): number;
 }
 
 /** A clock tests move by hand. */
 export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
   let t = start;
   let seq = 0;
+  /** Zero-delay timers set and not yet run or cancelled. */
+  let dueNow = 0;
   const timers = new Map<number, { at: number; fn: () => void }>();
   const nextDue = (until: number): [number, { at: number; fn: () => void }] | undefined => {
     let best: [number, { at: number; fn: () => void }] | undefined;
@@ -39,8 +48,19 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
     after(ms, fn) {
       if (ms <= 0) {
         // Already due: runs on the next turn, as a real zero-delay timer would.
-        const timer = setTimeout(fn, 0);
-        return () => clearTimeout(timer);
+        dueNow++;
+        let waiting = true;
+        const timer = setTimeout(() => {
+          waiting = false;
+          dueNow--;
+          fn();
+        }, 0);
+        return () => {
+          if (!waiting) return;
+          waiting = false;
+          dueNow--;
+          clearTimeout(timer);
+        };
       }
       const id = ++seq;
       timers.set(id, { at: t + ms, fn });
@@ -59,5 +79,6 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
       t = until;
     },
     pending: () => timers.size,
+    due: () => dueNow,
   };
 }

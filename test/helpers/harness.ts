@@ -40,6 +40,12 @@ export interface Harness {
   now(): number;
   post(info: Record<string, unknown>, options?: PostOptions): Promise<Res>;
   postRaw(body: string | Buffer, headers?: Record<string, string>): Promise<Res>;
+  /**
+   * Resolves once everything already set in motion has finished (RunningService.quiesce): every
+   * write committed, no reply being made, no delivery attempt unrecorded, nothing due on the
+   * clock. After it, "nothing happened" is a fact rather than the outcome of a short sleep.
+   */
+  quiesce(): Promise<void>;
   /** Stops the service, lets `downForMs` pass on the clock (an outage), and starts it again. */
   restart(downForMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -56,6 +62,8 @@ export interface HarnessOptions {
   log?: (line: string) => void;
   /** The time source of the service's per-turn budget (see ServiceOptions.turnClock). */
   turnClock?: () => number;
+  /** The console read thread's entry (ServiceOptions.readerEntry): a test's own, to hold a read. */
+  readerEntry?: URL | string;
 }
 
 async function parse(r: Response): Promise<Res> {
@@ -75,7 +83,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const clock = manualClock(options.clockStart ?? T0);
   const config = serverConfigSchema.parse({ port: 0, ...options.config });
   const start = (): Promise<RunningService> =>
-    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: options.log ?? (() => {}), turnClock: options.turnClock });
+    startService({ config, dataDir, clock, engine: options.engine, resolve: options.resolve, random: options.random ?? (() => 0.5), log: options.log ?? (() => {}), turnClock: options.turnClock, readerEntry: options.readerEntry });
   let service = await start();
   const admin = createStore(openDatabase(databasePath(dataDir)));
   const box = keyFileBox(secretKeyPath(dataDir));
@@ -95,6 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return secret;
     },
     now: () => Math.floor(clock.now() / 1000),
+    quiesce: () => h.service.quiesce(),
     async post(info, o = {}) {
       const client = o.client ?? 'acme';
       const secret = o.secret ?? secrets.get(client) ?? 'no-secret';

@@ -9,6 +9,7 @@ import { newId } from '../store/ids.ts';
 import { askEngine } from '../engines/ask.ts';
 import { MAX_AUTO_REPLIES_PER_MINUTE } from './decide.ts';
 import { createTurnSlicer, type TurnSlicer } from '../loop/turn-slicer.ts';
+import { idleWaiters } from '../loop/quiesce.ts';
 
 export interface SchedulerDeps {
   store: Store;
@@ -104,6 +105,9 @@ export function createReplyScheduler(deps: SchedulerDeps) {
   const waiting = new Map<string, Waiting>();
   let stopped = false;
   const slicer = deps.slicer ?? createTurnSlicer();
+  /** Answers being made: from the slicer's turn until the reply (or the decision to drop it) is committed. */
+  let firing = 0;
+  const fired = idleWaiters();
 
   function arm(conversationId: string, w: Waiting): void {
     const settings = deps.lookupClient(w.clientId)?.settings;
@@ -117,7 +121,13 @@ export function createReplyScheduler(deps: SchedulerDeps) {
       // here as it would cancel the timer, so the quiet period restarts exactly as before.
       w.cancel = slicer.run(() => {
         w.cancel = null;
-        fire(conversationId).catch((error: unknown) => deps.log(`auto reply for ${conversationId} failed: ${(error as Error).message}`));
+        firing++;
+        fire(conversationId)
+          .catch((error: unknown) => deps.log(`auto reply for ${conversationId} failed: ${(error as Error).message}`))
+          .finally(() => {
+            firing--;
+            fired.release();
+          });
       });
     });
   }
@@ -225,6 +235,10 @@ export function createReplyScheduler(deps: SchedulerDeps) {
       return pending.length;
     },
     waitingConversations: () => waiting.size,
+    /** Answers in the making (engine call, commit); for `RunningService.quiesce`. */
+    firing: () => firing,
+    /** Resolves when the next answer in the making ends. */
+    fireEnded: (): Promise<void> => fired.wait(),
     stop(): void {
       stopped = true;
       for (const w of waiting.values()) w.cancel?.();

@@ -23,7 +23,7 @@ export interface MaintenanceDeps {
  * replayed signature is still refused). A batch per write, each its own group commit, so ingest
  * keeps committing in between; the checks read only the ends of indexes.
  */
-export function startMaintenance(deps: MaintenanceDeps): { stop(): Promise<void> } {
+export function startMaintenance(deps: MaintenanceDeps): { stop(): Promise<void>; busy(): number; settled(): Promise<void> } {
   const { store, writer, clock, config } = deps;
   let pruning: Promise<void> | null = null;
   let stopping = false;
@@ -71,6 +71,12 @@ export function startMaintenance(deps: MaintenanceDeps): { stop(): Promise<void>
   schedule();
 
   return {
+    /** 1 while a pass runs (its batches, and a pass asked for meanwhile); for `RunningService.quiesce`. */
+    busy: () => (pruning ? 1 : 0),
+    /** Resolves when the pass running now has ended. */
+    settled: async () => {
+      await pruning;
+    },
     async stop() {
       stopping = true;
       cancel();

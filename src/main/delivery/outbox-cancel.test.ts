@@ -11,15 +11,23 @@ import type { MessageWriter } from '../conversations/message-service.ts';
 import type { TurnSlicer } from '../loop/turn-slicer.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { manualClock } from '../../shared/clock.ts';
-import { createOutbox } from './outbox.ts';
+import { createOutbox, type Outbox } from './outbox.ts';
 import type { SendResult } from './retry-policy.ts';
 import { emptyWriteStats } from '../store/write-queue.ts';
 
 const ANN = { id: 'ann', name: 'Ann Lee' };
 
-/** Lets the outbox run what is ready now (immediates, microtasks), without moving the clock. */
-async function settle(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+/**
+ * Resolves once the outbox has nothing in motion but what the test holds itself (`parked`: records
+ * held by the writer, requests held by the receiver, attempts queued in a hand-run slicer): no scan
+ * asked for, every other delivery taken has been recorded. Waits on the outbox's own count, a turn
+ * at a time, rather than for a fixed number of turns; fails if it never gets there.
+ */
+async function outboxIdle(outbox: Outbox, parked: () => number = () => 0): Promise<void> {
+  for (let turn = 0; outbox.busy() > parked() || turn === 0; turn++) {
+    if (turn > 10_000) throw new Error(`the outbox is still busy: ${outbox.busy()} in motion, ${parked()} held by the test`);
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
 /**
@@ -60,7 +68,7 @@ function setup(t: { after: (fn: () => void) => void }, answer: (content: string)
   const run = async (): Promise<void> => {
     for (let i = 0; i < 10 && queued.length; i++) {
       for (const task of queued.splice(0)) task();
-      await settle();
+      await outboxIdle(outbox, () => queued.length);
     }
   };
   t.after(async () => {
@@ -68,7 +76,9 @@ function setup(t: { after: (fn: () => void) => void }, answer: (content: string)
     store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { store, clock, outbox, add, run, sent, queued };
+  /** Lets the outbox take what it takes now (the clock not moved); taken attempts wait in `queued` for `run`. */
+  const idle = (): Promise<void> => outboxIdle(outbox, () => queued.length);
+  return { store, clock, outbox, add, run, idle, sent, queued };
 }
 
 const cancelFromConsole = (store: Store, deliveryId: number, now: number) =>
@@ -85,16 +95,16 @@ test('a retrying delivery cancelled after the outbox took it, before its attempt
   const first = o.add('first');
   const second = o.add('second');
   o.outbox.start();
-  await settle();
+  await o.idle();
   await o.run();
   assert.deepEqual(o.sent, ['first'], 'the first try failed; the second reply waits behind it');
   assert.equal(o.store.deliveries.get(first)!.nextAttemptAt, o.clock.now() + 5_000);
   o.clock.advance(5_000);
-  await settle();
+  await o.idle();
   assert.equal(o.queued.length, 1, 'the retry is taken, its attempt not started yet');
   assert.deepEqual(cancelFromConsole(o.store, first, o.clock.now()), { kind: 'changed', count: 1 });
   o.outbox.notify();
-  await settle();
+  await o.idle();
   await o.run();
   assert.deepEqual(o.sent, ['first', 'second'], 'the cancelled one is never sent again; the one behind it went');
   const d = o.store.deliveries.get(first)!;
@@ -104,7 +114,7 @@ test('a retrying delivery cancelled after the outbox took it, before its attempt
   // Nothing brings it back: polls and wake-ups later, it stays as it is.
   o.clock.advance(3_600_000);
   o.outbox.notify();
-  await settle();
+  await o.idle();
   await o.run();
   assert.deepEqual(o.sent, ['first', 'second']);
 });
@@ -113,23 +123,23 @@ test('Retry now: a retrying delivery goes at once as an extra try; if it fails, 
   const o = setup(t, () => 503);
   const id = o.add('hello');
   o.outbox.start();
-  await settle();
+  await o.idle();
   await o.run();
   o.clock.advance(5_000);
-  await settle();
+  await o.idle();
   await o.run();
   const before = o.store.deliveries.get(id)!;
   assert.deepEqual([before.attempts, before.nextAttemptAt - o.clock.now()], [2, 300_000], 'two failed: next try in 5 min');
   o.clock.advance(60_000);
   assert.deepEqual(executeWrite(o.store, { kind: 'delivery_retry', deliveryId: id, now: o.clock.now() }), { kind: 'changed', count: 1 });
   o.outbox.notify();
-  await settle();
+  await o.idle();
   await o.run();
   assert.equal(o.sent.length, 3, 'tried at once, 4 minutes early');
   const after = o.store.deliveries.get(id)!;
   assert.deepEqual([after.state, after.attempts, after.nextAttemptAt - o.clock.now()], ['pending', 3, 300_000], 'the early try failed: next try in 5 min again, not 30');
   o.clock.advance(300_000);
-  await settle();
+  await o.idle();
   await o.run();
   const later = o.store.deliveries.get(id)!;
   assert.deepEqual([later.attempts, later.nextAttemptAt - o.clock.now()], [4, 1_800_000], 'the scheduled try failed: the schedule goes on');
@@ -145,11 +155,11 @@ test('Cancel while the attempt is on the wire, which the receiver then accepts: 
   });
   const id = o.add('first');
   o.outbox.start();
-  await settle();
+  await o.idle();
   await o.run();
   cancelDuringRequest = true;
   o.clock.advance(5_000);
-  await settle();
+  await o.idle();
   await o.run();
   assert.deepEqual(o.sent, ['first', 'first']);
   const d = o.store.deliveries.get(id)!;

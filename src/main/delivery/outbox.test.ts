@@ -7,7 +7,7 @@ import { executeWrite, type WriteCommand, type WriteResult } from '../conversati
 import type { MessageWriter } from '../conversations/message-service.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { manualClock } from '../../shared/clock.ts';
-import { createOutbox } from './outbox.ts';
+import { createOutbox, type Outbox } from './outbox.ts';
 import type { Delivery } from './sender.ts';
 import type { SendResult } from './retry-policy.ts';
 import { emptyWriteStats } from '../store/write-queue.ts';
@@ -75,9 +75,17 @@ function setup(concurrency: number) {
   return { store, clock, outbox, add, ...w, sent: r.sent };
 }
 
-/** Lets the outbox run what is ready now (immediates, microtasks), without moving the clock. */
-async function settle(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+/**
+ * Resolves once the outbox has nothing in motion but what the test holds itself (`parked`: records
+ * held by the writer, requests held by the receiver, attempts queued in a hand-run slicer): no scan
+ * asked for, every other delivery taken has been recorded. Waits on the outbox's own count, a turn
+ * at a time, rather than for a fixed number of turns; fails if it never gets there.
+ */
+async function outboxIdle(outbox: Outbox, parked: () => number = () => 0): Promise<void> {
+  for (let turn = 0; outbox.busy() > parked() || turn === 0; turn++) {
+    if (turn > 10_000) throw new Error(`the outbox is still busy: ${outbox.busy()} in motion, ${parked()} held by the test`);
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
 test('a delivery whose receiver answered frees its slot while its record waits for the writer', async () => {
@@ -86,12 +94,12 @@ test('a delivery whose receiver answered frees its slot while its record waits f
   const second = o.add('c2');
   o.hold();
   o.outbox.start();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   // No record is committed yet, and the clock never moved: no poll fired.
   assert.deepEqual(o.sent, [first, second], 'the second delivery did not wait for the first record');
   assert.equal(o.held(), 2, 'both records wait for the writer');
   o.release();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   assert.equal(o.held(), 0);
   assert.deepEqual(o.sent, [first, second], 'each sent once');
   assert.equal(o.store.deliveries.countByState().sent, 2);
@@ -103,13 +111,13 @@ test('a delivery waiting for its record is not taken again, however often the ou
   const only = o.add('c1');
   o.hold();
   o.outbox.start();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   for (let i = 0; i < 5; i++) o.outbox.notify();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   assert.deepEqual(o.sent, [only]);
   assert.equal(o.outbox.inFlight(), 1, 'still in flight until recorded');
   o.release();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   assert.deepEqual(o.sent, [only]);
   assert.equal(o.outbox.inFlight(), 0);
   await o.outbox.stop();
@@ -121,10 +129,10 @@ test('the next reply of a conversation waits until the earlier one is recorded a
   const second = o.add('c1');
   o.hold();
   o.outbox.start();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   assert.deepEqual(o.sent, [first], 'in order per conversation');
   o.release();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   assert.deepEqual(o.sent, [first, second]);
   await o.outbox.stop();
 });
@@ -132,10 +140,10 @@ test('the next reply of a conversation waits until the earlier one is recorded a
 test('a committed delivery goes at once when the outbox is notified, not at the next poll', async () => {
   const o = setup(4);
   o.outbox.start();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   const id = o.add('c1');
   o.outbox.notify();
-  await settle();
+  await outboxIdle(o.outbox, o.held);
   assert.deepEqual(o.sent, [id], 'sent with the clock never moved');
   await o.outbox.stop();
 });
@@ -160,15 +168,15 @@ test('at most `concurrency` requests are in flight at once', async () => {
   });
   for (const c of ['c1', 'c2', 'c3', 'c4']) o.add(c);
   outbox.start();
-  await settle();
+  await outboxIdle(outbox, () => answers.length);
   assert.equal(seen.length, 2);
   answers.shift()!();
-  await settle();
+  await outboxIdle(outbox, () => answers.length);
   assert.equal(seen.length, 3, 'an answered request makes room for one more');
   for (const answer of answers.splice(0)) answer();
-  await settle();
+  await outboxIdle(outbox, () => answers.length);
   for (const answer of answers.splice(0)) answer();
-  await settle();
+  await outboxIdle(outbox, () => answers.length);
   assert.equal(seen.length, 4);
   assert.equal(new Set(seen).size, 4, 'none sent twice');
   await outbox.stop();
@@ -191,7 +199,7 @@ test('a reply that can never be delivered puts its conversation in Needs you, wi
     store.deliveries.insert({ replyId, replyMsgId: msgId, conversationId: 'frank', clientId: 'a', sendUrl: 'http://receiver.test/hook', messageInfo: JSON.stringify(info), state: 'pending', nextAttemptAt: 0, createdAt: 0 });
   }
   outbox.start();
-  await settle();
+  await outboxIdle(outbox);
   assert.equal(store.deliveries.countByState().dead, 2, '410 is final');
   const conv = store.conversations.byId('frank')!;
   assert.deepEqual([conv.needsHuman, conv.needsHumanSince, conv.needsHumanReason], [true, clock.now(), 'delivery_failed']);

@@ -10,6 +10,7 @@ import { sign, signingString } from '../auth/signature.ts';
 import { classify, nextDelay, parseRetryAfter, type SendResult, type Verdict } from './retry-policy.ts';
 import type { Sender } from './sender.ts';
 import { createTurnSlicer, type TurnSlicer } from '../loop/turn-slicer.ts';
+import { idleWaiters } from '../loop/quiesce.ts';
 
 /**
  * Rows re-read from the outbox are checked before they are signed and sent: an auto reply
@@ -72,6 +73,8 @@ export function createOutbox(deps: OutboxDeps) {
   /** Deliveries whose request went out and whose attempt is not recorded yet: a Cancel cannot recall that try. */
   const tried = new Set<number>();
   const idle: Array<() => void> = [];
+  /** Woken whenever an attempt leaves `inFlight`. */
+  const ended = idleWaiters();
   let cancelWake: (() => void) | null = null;
   let stopped = false;
   let scanning = false;
@@ -90,6 +93,7 @@ export function createOutbox(deps: OutboxDeps) {
   }
 
   function settleIdle(): void {
+    ended.release();
     if (inFlight.size === 0) while (idle.length) idle.shift()!();
   }
 
@@ -229,6 +233,10 @@ export function createOutbox(deps: OutboxDeps) {
     /** A delivery was committed or retried: look now rather than at the next poll. */
     notify: requestScan,
     inFlight: () => inFlight.size,
+    /** Taken deliveries not yet recorded, plus a scan asked for and not run yet; for `RunningService.quiesce`. */
+    busy: (): number => inFlight.size + (requested ? 1 : 0),
+    /** Resolves when the next attempt in flight is recorded (or dropped at a stop). */
+    attemptEnded: (): Promise<void> => ended.wait(),
     /** A try of this delivery is on its way to the receiver, or answered and not yet recorded. */
     trying: (id: number): boolean => tried.has(id),
     /** Stops taking work and waits (bounded) for attempts in flight to be recorded. */

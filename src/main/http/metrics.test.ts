@@ -42,25 +42,37 @@ test('status labels are the statuses the server answers; outcomes and stored eve
   assert.deepEqual(series(text, 'switchboard_delivery_attempts_total').map((l) => /outcome="(\w+)"/.exec(l)![1]), ['sent', 'retry', 'dead', 'cancelled', 'other']);
 });
 
-test('event-loop delay gauges show a stall at the next scrape, then only what came after it', async () => {
-  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+/** A loop-delay monitor's tick driven by hand: `tick(ms)` is the loop coming back to it `ms` later. */
+function handTicks() {
+  let at = 0;
+  let fn: (() => void) | null = null;
+  return {
+    timing: { now: () => at, every: (f: () => void) => ((fn = f), () => (fn = null)) },
+    tick(ms: number): void {
+      at += ms;
+      fn?.();
+    },
+  };
+}
+
+test('event-loop delay gauges show a stall at the next scrape, then only what came after it', () => {
   const m = createMetrics();
-  const h = monitorEventLoopDelay({ resolution: 10 });
-  h.enable();
-  eventLoopDelayGauges(m, { histogram: h, resolutionMs: 10 });
+  const t = handTicks();
+  const loop = monitorLoopDelay(10, t.timing);
+  eventLoopDelayGauges(m, loop);
   const value = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
-  await new Promise((r) => setTimeout(r, 30));
-  const stallUntil = Date.now() + 120;
-  while (Date.now() < stallUntil); // a synchronous stall of the main thread, as a batch of reply timers makes
-  await new Promise((r) => setTimeout(r, 30));
+  t.tick(10);
+  t.tick(10);
+  t.tick(130); // a 120 ms synchronous stall of the main thread, as a batch of reply timers makes
+  t.tick(10);
   const first = m.render();
   assert.ok(value(first, 'switchboard_event_loop_delay_max_seconds') >= 0.1, first);
   assert.ok(value(first, 'switchboard_event_loop_delay_p99_seconds') >= 0.1, first);
-  await new Promise((r) => setTimeout(r, 60));
+  for (let i = 0; i < 6; i++) t.tick(10);
   const second = m.render();
-  h.disable();
-  assert.ok(value(second, 'switchboard_event_loop_delay_max_seconds') < 0.1, second);
-  assert.ok(value(second, 'switchboard_event_loop_delay_p99_seconds') < 0.1, second);
+  loop.stop();
+  assert.ok(value(second, 'switchboard_event_loop_delay_max_seconds') < 0.001, second);
+  assert.ok(value(second, 'switchboard_event_loop_delay_p99_seconds') < 0.001, second);
 });
 
 test('an idle loop reads as no delay: the monitor timer\'s own 10 ms interval is not counted as delay', () => {
@@ -76,16 +88,16 @@ test('an idle loop reads as no delay: the monitor timer\'s own 10 ms interval is
   assert.equal(m.render().includes('switchboard_event_loop_delay_p99_seconds 0\n'), true, 'nothing sampled since the last scrape: 0');
 });
 
-test('a stall that starts right after a scrape shows at the next scrape', async () => {
+test('a stall that starts right after a scrape shows at the next scrape', () => {
   const m = createMetrics();
-  const loop = monitorLoopDelay(10);
+  const t = handTicks();
+  const loop = monitorLoopDelay(10, t.timing);
   eventLoopDelayGauges(m, loop);
   const value = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
-  await new Promise((r) => setTimeout(r, 30));
+  t.tick(10);
+  t.tick(10);
   m.render(); // a scrape, then at once (before the monitor's next tick) a synchronous stall
-  const stallUntil = Date.now() + 120;
-  while (Date.now() < stallUntil);
-  await new Promise((r) => setTimeout(r, 30));
+  t.tick(130);
   const text = m.render();
   loop.stop();
   assert.ok(value(text, 'switchboard_event_loop_delay_max_seconds') >= 0.1, text);

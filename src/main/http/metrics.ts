@@ -130,14 +130,25 @@ export function eventLoopDelayGauges(metrics: Metrics, monitor: { histogram: Pic
  * Not monitorEventLoopDelay itself: its reset() also forgets its last tick, so the interval after
  * every scrape went unrecorded, and a stall that began within 10 ms of a scrape never showed.
  */
-export function monitorLoopDelay(resolutionMs: number): { histogram: RecordableHistogram; resolutionMs: number; stop(): void } {
+export function monitorLoopDelay(
+  resolutionMs: number,
+  /** The time source and the repeating tick; tests pass their own and tick by hand. */
+  timing: { now?: () => number; every?: (fn: () => void, ms: number) => () => void } = {},
+): { histogram: RecordableHistogram; resolutionMs: number; stop(): void } {
+  const now = timing.now ?? (() => performance.now());
+  const every =
+    timing.every ??
+    ((fn: () => void, ms: number) => {
+      const timer = setInterval(fn, ms);
+      timer.unref();
+      return () => clearInterval(timer);
+    });
   const histogram = createHistogram();
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    histogram.record(Math.max(1, Math.round((now - last) * 1e6)));
-    last = now;
+  let last = now();
+  const stop = every(() => {
+    const at = now();
+    histogram.record(Math.max(1, Math.round((at - last) * 1e6)));
+    last = at;
   }, resolutionMs);
-  timer.unref();
-  return { histogram, resolutionMs, stop: () => clearInterval(timer) };
+  return { histogram, resolutionMs, stop };
 }

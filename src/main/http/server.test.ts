@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request, Agent } from 'node:http';
+import { request, Agent, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { createHttpServer, CHAT_PATH, type HttpServerDeps } from './server.ts';
 import { createMetrics } from './metrics.ts';
@@ -10,11 +10,19 @@ import { createTurnSlicer } from '../loop/turn-slicer.ts';
 import { createAddressLimiter, createPreAuthGate } from '../auth/address-limiter.ts';
 import type { ChatMessagesHandler } from './chat-messages.ts';
 
+/**
+ * The slicer's time source, moved by hand: `busy(ms)` is the synchronous part of a request's
+ * handling (authentication, parsing, validation) costing `ms`, without spending it.
+ */
+let turnMs = 0;
+const turnClock = (): number => turnMs;
 function busy(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
-    // the synchronous part of a request's handling (authentication, parsing, validation)
-  }
+  turnMs += ms;
+}
+
+/** Waits, a turn of the loop at a time, until `check` holds (what it waits for is I/O in this process). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setImmediate(resolve));
 }
 
 async function start(chatMessages: () => Promise<unknown>, deps: Partial<HttpServerDeps> = {}) {
@@ -37,7 +45,17 @@ async function start(chatMessages: () => Promise<unknown>, deps: Partial<HttpSer
  * server's loop runs again: its next poll finds every one readable. Resolves to the sockets and
  * each answer's status (0 if the connection ended without one).
  */
-async function burst(port: number, count: number): Promise<{ sockets: Socket[]; statuses: Promise<number[]> }> {
+async function burst(server: Server, count: number): Promise<{ sockets: Socket[]; statuses: Promise<number[]> }> {
+  const port = (server.address() as AddressInfo).port;
+  let accepted = 0;
+  const allAccepted = new Promise<void>((resolve) => {
+    const onConnection = (): void => {
+      if (++accepted < count) return;
+      server.off('connection', onConnection);
+      resolve();
+    };
+    server.on('connection', onConnection);
+  });
   const sockets = await Promise.all(Array.from({ length: count }, () => new Promise<Socket>((resolve) => { const s = connect(port, '127.0.0.1', () => resolve(s)); })));
   const statuses = sockets.map(
     (s) =>
@@ -51,26 +69,29 @@ async function burst(port: number, count: number): Promise<{ sockets: Socket[]; 
         s.on('error', () => resolve(0));
       }),
   );
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await allAccepted;
   const body = '{}';
   for (const s of sockets) s.write(`POST ${CHAT_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
   return { sockets, statuses: Promise.all(statuses) };
 }
 
-/** 40 requests of 1 ms each in one poll: how many were handled when a timer set by the first fired. */
+/**
+ * 40 requests of 1 ms each in one poll: how many were handled when the loop next turned, seen by
+ * an immediate set by the first (a timer due meanwhile runs in that turn too).
+ */
 async function timerDuringBurst(sliced: boolean): Promise<{ handledBeforeTimer: number; statuses: number[] }> {
   let handled = 0;
   let handledBeforeTimer = -1;
-  const { http, port } = await start(
+  const { http } = await start(
     async () => {
-      if (handled === 0) setTimeout(() => (handledBeforeTimer = handled), 0);
+      if (handled === 0) setImmediate(() => (handledBeforeTimer = handled));
       busy(1);
       handled++;
       return { status: 200, body: { ok: true } };
     },
-    { slicer: sliced ? createTurnSlicer({ budgetMs: 4 }) : undefined },
+    { slicer: sliced ? createTurnSlicer({ budgetMs: 4, now: turnClock }) : undefined },
   );
-  const { sockets, statuses } = await burst(port, 40);
+  const { sockets, statuses } = await burst(http.server, 40);
   const answered = await statuses;
   for (const s of sockets) s.destroy();
   await http.close();
@@ -88,18 +109,18 @@ test('a burst of chat requests is handled in budgeted slices: a timer due meanwh
 
 test('sliced, the address gate still holds a burst back: requests queued together are asked again when their turn comes', async () => {
   let handled = 0;
-  const { http, port } = await start(
+  const { http } = await start(
     async () => {
       handled++;
       busy(0.2);
       throw new HttpProblem('invalid_signature', 'the signature does not match');
     },
     {
-      slicer: createTurnSlicer({ budgetMs: 4 }),
+      slicer: createTurnSlicer({ budgetMs: 4, now: turnClock }),
       preAuthGate: createPreAuthGate(createAddressLimiter({ enabled: true, perSecond: 1, burst: 10, maxAddresses: 100 })),
     },
   );
-  const { sockets, statuses } = await burst(port, 150);
+  const { sockets, statuses } = await burst(http.server, 150);
   const answered = await statuses;
   for (const s of sockets) s.destroy();
   await http.close();
@@ -111,37 +132,39 @@ test('sliced, the address gate still holds a burst back: requests queued togethe
 
 test('sliced, a request whose client went away while it waited is not handled', async () => {
   let handled = 0;
-  const { http, port } = await start(
+  const { http } = await start(
     async () => {
       handled++;
       busy(1);
       return { status: 200, body: { ok: true } };
     },
-    { slicer: createTurnSlicer({ budgetMs: 4 }), logInfo: () => {} },
+    { slicer: createTurnSlicer({ budgetMs: 4, now: turnClock }), logInfo: () => {} },
   );
-  const { sockets } = await burst(port, 40);
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  const { sockets } = await burst(http.server, 40);
+  // The clients leave once the first request is being handled: the rest wait in the slicer.
+  await until(() => handled > 0);
   for (const s of sockets) s.destroy();
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  while (http.inFlight() > 0) await http.requestEnded();
   assert.ok(handled < 40, `${handled} of 40 handled after their clients left`);
-  assert.equal(http.inFlight(), 0);
   await http.close();
 });
 
-test('close ends while clients keep reconnecting: no new connection is accepted once it is called', async () => {
+test('close ends while clients keep reconnecting: no new connection is accepted once it is called', { timeout: 30_000 }, async () => {
   const { http, port } = await start(
     async () => {
       busy(0.3);
       await new Promise((resolve) => setImmediate(resolve)); // the writer's answer
       return { status: 200, body: { ok: true } };
     },
-    { slicer: createTurnSlicer({ budgetMs: 4 }), logInfo: () => {} },
+    { slicer: createTurnSlicer({ budgetMs: 4, now: turnClock }), logInfo: () => {} },
   );
   const agent = new Agent({ keepAlive: true, maxSockets: 50 });
   let stop = false;
+  let answered = 0;
   const loop = (): void => {
     if (stop) return;
     const req = request({ port, host: '127.0.0.1', path: CHAT_PATH, method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      answered++;
       res.resume();
       res.on('end', loop);
     });
@@ -149,11 +172,12 @@ test('close ends while clients keep reconnecting: no new connection is accepted 
     req.end('{}');
   };
   for (let i = 0; i < 50; i++) loop();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const closed = await Promise.race([http.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open after 5 s'), 5000))]);
+  // Every client has been answered at least once and reconnects at once: the server is busy.
+  await until(() => answered >= 100);
+  // It resolves, or the test's own timeout fails it: no new connection is accepted meanwhile.
+  await http.close();
   stop = true;
   agent.destroy();
-  assert.equal(closed, 'closed');
 });
 
 test('a chat handler that throws before its first await still answers its request (500, problem+json), sliced', async () => {

@@ -10,6 +10,7 @@ import type { ChatMessagesHandler, Reply, RequestFacts } from './chat-messages.t
 import type { Metrics } from './metrics.ts';
 import type { PreAuthGate } from '../auth/address-limiter.ts';
 import type { TurnSlicer } from '../loop/turn-slicer.ts';
+import { idleWaiters } from '../loop/quiesce.ts';
 
 export const CHAT_PATH = '/custom-im/chat-messages';
 
@@ -53,6 +54,8 @@ export interface HttpServer {
   server: Server;
   /** Requests being processed now; shutdown waits for them. */
   inFlight(): number;
+  /** Resolves when the next request in flight ends; for `RunningService.quiesce`. */
+  requestEnded(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, then resolves. */
   close(): Promise<void>;
 }
@@ -62,6 +65,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   let inFlight = 0;
   let closing = false;
   let drained: (() => void) | null = null;
+  const ended = idleWaiters();
   const linger = deps.linger ?? DEFAULT_LINGER;
   /** Refused connections still reading a client's rest; shutdown does not wait for them. */
   const lingering = new Set<Socket>();
@@ -225,6 +229,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       })
       .finally(() => {
         inFlight--;
+        ended.release();
         if (closing && inFlight === 0 && drained) drained();
       });
   });
@@ -237,6 +242,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   return {
     server,
     inFlight: () => inFlight,
+    requestEnded: () => ended.wait(),
     close() {
       closing = true;
       // Their answers are out already; a lingering close must not hold up shutdown.

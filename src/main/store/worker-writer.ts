@@ -22,10 +22,19 @@ export interface Writer<C, R> {
   submit(command: C): Promise<R>;
   /** A write whose durability nobody waits for. */
   send(command: C): void;
-  /** Resolves when every command sent so far is committed. */
+  /**
+   * Resolves once every command submitted or sent before this call is committed (the writer is a
+   * FIFO, so this is a barrier); commands that come later are not waited for.
+   */
   drain(): Promise<void>;
   close(): Promise<void>;
   readonly stats: WriterStats;
+}
+
+/** The writer thread's client as started here: a `Writer` that also says how much it holds. */
+export interface WorkerWriter<C, R> extends Writer<C, R> {
+  /** Commands submitted or sent and not yet committed (or failed). */
+  pending(): number;
 }
 
 export class WriterError extends Error {}
@@ -42,22 +51,26 @@ const POST_CHUNK = 8;
  * the writer turns what it is sent during one turn of its loop into one group commit, on the
  * other core. Commands are posted once per main-loop turn, not one message each.
  */
-export async function startWorkerWriter<C, R>(entry: URL | string, workerData: unknown, onBackgroundError: (message: string) => void): Promise<Writer<C, R>> {
+export async function startWorkerWriter<C, R>(entry: URL | string, workerData: unknown, onBackgroundError: (message: string) => void): Promise<WorkerWriter<C, R>> {
   const worker = new Worker(entry, { workerData, resourceLimits: WORKER_RESOURCE_LIMITS });
   const waiting = new Map<number, { resolve: (v: R) => void; reject: (e: Error) => void }>();
   let outbox: Array<{ id: number; command: C; wait: boolean }> = [];
   let nextId = 1;
   let scheduled = false;
   let failed: Error | null = null;
-  let drainWaiters: Array<() => void> = [];
+  /** Each waits for `done` to reach its target; targets only grow, so the earliest come first. */
+  let drainWaiters: Array<{ target: number; resolve: () => void }> = [];
   let sent = 0;
   let done = 0;
   const stats: WriterStats = emptyWriteStats();
 
   const settleDrains = (): void => {
-    if (done < sent || outbox.length > 0) return;
-    for (const w of drainWaiters) w();
-    drainWaiters = [];
+    let reached = 0;
+    while (reached < drainWaiters.length && drainWaiters[reached]!.target <= done) reached++;
+    if (reached === 0) return;
+    const woken = drainWaiters.slice(0, reached);
+    drainWaiters = drainWaiters.slice(reached);
+    for (const w of woken) w.resolve();
   };
 
   const fail = (error: Error): void => {
@@ -137,9 +150,11 @@ export async function startWorkerWriter<C, R>(entry: URL | string, workerData: u
       if (!failed) enqueue(command, false);
     },
     drain() {
-      if (done >= sent && outbox.length === 0) return Promise.resolve();
-      return new Promise((resolve) => drainWaiters.push(resolve));
+      const target = sent;
+      if (done >= target) return Promise.resolve();
+      return new Promise((resolve) => drainWaiters.push({ target, resolve }));
     },
+    pending: () => sent - done,
     async close() {
       flush();
       if (!failed) {
