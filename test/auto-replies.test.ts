@@ -14,7 +14,7 @@ describe('auto replies: when to answer (section 6)', () => {
     h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-1', from_user_type: 2, content, ...extra });
 
   beforeEach(async () => {
-    rx = await startReceiver();
+    rx = await startReceiver('/hook', { now: () => h.clock.now() });
     eng = scriptedEngine();
     h = await startHarness({ engine: eng.engine });
     h.addClient('acme', { sendUrl: rx.url, boundAccount: 'bot-acme' }, SECRET);

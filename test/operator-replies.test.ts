@@ -16,8 +16,8 @@ describe('operator replies (protocol section 7, v1.1)', () => {
   let scripted: ReturnType<typeof scriptedEngine>;
 
   beforeEach(async () => {
-    rx = await startReceiver();
-    other = await startReceiver('/per-message');
+    rx = await startReceiver('/hook', { now: () => h.clock.now() });
+    other = await startReceiver('/per-message', { now: () => h.clock.now() });
     scripted = scriptedEngine();
     h = await startHarness({ engine: scripted.engine });
     h.addClient('acme', { sendUrl: rx.url, boundAccount: 'shop-bot' }, SECRET);
