@@ -21,7 +21,7 @@ const RUNS = Number(process.env['BENCH_STARTUP_RUNS'] ?? 5);
 const DATA = process.env['BENCH_STARTUP_DATA'];
 const cacheDir = mkdtempSync(join(tmpdir(), 'sb-startup-cache-'));
 
-interface Variant { name: string; flags: string[]; env: Record<string, string>; marks: boolean }
+interface Variant { name: string; flags: string[]; env: Record<string, string>; marks: boolean; entry?: string }
 // headless.ts turns Node's compile cache on (node_modules/.cache/node-compile); NODE_DISABLE_COMPILE_CACHE=1
 // starts as before that change. A first start of each variant is not counted (it fills the cache).
 const off = { NODE_DISABLE_COMPILE_CACHE: '1' };
@@ -29,6 +29,8 @@ const VARIANTS: Variant[] = [
   { name: 'compile cache off', flags: [...MAIN_V8_FLAGS], env: off, marks: true },
   { name: 'as served (compile cache, warm)', flags: [...MAIN_V8_FLAGS], env: {}, marks: true },
   { name: 'as served, no marks preload', flags: [...MAIN_V8_FLAGS], env: {}, marks: false },
+  // BENCH_STARTUP_ALT=src/main/x.ts: another entry point in place of headless.ts (to weigh a change in the same run).
+  ...(process.env['BENCH_STARTUP_ALT'] ? [{ name: process.env['BENCH_STARTUP_ALT'], flags: [...MAIN_V8_FLAGS], env: {}, marks: true, entry: process.env['BENCH_STARTUP_ALT'] }] : []),
   ...(process.env['BENCH_STARTUP_OWN_CACHE'] ? [{ name: 'NODE_COMPILE_CACHE=(temp dir)', flags: [...MAIN_V8_FLAGS], env: { NODE_COMPILE_CACHE: cacheDir }, marks: true }] : []),
 ];
 
@@ -37,7 +39,7 @@ interface Run { total: number; rss: number; steps: Map<string, number> }
 async function startOnce(v: Variant): Promise<Run> {
   const dataDir = DATA ?? mkdtempSync(join(tmpdir(), 'sb-startup-'));
   const t0 = performance.timeOrigin + performance.now();
-  const child = spawn(process.execPath, [...v.flags, ...(v.marks ? ['--import', './bench/startup/marks.mjs'] : []), 'src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...v.flags, ...(v.marks ? ['--import', './bench/startup/marks.mjs'] : []), v.entry ?? 'src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir], {
     cwd: ROOT,
     env: { ...process.env, ...v.env },
     stdio: ['ignore', 'pipe', 'pipe'],
