@@ -19,7 +19,8 @@ import { ROOT, fmt } from '../lib.ts';
  */
 const RUNS = Number(process.env['BENCH_STARTUP_RUNS'] ?? 5);
 const DATA = process.env['BENCH_STARTUP_DATA'];
-const cacheDir = mkdtempSync(join(tmpdir(), 'sb-startup-cache-'));
+// BENCH_STARTUP_OWN_CACHE=1: one more variant with a compile cache of its own in a temp folder.
+const cacheDir = process.env['BENCH_STARTUP_OWN_CACHE'] ? mkdtempSync(join(tmpdir(), 'sb-startup-cache-')) : null;
 
 interface Variant { name: string; flags: string[]; env: Record<string, string>; marks: boolean; entry?: string }
 // headless.ts turns Node's compile cache on (node_modules/.cache/node-compile); NODE_DISABLE_COMPILE_CACHE=1
@@ -31,7 +32,7 @@ const VARIANTS: Variant[] = [
   { name: 'as served, no marks preload', flags: [...MAIN_V8_FLAGS], env: {}, marks: false },
   // BENCH_STARTUP_ALT=src/main/x.ts: another entry point in place of headless.ts (to weigh a change in the same run).
   ...(process.env['BENCH_STARTUP_ALT'] ? [{ name: process.env['BENCH_STARTUP_ALT'], flags: [...MAIN_V8_FLAGS], env: {}, marks: true, entry: process.env['BENCH_STARTUP_ALT'] }] : []),
-  ...(process.env['BENCH_STARTUP_OWN_CACHE'] ? [{ name: 'NODE_COMPILE_CACHE=(temp dir)', flags: [...MAIN_V8_FLAGS], env: { NODE_COMPILE_CACHE: cacheDir }, marks: true }] : []),
+  ...(process.env['BENCH_STARTUP_OWN_CACHE'] ? [{ name: 'NODE_COMPILE_CACHE=(temp dir)', flags: [...MAIN_V8_FLAGS], env: { NODE_COMPILE_CACHE: cacheDir! }, marks: true }] : []),
 ];
 
 interface Run { total: number; rss: number; steps: Map<string, number> }
@@ -92,7 +93,7 @@ export async function runStartup(): Promise<string> {
     // Alternate the order so a machine getting busier or quieter weighs on every variant alike.
     for (const v of i % 2 ? [...VARIANTS].reverse() : VARIANTS) results.get(v.name)!.push(await startOnce(v));
   }
-  rmSync(cacheDir, { recursive: true, force: true });
+  if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
   const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
   const range = (xs: number[]): string => `${fmt(med(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
   const lines = [
