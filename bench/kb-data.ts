@@ -68,9 +68,22 @@ export function knowledgeBase(count: number): Array<{ question: string; answer: 
   return out;
 }
 
-/** The n-th customer message: mostly a knowledge-base question in other words, sometimes small talk. */
+/**
+ * The n-th customer message: mostly a knowledge-base question in other words, sometimes small talk
+ * (one in ten, much of it handed off to a human). bench/scale's history uses it.
+ */
 export function customerMessage(kb: Array<{ question: string }>, n: number): string {
   if (n % 10 === 7) return SMALL_TALK[n % SMALL_TALK.length]!;
+  const q = kb[(n * 7919) % kb.length]!.question;
+  return REPHRASE[n % REPHRASE.length]!(q);
+}
+
+/**
+ * The n-th customer message as an integrator's real auto_dialog traffic asks it: always a
+ * knowledge-base question in other words (one of six rephrasings), never small talk, so every
+ * auto_dialog message is answered from the knowledge base. bench/ingest sends these.
+ */
+export function kbQuestion(kb: Array<{ question: string }>, n: number): string {
   const q = kb[(n * 7919) % kb.length]!.question;
   return REPHRASE[n % REPHRASE.length]!(q);
 }

@@ -6,6 +6,7 @@ import { runKbScale } from './kb-scale.ts';
 import { runSearchStall } from './search-stall.ts';
 import { runScale } from './scale/run.ts';
 import { runFloor } from './floor/run.ts';
+import { runStartup } from './startup/run.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
 const benches: Record<string, () => Promise<string>> = {
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<string>> = {
   'search-stall': runSearchStall,
   scale: runScale,
   floor: runFloor,
+  startup: runStartup,
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fmt, runWrk, signedBodies, startTarget, type WrkResult } from '../lib.ts';
-import { customerMessage, knowledgeBase } from '../kb-data.ts';
+import { kbQuestion, knowledgeBase } from '../kb-data.ts';
 
 /**
  * bench/floor: how fast a server can be that only authenticates a website_dialog message and
@@ -27,7 +27,7 @@ function cpuMs(pid: number | undefined): number {
 export async function runFloor(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-floor-'));
   const kb = knowledgeBase(1000);
-  const bodies = signedBodies({ dir, clientId: 'bench', secret: SECRET, senders: 20_000, content: (n) => customerMessage(kb, n) });
+  const bodies = signedBodies({ dir, clientId: 'bench', secret: SECRET, senders: 20_000, content: (n) => kbQuestion(kb, n) });
   const bare = await startTarget(['bench/bare-server.ts']);
   const rows: string[] = [];
   try {
