@@ -87,11 +87,12 @@ describe('README quick start, line by line', () => {
         // `npm run serve` builds the console first; the suite has built it already, and rebuilding
         // out/ under the other test files would pull it from under them. The rest is the same script.
         const serve = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.serve as string;
-        assert.match(serve, /^electron-vite build [^&]*&& exec node .*$/);
+        const parts = /^electron-vite build [^&]*&& ((?:[A-Z_]+=\S+ )*)exec node (.*)$/.exec(serve);
+        assert.ok(parts, `package.json's serve script is "build && [VAR=value ...] exec node ...": ${serve}`);
         // npm runs scripts on the pinned Node (node_modules/.bin first on PATH); so does this.
-        const script = /&& exec node (.*)$/.exec(serve)![1]!;
-        command = command.replace(/^npm run -s serve --/, `${JSON.stringify(process.execPath)} ${script} --console-port 0`);
-        const child = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, env, detached: true });
+        command = command.replace(/^npm run -s serve --/, `${JSON.stringify(process.execPath)} ${parts[2]} --console-port 0`);
+        const scriptEnv = Object.fromEntries((parts[1] ?? '').trim().split(/\s+/).filter(Boolean).map((a) => a.split('=', 2) as [string, string]));
+        const child = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, env: { ...env, ...scriptEnv }, detached: true });
         background.push(child);
         logs.set(child, '');
         const collect = (c: Buffer): void => void logs.set(child, logs.get(child)! + c.toString());
