@@ -34,7 +34,8 @@ describe('names in the console, as the integration sent them', { skip }, () => {
     await send({ ...group, msg_id: 'n-2', group_name: 'Printer support', from_user_id: 'wxid_s4m', from_user_nickname: 'Sam', at_list: ['acme-bot'], message_type: 2, quote: { msg_id: 'n-1', message_type: 1 }, content: 'same here, can you check?' });
     // Ben's own line carries no name; the bot answers it (its delivery is retried), then staff write to him and name him.
     await send({ event_type: 'auto_dialog', msg_id: 'n-5', from_user_id: 'cust-ben', from_user_type: 2, content: 'Where is my parcel?' });
-    await waitFor('a retrying delivery', async () => (await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {})).length > 0);
+    // Ben's own reply, made and failing (the group's fallback answer is a delivery too): only then may staff write.
+    await waitFor("Ben's retrying delivery", async () => (await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {})).some((d) => d.to?.id === 'cust-ben'));
     await send({ event_type: 'auto_dialog', msg_id: 'n-4', from_user_id: 'acme-bot', from_user_type: 1, to_user_id: 'cust-ben', to_user_nickname: 'Ben Okafor', content: 'Hi Ben, it is on its way.' });
     // Chatter after Sam's question, not addressed to the bot: not what needs a human.
     await send({ ...group, msg_id: 'n-6', from_user_id: 'wxid_8g2k', from_user_nickname: 'Nora', content: 'mine works again' });
@@ -58,8 +59,9 @@ describe('names in the console, as the integration sent them', { skip }, () => {
     assert.match((await row.locator('.peer').getAttribute('title'))!, /^Printer support \(R:1069605174\)/);
     assert.match((await listRow(page, '王小明').locator('.peer').textContent())!, /^王小明 v-wang/);
     await page.fill('input[type=search]', 'printer sup');
-    await page.waitForSelector('[data-conversation]:has-text("Printer support")');
-    assert.equal(await page.locator('[data-conversation]').count(), 1, 'found by its name');
+    // The filtered page replaces the list when it arrives: wait for it, then it must hold the group alone.
+    await waitFor('the filtered list', async () => (await page.locator('[data-conversation]').count()) === 1);
+    assert.match((await page.locator('[data-conversation] .peer').textContent())!, /^Printer support/, 'found by its name');
     await page.fill('input[type=search]', '');
   });
 
