@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, openConsole, openConversation, sendAs, startServe, stopServe, useTheme, waitFor } from './helpers/console-session.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, closeConsole, consoleCall, consoleOnList, openConversation, sendAs, startServe, useTheme, waitFor } from './helpers/console-session.ts';
 import { js, shoot } from './helpers/console-page.ts';
 import { seriousViolations } from './helpers/integrate-panel.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
@@ -46,13 +46,10 @@ describe('delivery states in the console: status, target, Retry, Cancel and thei
       const all = await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {});
       return all.some((d) => d.state === 'retrying' && d.lastStatus === 500) && all.some((d) => d.state === 'dead');
     });
-    browser = await launchChromium();
-    page = await openConsole(browser, server, { width: 1280, height: 800 });
-    await page.waitForSelector('[data-conversation]');
+    ({ browser, page } = await consoleOnList(server));
   });
   after(async () => {
-    await browser?.close();
-    await stopServe(server);
+    await closeConsole(browser, server);
     await Promise.all([failing?.close(), gone?.close()]);
   });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, CHROMIUM, closeConsole, consoleCall, consoleOnList, listRow, openConversation, sendAs, startServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import type { ConsoleOutputs } from '../src/shared/console-api.ts';
@@ -51,14 +51,11 @@ describe('knowledge-base answers in the console (sources, suggestions, deleting 
     await send('acme', { event_type: 'auto_dialog', msg_id: 'r2-carol', from_user_id: 'carol', from_user_type: 2, content: 'Does the parcel come gift wrapped?', nickname: 'Carol Smith' });
     await send('acme', { event_type: 'auto_dialog', msg_id: 'r2-tom', from_user_id: 'tom', from_user_type: 2, content: 'Do you ship abroad?', nickname: 'Tom (staff)' });
     await Promise.all([replied('alice'), replied('carol'), replied('tom')]);
-    browser = await launchChromium();
-    page = await openConsole(browser, server, { width: 1280, height: 800 });
-    await page.waitForSelector('[data-conversation]');
+    ({ browser, page } = await consoleOnList(server));
   });
   after(async () => {
     server?.child.kill('SIGCONT'); // never leave a stopped serve behind
-    await browser?.close();
-    await stopServe(server);
+    await closeConsole(browser, server);
     await ok?.close();
   });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, closeConsole, consoleCall, consoleOnList, listRow, openConversation, sendAs, startServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
 import type { DeliveryItem } from '../src/shared/console-api.ts';
 
@@ -41,13 +41,10 @@ describe('reply status in the console: why-lines, stops and pauses, cancelled de
     await send('acme', { event_type: 'auto_dialog', msg_id: 'rv-bob', from_user_id: 'bob', from_user_type: 2, content: 'Where is my parcel?' });
     await waitFor('both replies made and retrying', async () => (await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {})).filter((d) => d.state === 'retrying').length === 2);
     await send('site', { event_type: 'website_dialog', msg_id: 'rv-web', from_user_id: 'visitor-9', content: 'Can I pay with seashells?' });
-    browser = await launchChromium();
-    page = await openConsole(browser, server, { width: 1280, height: 800 });
-    await page.waitForSelector('[data-conversation]');
+    ({ browser, page } = await consoleOnList(server));
   });
   after(async () => {
-    await browser?.close();
-    await stopServe(server);
+    await closeConsole(browser, server);
   });
 
   it('a reply made but cancelled by a stop is not "answered" in green: the why-line says it was not delivered', async () => {

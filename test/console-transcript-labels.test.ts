@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, openConversation, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, CHROMIUM, closeConsole, consoleCall, consoleOnList, listRow, openConversation, sendAs, startServe, waitFor } from './helpers/console-session.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 
@@ -34,13 +34,10 @@ describe('transcript labels a support agent can trust', { skip }, () => {
     // No knowledge base: Ivan's question is handed off once its quiet period ends.
     await send({ event_type: 'auto_dialog', msg_id: 'lb-ivan', from_user_id: 'ivan', from_user_type: 2, content: 'Can I change my delivery address?', nickname: 'Ivan', create_timestamp: now });
     await waitFor('Ivan to need a human', async () => (await consoleCall<{ items: Array<{ customerId: string | null }> }>(server, 'listConversations', { view: 'needs_you' })).items.some((c) => c.customerId === 'ivan'));
-    browser = await launchChromium();
-    page = await openConsole(browser, server, { width: 1280, height: 800 });
-    await page.waitForSelector('[data-conversation]');
+    ({ browser, page } = await consoleOnList(server));
   });
   after(async () => {
-    await browser?.close();
-    await stopServe(server);
+    await closeConsole(browser, server);
   });
 
   it('a message too old to answer shows when it was written, not only when it arrived', async () => {

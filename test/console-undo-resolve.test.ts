@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
-import { buildConsole, chooseLanguage, CHROMIUM, consoleCall, launchChromium, listRow, openConsole, sendAs, startServe, stopServe, waitFor } from './helpers/console-session.ts';
+import { buildConsole, chooseLanguage, CHROMIUM, closeConsole, consoleCall, consoleOnList, listRow, sendAs, startServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
 import { seriousViolations } from './helpers/integrate-panel.ts';
 import type { ConversationPage } from '../src/shared/console-api.ts';
@@ -45,13 +45,10 @@ describe('Undo of a Resolve in the console', { skip }, () => {
       assert.equal((await handoff(visitor, nickname)).status, 200);
     }
     await waitFor('three in Needs you', async () => (await needsYou()).length === 3);
-    browser = await launchChromium();
-    page = await openConsole(browser, server, { width: 1280, height: 800 });
-    await page.waitForSelector('[data-conversation]');
+    ({ browser, page } = await consoleOnList(server));
   });
   after(async () => {
-    await browser?.close();
-    await stopServe(server);
+    await closeConsole(browser, server);
   });
 
   it('Resolve, then Undo (keyboard): back in Needs you at its original place, with a line naming who undid it', async () => {

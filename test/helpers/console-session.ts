@@ -106,3 +106,17 @@ export async function openConversation(page: Page, who: string): Promise<void> {
   await listRow(page, who).click();
   await page.waitForSelector(`[data-testid=transcript] h2:has-text("${who}")`);
 }
+
+/** A browser with the console open on its list of conversations: how most browser tests begin. */
+export async function consoleOnList(server: ServeProcess, viewport = { width: 1280, height: 800 }): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
+  const page = await openConsole(browser, server, viewport);
+  await page.waitForSelector('[data-conversation]');
+  return { browser, page };
+}
+
+/** Closes what consoleOnList and startServe opened (either may not have started). */
+export async function closeConsole(browser: Browser | undefined, server: ServeProcess | undefined): Promise<void> {
+  await browser?.close();
+  await stopServe(server);
+}
