@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
 import { dispatch } from './handlers.ts';
@@ -129,7 +129,8 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
       return plain(res, 404, 'not found');
     }
     const file = normalize(join(options.rendererDir, rel));
-    if (!file.startsWith(normalize(options.rendererDir) + sep) || !existsSync(file)) {
+    // Only files are served: a folder (/assets/) is not found, not a read that fails with EISDIR.
+    if (!file.startsWith(normalize(options.rendererDir) + sep) || statSync(file, { throwIfNoEntry: false })?.isFile() !== true) {
       if (!existsSync(join(options.rendererDir, 'index.html'))) return plain(res, 503, 'console is not built yet: run `npm run build`');
       return plain(res, 404, 'not found');
     }
@@ -139,7 +140,8 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
   }
 
   const server = createServer(
-    { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs ?? 30_000 },
+    // requireHostHeader off: a request without Host gets checkHost's refusal, as JSON, not Node's bare 400.
+    { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs ?? 30_000, requireHostHeader: false },
     (req, res) => {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');

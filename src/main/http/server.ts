@@ -162,7 +162,11 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let closeAfter = false;
     let gated = false;
     try {
-      if (path === CHAT_PATH) {
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+        // Node's own answer here is a bare 400 (requireHostHeader): malformed HTTP gets problem+json (section 1).
+        reply = problemReply(new HttpProblem('bad_request', 'the request is not valid HTTP/1.1: it has no Host header'), requestId);
+        closeAfter = true;
+      } else if (path === CHAT_PATH) {
         if (method !== 'POST') {
           reply = problemReply(new HttpProblem('method_not_allowed', `${method} is not allowed on ${CHAT_PATH}; use POST`, { headers: { allow: 'POST' } }), requestId);
         } else {
@@ -220,7 +224,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     }
   }
 
-  const server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000 }, (req, res) => {
+  const server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000, requireHostHeader: false }, (req, res) => {
     inFlight++;
     route(req, res)
       .catch((error: unknown) => {
