@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { cli, secretFrom } from './helpers/processes.ts';
+
+const ROOT = new URL('../', import.meta.url).pathname;
 import { openDatabase } from '../src/main/store/db.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'sb-cli-'));
@@ -67,6 +70,27 @@ describe('operator CLI (section 9)', () => {
     cli(d, 'clients', 'rotate', 'acme', '--retire-previous');
     assert.match(cli(d, 'clients', 'list').stdout, /acme\s+enabled\s+1/);
     assert.match(cli(d, 'clients', 'rotate', 'ghost').stderr, /no client "ghost"/);
+  });
+
+  it('clients add and rotate take a chosen secret from the environment or standard input, and warn when it is on the command line', () => {
+    const d = dir();
+    const run = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) => {
+      const r = spawnSync(process.execPath, ['src/main/cli/index.ts', ...args, '--data-dir', d], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...options.env }, input: options.input ?? '' });
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    const fromEnv = 'a-secret-from-the-environment-0000000000000';
+    const added = run(['clients', 'add', 'acme', '--secret-env', 'ACME_SECRET'], { env: { ACME_SECRET: fromEnv } });
+    assert.equal(added.status, 0, added.stderr);
+    assert.equal(secretFrom(added.stdout), fromEnv);
+    assert.equal(added.stderr, '', 'no warning: the secret was never on the command line');
+    const fromStdin = 'a-secret-piped-in-from-a-password-manager-00';
+    const rotated = run(['clients', 'rotate', 'acme', '--secret-stdin'], { input: `${fromStdin}\n` });
+    assert.equal(secretFrom(rotated.stdout), fromStdin);
+    const onArgv = run(['clients', 'add', 'beta', '--secret', 'a-secret-typed-on-the-command-line-0000000']);
+    assert.equal(onArgv.status, 0);
+    assert.match(onArgv.stderr, /--secret puts the secret on the command line \(ps, shell history\)/);
+    assert.match(run(['clients', 'add', 'gamma', '--secret-env', 'UNSET_SECRET_NAME']).stderr, /UNSET_SECRET_NAME: that environment variable is unset or empty/);
+    assert.match(run(['clients', 'add', 'delta', '--secret', 'x', '--secret-stdin']).stderr, /give the secret one way only/);
   });
 
   it('clients disable and enable', () => {

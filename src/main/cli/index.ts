@@ -6,6 +6,7 @@ import { createStore, type Store } from '../store/index.ts';
 import { keyFileBox } from '../auth/secret-box.ts';
 import { databasePath, secretKeyPath } from '../store/data-dir.ts';
 import { clientsCommand } from './clients-commands.ts';
+import { processSecretIo, secretFrom } from './secret-input.ts';
 import { parsePairs, ImportError } from './kb-import.ts';
 import { flagError, UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
@@ -16,10 +17,11 @@ import { processSendIo, sendCommand } from './send-command.ts';
 import { processReceiveIo, receiveCommand } from './receive-command.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
-  clients add ID [--secret S] [SETTINGS]
+  clients add ID [--secret-env NAME | --secret-stdin | --secret S] [SETTINGS]
   clients set ID SETTINGS
   clients show ID | clients list
-  clients rotate ID [--retire-previous]
+  clients rotate ID [--retire-previous] [--secret-env NAME | --secret-stdin | --secret S]
+       (a secret you choose, at least 32 characters; without one Switchboard makes one. --secret shows in ps: prefer the other two)
   clients disable ID | clients enable ID
     SETTINGS: ${Object.entries(SETTING_FLAGS).map(([f, s]) => `--${f} (${s.expects})`).join('\n              ')}
   engines add NAME --model M [--base-url URL] [--api-key-env VAR | --api-key-stdin] [--system-prompt S]
@@ -101,6 +103,8 @@ const COMMANDS = ['clients', 'console', 'deliveries', 'engines', 'kb'];
 const OPTIONS = {
   'data-dir': { type: 'string' },
   secret: { type: 'string' },
+  'secret-env': { type: 'string' },
+  'secret-stdin': { type: 'boolean' },
   ...Object.fromEntries(Object.keys(SETTING_FLAGS).map((f) => [f, { type: 'string' as const }])),
   'retire-previous': { type: 'boolean' },
   state: { type: 'string' },
@@ -150,7 +154,7 @@ async function main(argv: string[]): Promise<number> {
     const now = Date.now();
     const out =
       group === 'clients'
-        ? clientsCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values)
+        ? clientsCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, { ...values, secret: await secretFrom(values, processSecretIo) })
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
