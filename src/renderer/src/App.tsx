@@ -17,8 +17,22 @@ import { ShortcutSheet } from './views/ShortcutSheet.tsx';
 import { UndoToast } from './views/UndoToast.tsx';
 import { canWrite } from './store/connection-slice.ts';
 import { HeaderPrefs } from './views/HeaderPrefs.tsx';
+import { ErrorBoundary } from './views/ErrorBoundary.tsx';
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
+/** A view that could not be displayed: the rest of the console keeps working, and a reload may help. */
+function ViewFailed() {
+  const { t } = useTranslation();
+  return (
+    <section className="view-failed" role="alert" data-testid="view-failed">
+      <p>{t('error.viewFailed')}</p>
+      <button type="button" onClick={() => window.location.reload()}>
+        {t('error.reload')}
+      </button>
+    </section>
+  );
+}
+
 function throttle(fn: () => void, ms: number): () => void {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let again = false;
@@ -52,6 +66,7 @@ function moveFocus(selector: string, delta: number): void {
 export function App() {
   const { t } = useTranslation();
   const view = useConsole((s) => s.view);
+  const selectedId = useConsole((s) => s.selectedId);
   const theme = useConsole((s) => s.theme);
   const endpoint = useConsole((s) => s.endpoint);
   const error = useConsole((s) => s.error);
@@ -211,12 +226,18 @@ export function App() {
       )}
       {view === 'conversations' ? (
         <main className="split">
-          <ConversationList searchRef={searchRef} />
-          <Transcript composeRef={composeRef} />
+          <ErrorBoundary resetKey="list" fallback={() => <ViewFailed />}>
+            <ConversationList searchRef={searchRef} />
+          </ErrorBoundary>
+          <ErrorBoundary resetKey={selectedId ?? 'none'} fallback={() => <ViewFailed />}>
+            <Transcript composeRef={composeRef} />
+          </ErrorBoundary>
         </main>
       ) : (
         <main>
-          <MainView view={view} />
+          <ErrorBoundary resetKey={view} fallback={() => <ViewFailed />}>
+            <MainView view={view} />
+          </ErrorBoundary>
         </main>
       )}
       <UndoToast />

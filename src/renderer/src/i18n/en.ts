@@ -115,6 +115,8 @@ export const en = {
     copiedId: 'Copied {{id}}',
     copyFailed: 'Could not copy {{id}}: select it and copy by hand',
     quoteMissing: 'a message Switchboard does not have (msg_id {{id}})',
+    entryFailed: 'This entry could not be displayed: the rest of the conversation is unaffected.',
+    entryRaw: 'Show what was stored',
     written: '· written',
     reason: {
       scheduled: 'Scheduled for a reply',
@@ -312,7 +314,7 @@ export const en = {
     },
   },
   integrate: enIntegrate,
-  error: { generic: 'Something went wrong: {{message}}', dismiss: 'Dismiss' },
+  error: { generic: 'Something went wrong: {{message}}', dismiss: 'Dismiss', viewFailed: 'This part of the console could not be displayed. The rest keeps working; reloading the page may help.', reload: 'Reload the page' },
   work: {
     darkTheme: 'Dark theme',
     // The folded header's menu: its words on the button, what it holds in the tooltip.

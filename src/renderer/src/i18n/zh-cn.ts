@@ -114,6 +114,8 @@ export const zhCN: Messages = {
     copiedId: '已复制 {{id}}',
     copyFailed: '无法复制 {{id}}：请选中后手动复制',
     quoteMissing: 'Switchboard 没有这条消息（msg_id {{id}}）',
+    entryFailed: '无法显示此条目：会话的其余部分不受影响。',
+    entryRaw: '查看存储的内容',
     written: '· 发送于',
     reason: {
       scheduled: '已安排回复',
@@ -309,7 +311,7 @@ export const zhCN: Messages = {
     },
   },
   integrate: zhCNIntegrate,
-  error: { generic: '出错了：{{message}}', dismiss: '关闭' },
+  error: { generic: '出错了：{{message}}', dismiss: '关闭', viewFailed: '控制台的这一部分无法显示。其余部分仍可使用；重新加载页面可能有帮助。', reload: '重新加载页面' },
   work: {
     darkTheme: '深色主题',
     prefs: '设置',

@@ -4,7 +4,8 @@ import { useConsole } from '../store/index.ts';
 import { i18n } from '../i18n/index.ts';
 import { canWrite } from '../store/connection-slice.ts';
 import { effectiveAutoReply } from '../../../shared/conversation.ts';
-import type { ConversationSummary } from '../../../shared/console-api.ts';
+import type { ConversationSummary, TranscriptEntry } from '../../../shared/console-api.ts';
+import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { isShortcut } from '../keyboard.ts';
 import { fullTime, inTimeOrder, shortTime } from '../format.ts';
 import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
@@ -113,6 +114,22 @@ function NotShown() {
   );
 }
 
+/** An entry that could not be displayed: says so, with what was stored, so the rest stays usable. */
+function BrokenEntry({ e }: { e: TranscriptEntry }) {
+  const { t } = useTranslation();
+  return (
+    <li className="entry broken" data-entry={e.msgId} data-testid="broken-entry">
+      <div className="bubble">
+        <div className="why tone-bad">{t('transcript.entryFailed')}</div>
+        <details>
+          <summary>{t('transcript.entryRaw')}</summary>
+          <pre>{JSON.stringify(e, null, 2)}</pre>
+        </details>
+      </div>
+    </li>
+  );
+}
+
 /** The open conversation: who said what and when, why it was answered, and the reply box. */
 export function Transcript({ composeRef }: { composeRef: Ref }) {
   const { t } = useTranslation();
@@ -216,7 +233,9 @@ export function Transcript({ composeRef }: { composeRef: Ref }) {
         )}
         <ol className="entries">
           {entries.map((e) => (
-            <Entry key={`${e.kind}-${e.id}`} e={e} mediaOrigins={transcript.mediaOrigins} onUse={canSend ? use : null} />
+            <ErrorBoundary key={`${e.kind}-${e.id}`} fallback={() => <BrokenEntry e={e} />}>
+              <Entry e={e} mediaOrigins={transcript.mediaOrigins} onUse={canSend ? use : null} />
+            </ErrorBoundary>
           ))}
         </ol>
       </div>
