@@ -256,4 +256,15 @@ describe('console CSRF and token leaks, attacked from another 127.0.0.1 port in 
     await operator.waitForSelector('[data-testid=auto-reply-state]:has-text("Stopped")');
     assert.deepEqual(changedTables(beforeStop, snapshot(h)), ['conversations']);
   });
+  it('a link to the console with a wrong #token= does not sign the operator out: the token that worked comes back', async () => {
+    const page = await context.newPage();
+    await page.goto(consoleUrl);
+    await page.waitForSelector('[data-conversation]:has-text("alice")');
+    // What any page on another local port can do: send the browser to the console with a token of its choosing.
+    await page.goto(`${consoleOrigin}/#token=not-the-console-token`);
+    await page.waitForSelector('[data-conversation]:has-text("alice")');
+    assert.equal(await page.evaluate('localStorage.getItem("sb.consoleToken")'), token, 'the working token is stored again');
+    assert.equal(await page.locator('text=console token').count(), 0, 'no sign-in screen');
+    await page.close();
+  });
 });

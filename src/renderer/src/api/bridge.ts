@@ -1,5 +1,5 @@
 import { createConsoleClient, type ApiResult, type ConsoleClient, type ConsoleEvent, type ConsoleMethod } from '../../../shared/console-api.ts';
-import { consoleToken, takeTokenFromUrl, tokenRefused } from './console-token.ts';
+import { consoleToken, takeTokenFromUrl, tokenAccepted, tokenRefused } from './console-token.ts';
 import { openEventStream, type StreamState } from './event-stream.ts';
 import { reconnectMaxMs, streamSilenceMs } from './timing.ts';
 
@@ -33,6 +33,7 @@ async function httpCall(method: ConsoleMethod, input: unknown): Promise<ApiResul
       body: JSON.stringify(input ?? {}),
     });
     if (res.status === 401) tokenRefused(token);
+    else tokenAccepted(token);
     return (await res.json()) as ApiResult<unknown>;
   } catch (error) {
     return { ok: false, error: { code: 'unreachable', message: `cannot reach the service: ${(error as Error).message}` } };

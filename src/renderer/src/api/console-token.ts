@@ -6,6 +6,12 @@
  * without the terminal. Only pages of this exact origin (scheme, host and port) can read it.
  */
 const KEY = 'sb.consoleToken';
+/**
+ * The token that worked before a `#token=` arrived. Any local page can send the browser here with
+ * a wrong one: it must not sign the operator out, so the old one stays until the new one is
+ * accepted, and comes back if the new one is refused.
+ */
+const PREVIOUS = 'sb.consoleToken.previous';
 
 export type AuthState = 'ok' | 'missing' | 'refused';
 
@@ -22,6 +28,8 @@ function moveTokenFromUrl(): boolean {
   const params = new URLSearchParams(location.hash.slice(1));
   const token = params.get('token');
   if (!token) return false;
+  const current = localStorage.getItem(KEY);
+  if (current !== null && current !== token && localStorage.getItem(PREVIOUS) === null) localStorage.setItem(PREVIOUS, current);
   localStorage.setItem(KEY, token);
   params.delete('token');
   const rest = params.toString();
@@ -44,9 +52,26 @@ export function consoleToken(): string | null {
   return localStorage.getItem(KEY);
 }
 
-/** The server answered 401: forget the token (unless another tab stored a newer one). */
+/** The server took `token`: a token kept in reserve is no longer needed. */
+export function tokenAccepted(token: string): void {
+  if (localStorage.getItem(KEY) === token) localStorage.removeItem(PREVIOUS);
+}
+
+/**
+ * The server answered 401: forget the token (unless another tab stored a newer one). A token kept
+ * from before a new `#token=` comes back, and the page starts again with it.
+ */
 export function tokenRefused(token: string | null): void {
-  if (token !== null && localStorage.getItem(KEY) === token) localStorage.removeItem(KEY);
+  if (token !== null && localStorage.getItem(KEY) === token) {
+    const previous = localStorage.getItem(PREVIOUS);
+    localStorage.removeItem(PREVIOUS);
+    if (previous !== null && previous !== token) {
+      localStorage.setItem(KEY, previous);
+      location.reload();
+      return;
+    }
+    localStorage.removeItem(KEY);
+  }
   set(token === null ? 'missing' : 'refused');
 }
 
