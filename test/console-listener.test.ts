@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'node:http';
+import { get as httpGet, request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { openDatabase } from '../src/main/store/db.ts';
 import { createStore } from '../src/main/store/index.ts';
@@ -105,6 +105,15 @@ describe('headless console listener (section 9)', () => {
 
   it('console rotate-token (CLI) prints a new #token=; the running server refuses the old one from then on', async () => {
     const { base, token: old } = parts(server);
+    // A console open with the old token: its event stream must not outlive the token.
+    let streamEnded = false;
+    const stream = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpGet(`${base}api/events`, { headers: { authorization: `Bearer ${old}` } }, resolve);
+      req.on('error', reject);
+    });
+    assert.equal(stream.statusCode, 200);
+    stream.on('data', () => {});
+    stream.on('close', () => (streamEnded = true));
     const rotated = await cliAsync(dir, 'console', 'rotate-token');
     assert.equal(rotated.status, 0, rotated.stderr);
     const fresh = /^#token=([A-Za-z0-9_-]{43})$/m.exec(rotated.stdout)?.[1];
@@ -112,6 +121,7 @@ describe('headless console listener (section 9)', () => {
     assert.match(rotated.stdout, /console address/);
     await eventually(async () => (await apiStatus(base, { authorization: `Bearer ${old}` })).status === 401, 'the old token refused', 3000);
     assert.equal((await apiStatus(base, { authorization: `Bearer ${fresh}` })).status, 200);
+    await eventually(() => streamEnded, "the old token's event stream closed by the server", 5000);
     const usage = await cliAsync(dir, 'console', 'rotate');
     assert.equal(usage.status, 2);
     assert.match(usage.stderr, /unknown console command "rotate"; use rotate-token/);

@@ -46,8 +46,13 @@ export function checkOrigin(req: IncomingMessage): Refusal | null {
 }
 
 /** `Authorization: Bearer` only: a cookie or a query parameter never authorizes. */
+/** The token of `Authorization: Bearer <token>`, or null. */
+export function bearerToken(req: IncomingMessage): string | null {
+  return /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1] ?? null;
+}
+
 export function checkToken(req: IncomingMessage, verify: (token: string) => boolean): Refusal | null {
-  const given = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1] ?? null;
+  const given = bearerToken(req);
   if (given && given.length <= 256 && verify(given)) return null;
   return {
     status: 401,

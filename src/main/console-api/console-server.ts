@@ -6,7 +6,7 @@ import type { ConsoleHandlers } from '../../shared/console-api.ts';
 import { dispatch } from './handlers.ts';
 import type { EventBus } from './events.ts';
 import { CONSOLE_CSP } from '../../shared/csp.ts';
-import { checkHost, checkJson, checkNoQueryToken, checkOrigin, checkToken, type Refusal } from './console-guard.ts';
+import { bearerToken, checkHost, checkJson, checkNoQueryToken, checkOrigin, checkToken, type Refusal } from './console-guard.ts';
 import { answerThenDrain, BodyTooLarge, ClientAborted, MAX_API_BODY, readApiBody } from './console-body.ts';
 
 /** The endpoint's own limits (src/main/http/server.ts): a slow client is cut off the same way here. */
@@ -78,6 +78,9 @@ function statusOf(code: string): number {
  * URL fragment), state changes need JSON, and a browser request from another origin is refused
  * whatever it carries.
  */
+/** How often an open event stream checks that its token is still the console's. */
+const TOKEN_RECHECK_MS = 1000;
+
 export function createConsoleServer(options: ConsoleServerOptions): Server {
   const log = options.log ?? (() => {});
   const timeouts = options.timeouts ?? { headersMs: CONSOLE_HEADERS_TIMEOUT_MS, requestMs: CONSOLE_REQUEST_TIMEOUT_MS };
@@ -86,12 +89,28 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     // Server-sent events: one stream per open console, a comment every 15 s keeps it open.
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
     res.write(': connected\n\n');
-    const unsubscribe = options.events.subscribe((event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+    // A stream outlives the check made when it opened: once its token is revoked (console
+    // rotate-token) it is closed, before any further event, and within a second when none comes.
+    const token = bearerToken(req) ?? '';
+    const stillValid = (): boolean => options.verifyToken(token);
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
-    req.on('close', () => {
-      clearInterval(ping);
-      unsubscribe();
+    const recheck = setInterval(() => {
+      if (!stillValid()) close();
+    }, TOKEN_RECHECK_MS);
+    const unsubscribe = options.events.subscribe((event) => {
+      if (!stillValid()) return close();
+      res.write(`data: ${JSON.stringify(event)}\n\n`);
     });
+    let closed = false;
+    function close(): void {
+      if (closed) return;
+      closed = true;
+      clearInterval(ping);
+      clearInterval(recheck);
+      unsubscribe();
+      res.end();
+    }
+    req.on('close', close);
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
