@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { deliveryStatus, initials, maskUrl, shortUrl, sourceUse } from './console-display.ts';
+import { deliveryStatus, initials, maskUrl, refBeside, shortUrl, sourceUse, titleHover } from './console-display.ts';
 
 
 const s = (id: number, score: number) => ({ id, score, question: `q${id}` });
@@ -70,5 +70,17 @@ describe('avatar initials', () => {
     assert.equal(initials('Ops 夜班群'), 'O');
     assert.equal(initials('王 小明'), '王');
     assert.equal(initials('김 민준'), '김');
+  });
+});
+
+describe('a conversation named as sent, its id beside the name', () => {
+  const c = (over: Partial<Parameters<typeof refBeside>[0]>) => ({ peer: 'u:wx1', groupId: null, groupName: null, customerId: 'wx1', customerName: null, ...over });
+  it('shows the id beside a name that was sent, and not beside a title that is the id', () => {
+    assert.equal(refBeside(c({ customerName: 'Nora' })), 'wx1');
+    assert.equal(titleHover(c({ customerName: 'Nora' })), 'Nora (wx1)');
+    assert.equal(refBeside(c({})), null);
+    assert.equal(titleHover(c({})), 'wx1');
+    assert.equal(refBeside(c({ peer: 'g:R1', groupId: 'R1', groupName: 'Printer support' })), 'R1');
+    assert.equal(refBeside(c({ peer: 'g:R1', groupId: 'R1' })), null, 'an unnamed group is titled "# R1" already');
   });
 });

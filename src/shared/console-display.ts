@@ -16,6 +16,20 @@ export function conversationRef(c: ConversationLabel): string {
   return c.groupId ?? c.customerId ?? c.peer;
 }
 
+/** The id to show beside the title, in small type: none where the title is the id already. */
+export function refBeside(c: ConversationLabel): string | null {
+  const title = conversationTitle(c);
+  const ref = conversationRef(c);
+  return title === ref || title === `# ${ref}` ? null : ref;
+}
+
+/** The title with the id after it where they differ, for a hover ("Nora (wxid_8g2k)"). */
+export function titleHover(c: ConversationLabel): string {
+  const title = conversationTitle(c);
+  const ref = conversationRef(c);
+  return title === ref ? title : `${title} (${ref})`;
+}
+
 /** The title with its id when they differ ("Nora (wxid_8g2k)"), for a sentence that must carry both. */
 export function titleWithRef(c: ConversationLabel): string {
   const title = conversationTitle(c);

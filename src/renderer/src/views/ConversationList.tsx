@@ -7,7 +7,7 @@ import { effectiveAutoReply } from '../../../shared/conversation.ts';
 import { Avatar } from './Avatar.tsx';
 import { previewOf } from './command-text.ts';
 import { StateBadge } from './StateBadge.tsx';
-import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
+import { conversationTitle, refBeside, titleHover } from '../../../shared/console-display.ts';
 import { useNow, When } from './relative-time.tsx';
 
 /** Every row is this tall (the virtual list does not measure them). */
@@ -141,7 +141,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
               const c = conversations[row.index]!;
               const state = effectiveAutoReply(c.autoReply, c.pausedUntil, now);
               const name = conversationTitle(c);
-              const ref = conversationRef(c);
+              const ref = refBeside(c);
               const selected = c.id === selectedId;
               // One tab stop for the whole list (the selected row, else the first), arrows move within it.
               const tabbable = selected || (selectedIndex < 0 && row.index === 0);
@@ -159,10 +159,10 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
                   <Avatar id={c.customerId ?? c.groupId ?? c.peer} name={name} />
                   {/* The name and ids give way to the badges (ellipsis); the short channel label never does. */}
                   <span className="head">
-                    <span className="peer" title={`${name}${ref !== name ? ` (${ref})` : ''} · ${c.clientId} · ${t(`list.channel.${c.channel}`)}`}>
+                    <span className="peer" title={`${titleHover(c)} · ${c.clientId} · ${t(`list.channel.${c.channel}`)}`}>
                       {name}
                       {/* Agents quote the id to colleagues: it stays beside the name the integrator sent. */}
-                      {name !== ref && name !== `# ${ref}` && <small> {ref}</small>}
+                      {ref && <small> {ref}</small>}
                       <small> · {c.clientId}</small>
                     </span>
                     <small className="channel" data-testid="conversation-channel">

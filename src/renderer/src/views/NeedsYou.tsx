@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { askedOf } from './command-text.ts';
 import { Avatar } from './Avatar.tsx';
-import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
+import { conversationTitle, refBeside, titleHover } from '../../../shared/console-display.ts';
 import { duration, useNow } from './relative-time.tsx';
 import { fullTime } from '../format.ts';
 
@@ -37,15 +37,15 @@ export function NeedsYou() {
           {items.map((c) => {
             const since = c.needsHumanSince ?? c.lastMessageAt;
             const name = conversationTitle(c);
-            const ref = conversationRef(c);
+            const ref = refBeside(c);
             return (
               <li key={c.id}>
                 <button className="queue-row" onClick={() => open(c.id)} data-conversation={c.id}>
                   <Avatar id={c.customerId ?? c.groupId ?? c.peer} name={name} />
-                  <span className="peer" title={ref !== name ? `${name} (${ref})` : name}>
+                  <span className="peer" title={titleHover(c)}>
                     {name}
                     <small>
-                      {name !== ref && name !== `# ${ref}` ? ` ${ref}` : ''} · {c.clientId} · {t(`list.channel.${c.channel}`)}
+                      {ref ? ` ${ref}` : ''} · {c.clientId} · {t(`list.channel.${c.channel}`)}
                     </small>
                   </span>
                   <time className="waited" dateTime={new Date(since).toISOString()} title={t('views.needsYou.since', { time: fullTime(since, i18n.language) })}>

@@ -8,7 +8,7 @@ import type { ConversationSummary, TranscriptEntry } from '../../../shared/conso
 import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { isShortcut } from '../keyboard.ts';
 import { fullTime, inTimeOrder, shortTime } from '../format.ts';
-import { conversationRef, conversationTitle } from '../../../shared/console-display.ts';
+import { conversationRef, conversationTitle, titleHover } from '../../../shared/console-display.ts';
 import { CopyId } from './CopyId.tsx';
 import { Entry } from './TranscriptEntry.tsx';
 import { Compose } from './Compose.tsx';
@@ -59,7 +59,7 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
     <header className="conv-head">
       <Avatar id={c.groupId ?? c.customerId ?? c.peer} name={title} />
       <div className="titles">
-        <h2 className="ellipsis" title={title === ref ? title : `${title} (${ref})`}>
+        <h2 className="ellipsis" title={titleHover(c)}>
           {title}
         </h2>
         <small className="ellipsis" title={`${ref} · ${sub}`}>
