@@ -1,9 +1,9 @@
 import type { Db } from './db.ts';
 import type { MessageRole } from '../../shared/conversation.ts';
-import type { ContextLine, ContextQuote } from '../engines/engine.ts';
+import type { ContextLine } from '../engines/engine.ts';
 import { nicknameOf } from '../conversations/identity.ts';
 import type { ReplyKind } from './messages.ts';
-import { quoteQueries, quotedMsgId, quoteTextOf } from './quotes.ts';
+import { contextQuote, quoteQueries, quotedMsgId } from './quotes.ts';
 
 /** One line of a conversation as the engines see it: what was said, no suggestions. */
 export type ContextEntry = ContextLine & { kind: 'message' | 'reply'; id: number; msgId: string };
@@ -84,10 +84,7 @@ export function messageContext(db: Db) {
     const found = rows.length > 0 ? lookUp(rows[0]!.client_id, quoteIds.filter((q) => q !== null)) : new Map();
     const messages = rows.map((m, i): ContextEntry => {
       const name = m.known_name ?? nicknameOf(infos[i]!);
-      const quoteId = quoteIds[i];
-      const line = found.get(quoteId ?? '');
-      const text = quoteId ? (quoteTextOf(infos[i]!) ?? line?.content ?? null) : null;
-      const quoted: ContextQuote | null = text !== null ? { speaker: line ? (line.speakerName ?? line.speaker) : null, content: text } : null;
+      const quoted = contextQuote(infos[i]!, found.get(quoteIds[i] ?? ''));
       return {
         kind: 'message',
         id: m.id,

@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import type { MessageRole } from '../../shared/conversation.ts';
 import type { QuotedLine } from '../../shared/console-api.ts';
+import type { ContextQuote } from '../engines/engine.ts';
 import { nicknameOf } from '../conversations/identity.ts';
 
 /** The msg_id a message quotes (message_type 2), if it names one. */
@@ -16,6 +17,17 @@ export function quoteTextOf(info: Record<string, unknown>): string | null {
   const quote = info['quote'] as Record<string, unknown> | undefined;
   const text = quote?.['content'];
   return typeof text === 'string' && text.trim() !== '' ? text : null;
+}
+
+/**
+ * What an engine is told a message quoted: the quote's own text, else the quoted message as
+ * stored (`found`, looked up by quotedMsgId), with who said it; null when the message quotes
+ * nothing, or nothing Switchboard can name.
+ */
+export function contextQuote(info: Record<string, unknown>, found: QuotedLine | undefined): ContextQuote | null {
+  if (quotedMsgId(info) === null) return null;
+  const content = quoteTextOf(info) ?? found?.content ?? null;
+  return content === null ? null : { speaker: found ? (found.speakerName ?? found.speaker) : null, content };
 }
 
 /**
