@@ -10,8 +10,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
  * Node's compile cache, before any of the service's modules loads: the service runs from its
  * TypeScript sources, and without the cache every start strips the types of every module again,
  * once in this thread and once in each worker thread (writer, console reads, engine), each
- * loading the type stripper of its own. Measured on an empty data folder (bench/startup): spawn to
- * /healthz 2.4–2.8 s and 196 MB RSS without, 1.3 s and 147 MB with a warm cache. The cache is
+ * loading the type stripper of its own. Measured on an empty data folder (bench/startup, a quiet
+ * machine): spawn to /healthz 877 ms and 197 MB RSS without, 579 ms and 161 MB with a warm cache. The cache is
  * keyed by each file's contents and Node's version, so an edited source is compiled again; the
  * first start after a change fills it. Same folder as `npm run cli`. An operator's own
  * NODE_COMPILE_CACHE (or NODE_DISABLE_COMPILE_CACHE) wins: Node has then acted on it already.

@@ -94,7 +94,6 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
       const clientId = rows[0]?.client_id;
       const quotes = clientId !== undefined ? quoted(clientId, quoteIds.filter((q) => q !== null)) : new Map<string, QuotedLine>();
       const mentioned = infos.map(mentionsOf);
-      const names = clientId !== undefined ? people.names(clientId, mentioned.flat()) : new Map<string, string>();
       const messageEntries: TranscriptEntry[] = rows.map((m, i) => {
         const messageInfo = infos[i]!;
         const quote = quoteIds[i];
@@ -107,7 +106,8 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
           // The latest name this sender was sent under, else the one on this line.
           speakerName: m.known_name ?? nicknameOf(messageInfo),
           ...(quote ? { quoted: quotes.get(quote) ?? null } : {}),
-          ...(mentioned[i]!.length > 0 ? { mentions: mentioned[i]!.map((id) => ({ id, name: names.get(id) ?? null })) } : {}),
+          // Named below, with the replies' mentions, in one lookup.
+          ...(mentioned[i]!.length > 0 ? { mentions: mentioned[i]!.map((id) => ({ id, name: null })) } : {}),
           content: m.content ?? '',
           at: m.received_at,
           decision: m.reply_reason
@@ -169,12 +169,14 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
               ? null
               : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error, ...waitOf(r.delivery_id, r.delivery_state!, r.delivery_next) },
           afterMessageId: r.after_message_id,
-          // In a group a reply @-mentions whom it answers (protocol section 7): named below, as message mentions are.
+          // In a group a reply @-mentions whom it answers (protocol section 7).
           ...(r.delivery_at ? { mentions: (JSON.parse(r.delivery_at) as string[]).map((id) => ({ id, name: null })) } : {}),
         });
       }
-      const replyNames = clientId !== undefined ? people.names(clientId, replyEntries.flatMap((e) => (e.mentions ?? []).map((m) => m.id))) : new Map<string, string>();
-      for (const e of replyEntries) e.mentions = e.mentions?.map((m) => ({ id: m.id, name: replyNames.get(m.id) ?? null }));
+      // Who every line of the page @-mentions, by the latest names sent: one lookup for the page.
+      const mentioning = [...messageEntries, ...replyEntries].filter((e) => e.mentions !== undefined);
+      const names = clientId !== undefined ? people.names(clientId, mentioning.flatMap((e) => e.mentions!.map((m) => m.id))) : new Map<string, string>();
+      for (const e of mentioning) e.mentions = e.mentions!.map((m) => ({ id: m.id, name: names.get(m.id) ?? null }));
       // Sources name their knowledge-base question (one lookup for the page); a deleted entry has none.
       const questions = kbQuestions(replyEntries.flatMap((e) => (e.sources ?? []).map((src) => src.id)));
       for (const e of replyEntries) {
