@@ -140,12 +140,17 @@ describe('display names: from_user_nickname, to_user_nickname and group_name', (
     rx.respond = () => ({ status: 500 });
     const g = await h.post({ ...group, msg_id: mid(), group_name: 'Printer support', from_user_id: 'wxid_8g2k', from_user_nickname: 'Nora B.', content: 'please answer' });
     h.clock.advance(5000);
-    const failing = async () => (await api().listDeliveries({ states: ['retrying', 'dead'], limit: 50 })).find((d) => d.conversationId === g.body['conversation_id']);
-    const delivery = await eventually(failing, 'the failing delivery');
+    // The group has other members' replies failing too: this is the delivery of the reply to Nora's message.
+    const gid = String(g.body['conversation_id']);
+    const failing = async () => {
+      const answered = (await entries(gid)).find((e) => e.msgId === g.body['msg_id'])?.decision?.delivery?.id;
+      return answered !== undefined && (await api().listDeliveries({ states: ['retrying', 'dead'], limit: 50 })).find((d) => d.id === answered);
+    };
+    const delivery = await eventually(failing, 'the failing delivery of the reply to Nora');
     assert.equal(delivery.conversation && conversationTitle(delivery.conversation), 'Printer support', 'the name this message sent, the latest');
     assert.equal(delivery.conversation?.groupId, 'R:1069605174');
     assert.deepEqual(delivery.to, { id: 'wxid_8g2k', name: 'Nora B.' }, 'the member the reply answers');
-    const reply = (await entries(String(g.body['conversation_id']))).filter((e) => e.kind === 'reply').at(-1);
+    const reply = (await entries(gid)).find((e) => e.kind === 'reply' && e.delivery?.id === delivery.id);
     assert.deepEqual(reply?.mentions, [{ id: 'wxid_8g2k', name: 'Nora B.' }], 'the group reply @-mentions her, by name');
     rx.respond = () => ({ status: 200 });
 
