@@ -74,3 +74,22 @@ test('depth is measured without recursion', () => {
   const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
   assert.ok(jsonDepth(deep) > 32);
 });
+
+test('agrees with the RFC author\'s implementation on every kind of value JSON.parse yields', async () => {
+  const { default: canonicalize } = await import('canonicalize');
+  const samples = [
+    '{"b":[1,2.5,-0,1e21,1e-7,true,false,null],"a":{"é":"x","\\u20ac":"€","\\ud83d\\ude00":"😀","":""},"A":"line\\nbreak\\u0001\\"q\\""}',
+    '[[],{},"",0,-1.5e300,123456789012345680000]',
+    '{"message_info":{"content":"你好","at_list":["a","b"],"quote":{"msg_id":"m","message_type":1}}}',
+  ];
+  for (const json of samples) assert.equal(canonicalJson(JSON.parse(json)), canonicalize(JSON.parse(json)), json);
+  assert.throws(() => canonicalJson(JSON.parse('[1e400]')), /Infinity/);
+  assert.throws(() => canonicalJson(JSON.parse('{"\\udc00":1}')), /surrogate/i, 'a member name is checked too');
+});
+
+test('given the JSON text it was parsed from, the result is the same, with or without escapes in that text', () => {
+  for (const json of ['{"b":"plain","a":["x",1,{"é":"ü"}]}', '{"b":"a\\"quote","a":"tab\\there","c":"\\u00e9"}', '{"z":"/","y":"\\/"}']) {
+    const source = Buffer.from(json);
+    assert.equal(canonicalJson(JSON.parse(json), { source }), canonicalJson(JSON.parse(json)), json);
+  }
+});
