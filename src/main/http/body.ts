@@ -12,30 +12,45 @@ export class ClientGone extends Error {
   }
 }
 
+/** Looks at each chunk as it arrives; throwing (an HttpProblem) refuses the request there. */
+export type ChunkCheck = (chunk: Buffer) => void;
+
 /**
  * Reads the body up to `limit` bytes. A declared or actual excess is refused as soon as it is
- * known: the rest is never kept, so a huge upload costs us one chunk, not its size.
+ * known: the rest is never kept, so a huge upload costs us one chunk, not its size. `check` sees
+ * every chunk first (the JSON bounds, the intake budget); its refusal ends the read the same way.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number, check?: ChunkCheck): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     return Promise.reject(tooLarge(limit));
   }
+  // A declared length is filled in place: one buffer, not chunks plus their concatenation.
+  const length = declared === undefined ? NaN : Number(declared);
+  const whole = Number.isSafeInteger(length) && length > 0 ? Buffer.allocUnsafe(length) : null;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = (error: unknown): void => {
+      cleanup();
+      req.pause();
+      reject(error);
+    };
     const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        reject(tooLarge(limit));
-        return;
+      if (size + chunk.length > limit) return stop(tooLarge(limit));
+      try {
+        check?.(chunk);
+      } catch (error) {
+        return stop(error);
       }
-      chunks.push(chunk);
+      // Node's parser never passes more than the declared length.
+      if (whole) chunk.copy(whole, size);
+      else chunks.push(chunk);
+      size += chunk.length;
     };
     const onEnd = (): void => {
       cleanup();
+      if (whole) return resolve(size === whole.length ? whole : whole.subarray(0, size));
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
     const onGone = (): void => {
