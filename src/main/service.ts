@@ -35,6 +35,7 @@ import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
 import type { ConsoleHandlers } from '../shared/console-api.ts';
+import { createIntakeBudget } from './http/intake-budget.ts';
 
 export interface ServiceOptions {
   config: ServerConfig;
@@ -200,6 +201,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onWaitsOnStaff: (conversationId) => staffWait.customerWrote(conversationId),
   });
   const requestLog = createRequestLogger(config.requestLogAggregation, (command) => writer.send(command));
+  const intake = createIntakeBudget(config.intake);
   const http = createHttpServer({
     chatMessages: createChatMessagesHandler({
       registry,
@@ -214,6 +216,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     bodyLimitBytes: config.bodyLimitBytes,
     slicer: ingestSlicer,
     preAuthGate: createPreAuthGate(createAddressLimiter(config.addressRateLimit)),
+    intake,
     logRequest: (entry, authenticated) => {
       // A refusal that was only counted changes no row the console shows until the next flush.
       if (requestLog.log(entry, authenticated)) events.emit({ type: 'request', status: entry.status, code: entry.code });
@@ -221,6 +224,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
     logInfo: log,
   });
+  metrics.gauge('switchboard_intake_bytes', 'Body bytes reserved by requests not yet authenticated (the intake budget in use).', () => intake.held());
   metrics.gauge('switchboard_ingest_queued', 'Chat messages read and waiting for their turn on the main thread.', () => ingestSlicer.pending());
   metrics.gauge('switchboard_db_writes_pending', 'Writes handed to the writer thread and not yet committed.', () => writer.pending());
   metrics.gauge('switchboard_db_commit_batches', 'Group-commit transactions since start.', () => writer.stats.batches);

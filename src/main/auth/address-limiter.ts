@@ -119,6 +119,8 @@ export type AddressLimiter = ReturnType<typeof createAddressLimiter>;
 export function createPreAuthGate(limiter: AddressLimiter) {
   const trusted = new WeakSet<object>();
   return {
+    /** Whether `connection` has carried an authenticated request (and kept its pass). */
+    trusts: (connection: object): boolean => trusted.has(connection),
     admit(connection: object, remote: string | undefined, now: number): RateDecision {
       if (trusted.has(connection)) return { allowed: true };
       return limiter.admit(addressKey(remote), now);

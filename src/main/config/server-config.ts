@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_INTAKE } from '../http/intake-budget.ts';
 
 export const DEFAULT_FALLBACK_TEXT = 'Thanks for your message. A member of our team will get back to you shortly.';
 
@@ -58,6 +59,18 @@ export const serverConfigSchema = z.strictObject({
       maxAddresses: z.number().int().min(100).max(10_000_000).default(100_000),
     })
     .default({ enabled: true, perSecond: 10, burst: 100, maxAddresses: 100_000 }),
+  /**
+   * What requests not yet authenticated may hold: bytes of bodies, reserved when a request starts
+   * (its Content-Length), per address and in total, and open connections per address. Past them:
+   * 429 (the address's share) or 503 (the total), with Retry-After, before the body is read.
+   */
+  intake: z
+    .strictObject({
+      totalBytes: z.number().int().min(1024).default(DEFAULT_INTAKE.totalBytes),
+      perAddressBytes: z.number().int().min(1024).default(DEFAULT_INTAKE.perAddressBytes),
+      perAddressConnections: z.number().int().min(1).max(100_000).default(DEFAULT_INTAKE.perAddressConnections),
+    })
+    .default(DEFAULT_INTAKE),
   /** A delivery attempt with no complete answer in this time is a failure to retry. */
   deliveryTimeoutMs: z.number().int().min(100).max(120_000).default(15_000),
   /** Deliveries in flight at once, across conversations (one at a time within each). */
@@ -68,11 +81,17 @@ export const serverConfigSchema = z.strictObject({
   engineWorker: z.boolean().default(true),
   /** The console's lists, searches, transcripts and dashboard read on their own thread with a read-only connection. */
   readWorker: z.boolean().default(true),
-}).refine((c) => c.idempotencyRetentionHours * 3600 >= c.replayWindowSeconds, {
-  // A pruned record is a forgotten signature: a replay of it would be accepted again.
-  message: 'must be at least the replay window (replayWindowSeconds)',
-  path: ['idempotencyRetentionHours'],
-});
+})
+  .refine((c) => c.idempotencyRetentionHours * 3600 >= c.replayWindowSeconds, {
+    // A pruned record is a forgotten signature: a replay of it would be accepted again.
+    message: 'must be at least the replay window (replayWindowSeconds)',
+    path: ['idempotencyRetentionHours'],
+  })
+  .refine((c) => c.intake.perAddressBytes >= c.bodyLimitBytes && c.intake.totalBytes >= c.intake.perAddressBytes, {
+    // Otherwise a body within the limit could never be read from a new connection.
+    message: 'perAddressBytes must be at least bodyLimitBytes, and totalBytes at least perAddressBytes',
+    path: ['intake'],
+  });
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>;
 

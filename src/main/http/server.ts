@@ -4,6 +4,9 @@ import type { Clock } from '../../shared/clock.ts';
 import type { RequestLogEntry } from '../store/request-log.ts';
 import { newId } from '../store/ids.ts';
 import { ClientGone, DEFAULT_LINGER, discardRestOfBody, readBody, type LingerBounds } from './body.ts';
+import { DEFAULT_JSON_BOUNDS, type JsonBounds } from './json-scan.ts';
+import type { IntakeBudget } from './intake-budget.ts';
+import { admitBody, tooManyConnections, watchConnections } from './body-admission.ts';
 import { answerClientError, reportOnce } from './client-error.ts';
 import { HttpProblem } from './problem.ts';
 import type { ChatMessagesHandler, Reply, RequestFacts } from './chat-messages.ts';
@@ -21,6 +24,10 @@ export interface HttpServerDeps {
   bodyLimitBytes: number;
   /** Per-address limit on requests refused before or at authentication (absent: no limit). */
   preAuthGate?: PreAuthGate;
+  /** Bytes and connections that requests not yet authenticated may hold (absent: no bound). */
+  intake?: IntakeBudget;
+  /** Depth, items and name lengths a body may have, checked as it arrives. */
+  jsonBounds?: JsonBounds;
   logRequest: (entry: RequestLogEntry, authenticated: boolean) => void;
   logError: (error: unknown, requestId: string) => void;
   /** One line, no stack: clients that go away or send malformed HTTP. */
@@ -135,20 +142,27 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         closeAfter: req.headers['content-length'] !== '0',
       };
     }
-    let body: Buffer;
+    const admission = admitBody(req, { bounds: deps.jsonBounds ?? DEFAULT_JSON_BOUNDS, bodyLimitBytes: deps.bodyLimitBytes, intake: deps.intake, gate: deps.preAuthGate });
+    // Refused before a byte of the body is read: not charged to the address as a failure.
+    if (admission instanceof HttpProblem) return { reply: problemReply(admission, requestId), closeAfter: true, gated: true };
     try {
-      body = await readBody(req, deps.bodyLimitBytes);
-    } catch (error) {
-      if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: true };
-      throw error;
-    }
-    try {
-      const handled = await runChat(req, requestId, body, facts);
-      if ('gated' in handled) return { reply: gatedReply(handled.gated, requestId), closeAfter: false, gated: true };
-      return { reply: handled, closeAfter: false };
-    } catch (error) {
-      if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: false };
-      throw error;
+      let body: Buffer;
+      try {
+        body = await readBody(req, deps.bodyLimitBytes, admission.check);
+      } catch (error) {
+        if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: true };
+        throw error;
+      }
+      try {
+        const handled = await runChat(req, requestId, body, facts);
+        if ('gated' in handled) return { reply: gatedReply(handled.gated, requestId), closeAfter: false, gated: true };
+        return { reply: handled, closeAfter: false };
+      } catch (error) {
+        if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: false };
+        throw error;
+      }
+    } finally {
+      admission.release();
     }
   }
 
@@ -162,7 +176,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let closeAfter = false;
     let gated = false;
     try {
-      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      if (crowded.has(req.socket)) {
+        reply = problemReply(tooManyConnections(deps.intake!.limits.perAddressConnections), requestId);
+        closeAfter = true;
+      } else if (req.httpVersion === '1.1' && req.headers.host === undefined) {
         // Node's own answer here is a bare 400 (requireHostHeader): malformed HTTP gets problem+json (section 1).
         reply = problemReply(new HttpProblem('bad_request', 'the request is not valid HTTP/1.1: it has no Host header'), requestId);
         closeAfter = true;
@@ -237,6 +254,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         if (closing && inFlight === 0 && drained) drained();
       });
   });
+  /** Connections past their address's cap: answered 429 and closed at their first request. */
+  const crowded = deps.intake ? watchConnections(server, deps.intake) : new WeakSet<Socket>();
   server.on('clientError', (error, socket) => {
     // Malformed HTTP never reaches a handler: answered here, as problem+json where still possible.
     answerClientError(error, socket as Socket, { clock: deps.clock, linger, log: deps.logInfo });
