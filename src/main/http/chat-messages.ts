@@ -35,6 +35,14 @@ export interface ChatMessagesDeps {
   timestampToleranceSeconds: number;
 }
 
+/**
+ * Above this body size the checks yield to the event loop between stages: on a 9.3 MB body (two
+ * attachments) parsing, canonical form plus HMAC, and hashing plus validation take 10-30 ms each,
+ * 60-70 ms in one piece, during which no other request, timer or delivery would be served.
+ */
+const YIELD_ABOVE_BYTES = 1024 * 1024;
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const short = (v: unknown, max: number): string | null => (typeof v === 'string' ? v.slice(0, max) : null);
 
 function success(outcome: Extract<Outcome, { kind: 'ok' }>, facts: RequestFacts): Reply {
@@ -67,9 +75,11 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
       );
     }
 
+    const large = body.length > YIELD_ABOVE_BYTES;
+    if (large) await nextTurn();
     let canonical: string;
     try {
-      canonical = canonicalJson(env.messageInfo);
+      canonical = canonicalJson(env.messageInfo, { source: body });
     } catch (error) {
       throw new HttpProblem('validation_failed', 'message_info cannot be canonicalized (RFC 8785)', {
         errors: [{ path: 'message_info', message: (error as Error).message }],
@@ -87,6 +97,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
       );
     }
     facts.authenticated = true;
+    if (large) await nextTurn();
     const contentHash = createHash('sha256').update(canonical).digest('hex');
 
     if (!deps.replay.reserve(client.id, env.signature, nowMs)) {
@@ -106,6 +117,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
         });
       }
 
+      if (large) await nextTurn();
       const parsed = messageInfoSchema.safeParse(env.messageInfo);
       if (!parsed.success) {
         throw new HttpProblem('validation_failed', 'message_info failed validation', { errors: fieldErrors('message_info', parsed.error) });
