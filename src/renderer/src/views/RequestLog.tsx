@@ -154,7 +154,7 @@ export function RequestLog() {
             {requests.map((r) => {
               const errors = fieldErrors(r.problem);
               return (
-                <tr key={r.id} className={r.status >= 400 ? 'failed' : ''} data-request={r.requestId} data-verified={r.verified}>
+                <tr key={r.id} className={r.status >= 400 ? 'failed' : ''} data-request={r.requestId}>
                   <td>
                     <TimeSpan at={r.at} lastAt={r.lastAt} />
                   </td>
