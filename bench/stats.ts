@@ -33,7 +33,7 @@ let seq = 0;
 const logRow = (store: Store, at: number, status: number): void =>
   store.requestLog.insert({
     at, requestId: `q${++seq}`, method: 'POST', path: '/custom-im/chat-messages', clientId: 'a', eventType: 'website_dialog', msgId: `m${seq}`,
-    conversationId: 'c', status, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1',
+    conversationId: 'c', status, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1', verified: true,
   });
 const replyRow = (store: Store, at: number, handoff: boolean): number =>
   store.messages.insertReply({
@@ -106,7 +106,7 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 15);
 const kinds = {
   'request_log insert (1 in 10 refused)': (s: Store, at: number, i: number) => logRow(s, at, i % 10 === 0 ? 401 : 200),
   'request_log count + 1 (refusals counted on a row)': (s: Store, at: number, i: number) => {
-    if (i === 0) s.requestLog.insert({ at, requestId: 'agg', method: 'POST', path: '/', clientId: null, eventType: null, msgId: null, conversationId: null, status: 429, code: null, latencyMs: 1, replayed: false, problem: null, remote: null }, `k${++seq}`);
+    if (i === 0) s.requestLog.insert({ at, requestId: 'agg', method: 'POST', path: '/', clientId: null, eventType: null, msgId: null, conversationId: null, status: 429, code: null, latencyMs: 1, replayed: false, problem: null, remote: null, verified: false }, `k${++seq}`);
     s.requestLog.addToAggregate(`k${seq}`, 1, at, false);
   },
   'reply insert': (s: Store, at: number, i: number) => void replyRow(s, at, i % 20 === 0),

@@ -106,6 +106,7 @@ describe('every console view passes axe-core in light and dark, English and Chin
         await audit.check(page, 'dashboard', theme, lang);
         await nav(page, 'requests');
         await page.waitForSelector('[data-testid=field-errors]');
+        await page.waitForSelector('[data-testid=unverified]');
         await audit.check(page, 'requests', theme, lang);
         await nav(page, 'clients');
         await page.waitForSelector('[data-client="acme"]');

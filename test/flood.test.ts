@@ -178,10 +178,11 @@ describe('request log pruning', () => {
   });
   after(() => h.stop());
 
-  it('keeps the newest rows within the size limit and drops rows past the retention, in batches', async () => {
+  it('keeps the newest verified rows within the size limit and drops rows past the retention, in batches', async () => {
     const row = (at: number, i: number) => ({
-      at, requestId: `old-${i}`, method: 'POST', path: '/custom-im/chat-messages', clientId: null, eventType: null, msgId: null,
-      conversationId: null, status: 400, code: 'invalid_json', latencyMs: 0.1, replayed: false, problem: '{"code":"invalid_json"}', remote: '127.0.0.1',
+      at, requestId: `old-${i}`, method: 'POST', path: '/custom-im/chat-messages', clientId: 'acme', eventType: null, msgId: null,
+      conversationId: null, status: 409, code: 'replayed_request', latencyMs: 0.1, replayed: false, problem: '{"code":"replayed_request"}', remote: '127.0.0.1',
+      verified: true,
     });
     const insert = (from: number, to: number, at: number): void => {
       h.admin.connection.exec('BEGIN');

@@ -172,7 +172,7 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
     // The request log row the HTTP server writes for an accepted request.
     write({
       kind: 'request_log',
-      entry: { at: e.at, requestId, method: 'POST', path: '/custom-im/chat-messages', clientId: client.id, eventType: e.eventType, msgId: e.msgId, conversationId: outcome.conversationId, status: 200, code: null, latencyMs: 4, replayed: false, problem: null, remote: '127.0.0.1' },
+      entry: { at: e.at, requestId, method: 'POST', path: '/custom-im/chat-messages', clientId: client.id, eventType: e.eventType, msgId: e.msgId, conversationId: outcome.conversationId, status: 200, code: null, latencyMs: 4, replayed: false, problem: null, remote: '127.0.0.1', verified: true },
     });
     if (outcome.replyScheduled) {
       lastCustomerAt.set(outcome.conversationId, e.at);

@@ -68,7 +68,7 @@ function run(db: Db, { pages: checkpointPages, cacheKiB, mmapMiB }: Setting, sen
       db.exec('SAVEPOINT job');
       executeWrite(store, { kind: 'auto_dialog', request } as WriteCommand);
       db.exec('RELEASE job');
-      executeWrite(store, { kind: 'request_log', entry: { at: now, requestId, method: 'POST', path: '/custom-im/chat-messages', clientId: SCALE_CLIENT, eventType: 'auto_dialog', msgId: info.msg_id, conversationId: null, status: 200, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1' } });
+      executeWrite(store, { kind: 'request_log', entry: { at: now, requestId, method: 'POST', path: '/custom-im/chat-messages', clientId: SCALE_CLIENT, eventType: 'auto_dialog', msgId: info.msg_id, conversationId: null, status: 200, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1', verified: true } });
     }
     // As the writer's queue does before each commit: the batch's messages into the search index.
     store.searchIndex.flushQueue();

@@ -96,7 +96,10 @@ export const consoleInputs = {
     onlyFailed: z.boolean().default(false),
     requestId: z.string().max(128).optional(),
     msgId: z.string().max(128).optional(),
+    /** That client's verified requests (their signature checked), unless `withClaims`. */
     clientId: z.string().max(128).optional(),
+    /** With clientId: also the unverified requests that only named that client (anyone can send those). */
+    withClaims: z.boolean().optional(),
     /** Epoch ms bounds on the request time. */
     since: z.number().int().nonnegative().optional(),
     until: z.number().int().nonnegative().optional(),
@@ -316,7 +319,16 @@ export interface RequestLogItem {
   id: number;
   at: number;
   requestId: string;
+  /**
+   * Its signature was checked against the client's secret. An unverified request was refused
+   * before or at authentication (unknown or disabled client, stale timestamp, bad signature, bad
+   * JSON...): anyone could have sent it, so the client it named is only `claimedClientId`.
+   */
+  verified: boolean;
+  /** The client of a verified request; null on an unverified one. */
   clientId: string | null;
+  /** The client an unverified request named; null on a verified one. */
+  claimedClientId: string | null;
   eventType: string | null;
   msgId: string | null;
   status: number;

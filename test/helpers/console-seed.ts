@@ -27,7 +27,8 @@ export function addSeedClients(dataDir: string, deadUrl: string): { acme: string
 
 /**
  * Traffic through the endpoint, as integrations send it: a dead delivery, a retrying one, two
- * handoffs (bob's before carol's), a refused request with field errors, a long group name.
+ * handoffs (bob's before carol's), a refused request with field errors, a forged one naming acme
+ * (an unverified row), a long group name.
  */
 export async function seedTraffic(server: ServeProcess, secrets: { acme: string; shop: string }): Promise<Seed> {
   const ids: Partial<Seed['conversations']> = {};
@@ -52,6 +53,12 @@ export async function seedTraffic(server: ServeProcess, secrets: { acme: string;
   await post('shop', im('seed-carol-2', 'carol', 'Is there a person who can help me?', { from_user_nickname: LONG_NICKNAME }));
   const refused = await sendAs(server, 'acme', secrets.acme, { event_type: 'auto_dialog', msg_id: 'seed-bad', from_user_id: 'mallory', content: '' });
   const invalidRequestId = ((await refused.json()) as { request_id: string }).request_id;
+  // A forged request naming acme: the log shows it as an unverified claim, not as acme's.
+  await fetch(server.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client: 'acme', signature: 'ab'.repeat(32), timestamp: Math.floor(Date.now() / 1000), message_info: im('seed-forged', 'mallory', 'hi') }),
+  });
   await waitFor('carol to need a human', async () => (await consoleCall<ConversationPage>(server, 'listConversations', { view: 'needs_you' })).items.some((c) => c.id === ids.carol));
   await waitFor('a dead and a retrying delivery', async () => {
     const list = await consoleCall<DeliveryItem[]>(server, 'listDeliveries', {});

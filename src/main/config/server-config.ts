@@ -26,8 +26,14 @@ export const serverConfigSchema = z.strictObject({
   fallbackText: z.string().min(1).max(2000).default(DEFAULT_FALLBACK_TEXT),
   kbThreshold: z.number().min(0).max(1).default(0.45),
   requestLogRetentionDays: z.number().min(1).default(30),
-  /** The request log is also cut to its newest rows past this many (oldest first, in small batches). */
+  /** The request log is also cut to its newest verified rows past this many (oldest first, in small batches). */
   requestLogMaxRows: z.number().int().min(1000).default(1_000_000),
+  /**
+   * Unverified rows (requests refused before or at authentication: anyone can send those, naming
+   * any client) have a limit of their own, cut from their own oldest end: a flood of them never
+   * pushes a verified row out.
+   */
+  requestLogMaxUnverifiedRows: z.number().int().min(100).default(100_000),
   /**
    * How long an accepted request's idempotency record is kept (section 5): a retry with the same
    * msg_id and content within this time gets the first response again; after it, the msg_id is new.

@@ -13,15 +13,16 @@ export interface MaintenanceDeps {
   store: Store;
   writer: MessageWriter;
   clock: Clock;
-  config: Pick<ServerConfig, 'requestLogRetentionDays' | 'requestLogMaxRows' | 'idempotencyRetentionHours'>;
+  config: Pick<ServerConfig, 'requestLogRetentionDays' | 'requestLogMaxRows' | 'requestLogMaxUnverifiedRows' | 'idempotencyRetentionHours'>;
   log: (line: string) => void;
 }
 
 /**
  * Once a minute (on the injected clock), and once at start: the request log is cut by age and by
- * size, then idempotency records older than their retention (never below the replay window, so a
- * replayed signature is still refused). A batch per write, each its own group commit, so ingest
- * keeps committing in between; the checks read only the ends of indexes.
+ * size (verified and unverified rows each to their own limit), then idempotency records older
+ * than their retention (never below the replay window, so a replayed signature is still refused).
+ * A batch per write, each its own group commit, so ingest keeps committing in between; the checks
+ * read only the ends of indexes and the log's row counts.
  */
 export function startMaintenance(deps: MaintenanceDeps): { stop(): Promise<void>; busy(): number; settled(): Promise<void> } {
   const { store, writer, clock, config } = deps;
@@ -31,7 +32,11 @@ export function startMaintenance(deps: MaintenanceDeps): { stop(): Promise<void>
   let again = false;
 
   const prune = async (): Promise<void> => {
-    const limits = { before: clock.now() - config.requestLogRetentionDays * DAY, maxRows: config.requestLogMaxRows };
+    const limits = {
+      before: clock.now() - config.requestLogRetentionDays * DAY,
+      maxRows: config.requestLogMaxRows,
+      maxUnverifiedRows: config.requestLogMaxUnverifiedRows,
+    };
     if (store.requestLog.needsPrune(limits)) {
       for (;;) {
         const result = await writer.submit({ kind: 'prune_request_log', limits: { ...limits, batch: PRUNE_BATCH } });

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { ConversationRow } from '../store/conversations.ts';
-import type { PruneLimits, RequestLogEntry } from '../store/request-log.ts';
+import type { PruneLimits, LoggedRequest } from '../store/request-log.ts';
 import type { EngineAnswer } from '../engines/engine.ts';
 import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
@@ -46,7 +46,7 @@ export type WriteCommand =
   | { kind: 'auto_dialog'; request: IngestRequest }
   | { kind: 'cmd_dialog'; request: IngestRequest }
   | { kind: 'answered'; request: IngestRequest; reply: AnsweredReply }
-  | { kind: 'request_log'; entry: RequestLogEntry; aggKey?: string }
+  | { kind: 'request_log'; entry: LoggedRequest; aggKey?: string }
   | { kind: 'request_log_count'; aggKey: string; count: number; lastAt: number; close: boolean }
   | { kind: 'prune_request_log'; limits: PruneLimits }
   | { kind: 'prune_idempotency'; before: number; batch: number }

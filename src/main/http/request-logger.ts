@@ -1,4 +1,4 @@
-import type { RequestLogEntry } from '../store/request-log.ts';
+import type { LoggedRequest, RequestLogEntry } from '../store/request-log.ts';
 import { addressKey } from '../auth/address-limiter.ts';
 import { newId } from '../store/ids.ts';
 
@@ -11,7 +11,7 @@ export interface AggregationSettings {
 
 /** What the logger asks the writer thread to do (a subset of its write commands). */
 export type LogCommand =
-  | { kind: 'request_log'; entry: RequestLogEntry; aggKey?: string }
+  | { kind: 'request_log'; entry: LoggedRequest; aggKey?: string }
   | { kind: 'request_log_count'; aggKey: string; count: number; lastAt: number; close: boolean };
 
 interface Window {
@@ -46,8 +46,12 @@ export function createRequestLogger(settings: AggregationSettings, write: (comma
   };
 
   return {
-    /** Logs one answered request; true when a new row was written. */
-    log(entry: RequestLogEntry, authenticated: boolean): boolean {
+    /**
+     * Logs one answered request; true when a new row was written. `authenticated`: its signature
+     * was checked; a row without it is unverified, and the client it named only its claim.
+     */
+    log(request: RequestLogEntry, authenticated: boolean): boolean {
+      const entry: LoggedRequest = { ...request, verified: authenticated };
       if (!settings.enabled || entry.status < 400) {
         write({ kind: 'request_log', entry });
         return true;

@@ -18,7 +18,7 @@ const PAGE = 4096;
 function logRows(count: number): WriteCommand[] {
   return Array.from({ length: count }, (_, i) => ({
     kind: 'request_log',
-    entry: { at: 1_700_000_000_000 + i, requestId: `r-${i}`, method: 'POST', path: '/custom-im/chat-messages', clientId: null, eventType: null, msgId: null, conversationId: null, status: 400, code: 'x', latencyMs: 1, replayed: false, problem: 'p'.repeat(PAGE - 300), remote: null },
+    entry: { at: 1_700_000_000_000 + i, requestId: `r-${i}`, method: 'POST', path: '/custom-im/chat-messages', clientId: null, eventType: null, msgId: null, conversationId: null, status: 400, code: 'x', latencyMs: 1, replayed: false, problem: 'p'.repeat(PAGE - 300), remote: null, verified: false },
   }));
 }
 

@@ -20,8 +20,19 @@ export interface RequestLogEntry {
   remote: string | null;
 }
 
-export interface RequestLogRow extends RequestLogEntry {
+/** A request as the log keeps it. */
+export interface LoggedRequest extends RequestLogEntry {
+  /**
+   * Its signature was checked against the client's secret. An unverified request (refused before
+   * or at authentication) only claims `clientId`: the row keeps it as `claimedClientId`.
+   */
+  verified: boolean;
+}
+
+export interface RequestLogRow extends LoggedRequest {
   id: number;
+  /** The client an unverified request named; null on a verified row, whose `clientId` is its client. */
+  claimedClientId: string | null;
   /** Requests this row stands for: 1, or more for repeated refusals counted together. */
   count: number;
   /** The last of those requests. */
@@ -46,6 +57,8 @@ interface Raw {
   remote: string | null;
   count: number;
   last_at: number | null;
+  verified: number;
+  claimed_client: string | null;
 }
 
 /** The console's request log filters; every one narrows an index seek, and the result is capped. */
@@ -53,7 +66,10 @@ export interface RequestFilter {
   onlyFailed: boolean;
   requestId?: string;
   msgId?: string;
+  /** That client's verified rows only, unless `withClaims`. */
   clientId?: string;
+  /** With clientId: also the unverified rows that named that client (anyone can send those). */
+  withClaims?: boolean;
   /** Epoch ms bounds on the request time. */
   since?: number;
   until?: number;
@@ -63,8 +79,10 @@ export interface RequestFilter {
 export interface PruneLimits {
   /** Rows logged before this time go. */
   before: number;
-  /** Past this many rows the oldest go. */
+  /** Past this many verified rows the oldest verified go. */
   maxRows: number;
+  /** Past this many unverified rows the oldest unverified go: a flood of them never pushes out verified rows. */
+  maxUnverifiedRows: number;
   /** At most this many rows per statement, so one prune never holds the writer for long. */
   batch: number;
 }
@@ -77,18 +95,18 @@ const AGGREGATE_SPAN_MS = 3_600_000;
 
 export function requestLogQueries(db: Db) {
   const insert = db.prepare(
-    `INSERT INTO request_log (at, request_id, method, path, client_id, event_type, msg_id, conversation_id, status, code,
-       latency_ms, replayed, problem, remote, agg_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO request_log (at, request_id, method, path, client_id, claimed_client, verified, event_type, msg_id, conversation_id,
+       status, code, latency_ms, replayed, problem, remote, agg_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const addCount = db.prepare('UPDATE request_log SET count = count + ?, last_at = max(coalesce(last_at, at), ?) WHERE agg_key = ?');
   const closeAggregate = db.prepare('UPDATE request_log SET agg_key = NULL WHERE agg_key = ?');
   const pruneOld = db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE at < ? LIMIT ?)');
-  const pruneExcess = db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE id <= ? ORDER BY id LIMIT ?)');
-  const bounds = db.prepare(
-    // Three subqueries: SQLite answers a lone min() or max() from the end of an index, not a pair.
-    `SELECT (SELECT min(id) FROM request_log) AS first, (SELECT max(id) FROM request_log) AS last,
-            (SELECT min(at) FROM request_log) AS oldest`,
+  const pruneExcess = db.prepare('DELETE FROM request_log WHERE id IN (SELECT id FROM request_log WHERE verified = ? ORDER BY id LIMIT ?)');
+  const oldestAt = db.prepare('SELECT min(at) AS oldest FROM request_log');
+  // Kept by triggers (migration 022): reading them costs two rows, not a count of the table.
+  const sizes = db.prepare(
+    `SELECT (SELECT n FROM request_log_rows WHERE verified = 1) AS verified, (SELECT n FROM request_log_rows WHERE verified = 0) AS unverified`,
   );
   const recent = db.prepare('SELECT * FROM request_log ORDER BY id DESC LIMIT ?');
   const recentFailed = db.prepare('SELECT * FROM request_log WHERE status >= 400 ORDER BY id DESC LIMIT ?');
@@ -104,6 +122,8 @@ export function requestLogQueries(db: Db) {
     method: r.method,
     path: r.path,
     clientId: r.client_id,
+    claimedClientId: r.claimed_client,
+    verified: r.verified === 1,
     eventType: r.event_type,
     msgId: r.msg_id,
     conversationId: r.conversation_id,
@@ -116,16 +136,25 @@ export function requestLogQueries(db: Db) {
     count: r.count,
     lastAt: r.last_at ?? r.at,
   });
+  const rowCounts = (): { verified: number; unverified: number } => {
+    const r = sizes.get() as { verified: number | null; unverified: number | null };
+    return { verified: r.verified ?? 0, unverified: r.unverified ?? 0 };
+  };
 
   return {
-    /** One row; `aggKey` marks it as the row that later refusals of its kind are counted on. */
-    insert(e: RequestLogEntry, aggKey: string | null = null): void {
+    /**
+     * One row; `aggKey` marks it as the row that later refusals of its kind are counted on. The
+     * client an unverified request named is kept as its claim, never as the row's client.
+     */
+    insert(e: LoggedRequest, aggKey: string | null = null): void {
       insert.run(
         e.at,
         e.requestId,
         e.method,
         e.path,
-        e.clientId,
+        e.verified ? e.clientId : null,
+        e.verified ? null : e.clientId,
+        e.verified ? 1 : 0,
         e.eventType,
         e.msgId,
         e.conversationId,
@@ -148,8 +177,8 @@ export function requestLogQueries(db: Db) {
     },
     /**
      * Newest first. An exact request_id or msg_id is one seek of its own index; a client walks
-     * request_log_client newest first; a time range uses request_log_at. A row counting many
-     * refusals matches a time range it overlaps.
+     * request_log_client newest first (its claims, request_log_claimed); a time range uses
+     * request_log_at. A row counting many refusals matches a time range it overlaps.
      */
     filtered(f: RequestFilter): RequestLogRow[] {
       const where: string[] = [];
@@ -160,34 +189,46 @@ export function requestLogQueries(db: Db) {
       };
       if (f.requestId) add('request_id = ?', f.requestId);
       if (f.msgId) add('msg_id = ?', f.msgId);
-      if (f.clientId) add('client_id = ?', f.clientId);
       if (f.since !== undefined) add('coalesce(last_at, at) >= ? AND at >= ?', f.since, f.since - AGGREGATE_SPAN_MS);
       if (f.until !== undefined) add('at <= ?', f.until);
       if (f.onlyFailed) add('status >= 400');
-      if (where.length === 0) return ((recent.all(f.limit) as unknown as Raw[]).map(toRow));
-      const sql = `SELECT * FROM request_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, f.limit) as unknown as Raw[]).map(toRow);
+      const read = (clause?: string, value?: string): RequestLogRow[] => {
+        const all = clause === undefined ? where : [...where, clause];
+        if (all.length === 0) return (recent.all(f.limit) as unknown as Raw[]).map(toRow);
+        const sql = `SELECT * FROM request_log WHERE ${all.join(' AND ')} ORDER BY id DESC LIMIT ?`;
+        return (db.prepare(sql).all(...args, ...(value === undefined ? [] : [value]), f.limit) as unknown as Raw[]).map(toRow);
+      };
+      if (!f.clientId) return read();
+      const own = read('client_id = ?', f.clientId);
+      if (!f.withClaims) return own;
+      // Two walks, each on its own index and stopped at the limit, merged: an OR would sort every match.
+      return [...own, ...read('claimed_client = ?', f.clientId)].sort((a, b) => b.id - a.id).slice(0, f.limit);
     },
     byRequestId(requestId: string): RequestLogRow[] {
       return (byRequestId.all(requestId) as unknown as Raw[]).map(toRow);
     },
+    /** Rows of each kind now in the log. */
+    rowCounts,
     /**
-     * Deletes at most `batch` rows that are too old and `batch` beyond `maxRows`, and at most `batch`
-     * dashboard rollup cells older than a week; returns how many went.
+     * Deletes at most `batch` rows that are too old, `batch` verified rows beyond `maxRows` and
+     * `batch` unverified rows beyond `maxUnverifiedRows` (each kind from its own oldest end), and at
+     * most `batch` dashboard rollup cells older than a week; returns how many went.
      */
     prune(limits: PruneLimits): number {
       let n = Number(pruneOld.run(limits.before, limits.batch).changes);
-      const { last } = bounds.get() as { last: number | null };
-      if (last !== null) n += Number(pruneExcess.run(last - limits.maxRows, limits.batch).changes);
+      const counts = rowCounts();
+      const excess = (kind: 0 | 1, over: number): number => (over > 0 ? Number(pruneExcess.run(kind, Math.min(over, limits.batch)).changes) : 0);
+      n += excess(1, counts.verified - limits.maxRows);
+      n += excess(0, counts.unverified - limits.maxUnverifiedRows);
       return n + rollup.prune(limits.batch);
     },
-    /** Whether prune() has anything to do; cheap (index ends only), so the main thread can ask often. */
+    /** Whether prune() has anything to do; cheap (an index end and two counts), so the main thread can ask often. */
     needsPrune(limits: Omit<PruneLimits, 'batch'>): boolean {
       if (rollup.needed()) return true;
-      const b = bounds.get() as { first: number | null; last: number | null; oldest: number | null };
-      if (b.first === null || b.last === null || b.oldest === null) return false;
-      // Row ids only grow and rows only leave from the old end, so the id span is the row count.
-      return b.oldest < limits.before || b.last - b.first + 1 > limits.maxRows;
+      const { oldest } = oldestAt.get() as { oldest: number | null };
+      if (oldest === null) return false;
+      const counts = rowCounts();
+      return oldest < limits.before || counts.verified > limits.maxRows || counts.unverified > limits.maxUnverifiedRows;
     },
   };
 }

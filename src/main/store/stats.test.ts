@@ -47,7 +47,7 @@ function writeVaried(store: Store, rows: number, seed = 1): void {
       const aggKey = status === 429 ? `k${i}` : null;
       store.requestLog.insert({
         at: at(), requestId: `q${i}`, method: 'POST', path: '/custom-im/chat-messages', clientId: 'a', eventType: 'auto_dialog', msgId: `m${i}`,
-        conversationId: null, status, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1',
+        conversationId: null, status, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1', verified: true,
       }, aggKey);
       // Refusals counted on the row afterwards: the rollup must follow the UPDATE of count.
       if (aggKey) store.requestLog.addToAggregate(aggKey, 1 + Math.floor(r() * 40), NOW, r() < 0.5);
@@ -94,14 +94,14 @@ test('pruning the request log leaves the dashboard history; the rollup then coun
   const since = WINDOWS[2]!;
   const before = plain(store.stats.series(since));
   let pruned = 0;
-  for (let n; (n = store.requestLog.prune({ before: NOW - 60 * MINUTE, maxRows: 500, batch: 100 })) > 0; ) pruned += n;
+  for (let n; (n = store.requestLog.prune({ before: NOW - 60 * MINUTE, maxRows: 500, maxUnverifiedRows: 500, batch: 100 })) > 0; ) pruned += n;
   assert.ok(pruned > 1000);
   assert.deepEqual(plain(store.stats.series(since)), before, 'the dashboard shows what happened, not what the log still holds');
   assert.ok(total(raw(since))['requests']! < total(store.stats.series(since))['requests']!);
   // New rows after a prune still count on top of the history.
   store.requestLog.insert({
     at: NOW, requestId: 'late', method: 'POST', path: '/x', clientId: null, eventType: null, msgId: null, conversationId: null,
-    status: 401, code: null, latencyMs: 1, replayed: false, problem: null, remote: null,
+    status: 401, code: null, latencyMs: 1, replayed: false, problem: null, remote: null, verified: false,
   });
   const after = store.stats.series(since);
   assert.equal(after.requests.get(NOW / MINUTE), (new Map(before['requests'] as Array<[number, number]>).get(NOW / MINUTE) ?? 0) + 1);
@@ -113,10 +113,10 @@ test("the request log's maintenance trims the rollup to a week before its newest
   const store = open();
   const log = (at: number, i: number): void => store.requestLog.insert({
     at, requestId: `q${i}`, method: 'POST', path: '/x', clientId: null, eventType: null, msgId: null, conversationId: null,
-    status: 401, code: null, latencyMs: 1, replayed: false, problem: null, remote: null,
+    status: 401, code: null, latencyMs: 1, replayed: false, problem: null, remote: null, verified: false,
   });
   // Limits under which the log itself has nothing to prune: only the rollup does.
-  const limits = { before: 0, maxRows: 1_000_000 };
+  const limits = { before: 0, maxRows: 1_000_000, maxUnverifiedRows: 1_000_000 };
   store.transaction(() => {
     for (let i = 0; i < 120; i++) log(i * MINUTE, i);
   });

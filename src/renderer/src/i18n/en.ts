@@ -183,6 +183,10 @@ export const en = {
       openConversation: 'Open conversation {{id}}',
       fieldErrors: 'Field errors',
       noMatch: 'No request matches these filters.',
+      unverified: 'unverified',
+      unverifiedClaim: 'unverified: claimed {{client}}',
+      unverifiedHint: 'Refused before its signature was checked: anyone can send such a request, naming any client.',
+      withClaims: 'Include unverified claims',
     },
     kb: {
       question: 'Question',

@@ -181,6 +181,10 @@ export const zhCN: Messages = {
       openConversation: '打开会话 {{id}}',
       fieldErrors: '字段错误',
       noMatch: '没有符合筛选条件的请求。',
+      unverified: '未验证',
+      unverifiedClaim: '未验证：自称 {{client}}',
+      unverifiedHint: '在签名验证之前就被拒绝：任何人都能发送这样的请求，并自称任意客户端。',
+      withClaims: '包括自称该客户端的未验证请求',
     },
     kb: {
       question: '问题',

@@ -11,11 +11,13 @@ export interface RequestFilter {
   requestId: string;
   msgId: string;
   clientId: string;
+  /** With a client: also the unverified requests that only named it. */
+  withClaims: boolean;
   since: string;
   until: string;
 }
 
-export const NO_REQUEST_FILTER: RequestFilter = { requestId: '', msgId: '', clientId: '', since: '', until: '' };
+export const NO_REQUEST_FILTER: RequestFilter = { requestId: '', msgId: '', clientId: '', withClaims: false, since: '', until: '' };
 
 export interface TestMessage {
   clientId: string;
@@ -65,6 +67,7 @@ export function requestQuery(f: RequestFilter): Partial<ConsoleInput<'listReques
     requestId: f.requestId.trim() || undefined,
     msgId: f.msgId.trim() || undefined,
     clientId: f.clientId || undefined,
+    withClaims: f.clientId && f.withClaims ? true : undefined,
     since: epochOf(f.since),
     until: until === undefined ? undefined : until + 59_999,
   };

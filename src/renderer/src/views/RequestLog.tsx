@@ -37,7 +37,7 @@ function Filters() {
   const apply = useConsole((s) => s.setRequestFilter);
   const clients = useConsole((s) => s.clients);
   const [draft, setDraft] = useState<RequestFilter>(applied);
-  const field = (key: keyof RequestFilter) => ({ value: draft[key], onChange: (e: { target: { value: string } }) => setDraft({ ...draft, [key]: e.target.value }) });
+  const field = (key: 'requestId' | 'msgId' | 'since' | 'until') => ({ value: draft[key], onChange: (e: { target: { value: string } }) => setDraft({ ...draft, [key]: e.target.value }) });
   return (
     <form
       className="request-filters"
@@ -74,6 +74,20 @@ function Filters() {
           ))}
         </select>
       </label>
+      {draft.clientId && (
+        <label className="with-claims">
+          <input
+            type="checkbox"
+            checked={draft.withClaims}
+            onChange={(e) => {
+              const next = { ...draft, withClaims: e.target.checked };
+              setDraft(next);
+              apply(next);
+            }}
+          />
+          {t('views.requests.withClaims')}
+        </label>
+      )}
       <label>
         <span>{t('views.requests.since')}</span>
         <input type="datetime-local" {...field('since')} />
@@ -144,9 +158,18 @@ export function RequestLog() {
                   <td>
                     <TimeSpan at={r.at} lastAt={r.lastAt} />
                   </td>
-                  <td className="clip" title={r.clientId ?? ''}>
-                    {r.clientId ?? '-'}
-                  </td>
+                  {r.verified ? (
+                    <td className="clip" title={r.clientId ?? ''}>
+                      {r.clientId ?? '-'}
+                    </td>
+                  ) : (
+                    <td className="claim" title={t('views.requests.unverifiedHint')}>
+                      {/* Anyone can send these, naming any client: never shown as the client's own. */}
+                      <span className="badge warn" data-testid="unverified">
+                        {r.claimedClientId === null ? t('views.requests.unverified') : t('views.requests.unverifiedClaim', { client: r.claimedClientId })}
+                      </span>
+                    </td>
+                  )}
                   <td>{r.eventType ?? '-'}</td>
                   <td className="ids clip" title={`request_id ${r.requestId}${r.msgId ? ` · msg_id ${r.msgId}` : ''}`}>
                     <code>{r.requestId}</code>
