@@ -59,7 +59,7 @@ function startAttacker(id: AttackId, serve: Serve, t: Template, onDone: () => vo
       HOSTILE_CONSOLE: serve.consoleOrigin,
       HOSTILE_STUFFER_SECRET: t.secrets.stuffer,
       HOSTILE_DEADEND_SECRET: t.secrets.deadend,
-      HOSTILE_TRICKLE_SECONDS: String(SECONDS * 0.75),
+      HOSTILE_TRICKLE_SECONDS: String(SECONDS * 0.5),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
