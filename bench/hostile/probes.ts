@@ -53,14 +53,13 @@ export async function probeConversation(serve: Serve, secret: string, tag: strin
   };
 }
 
-/** How many of the rows the console lists first for client honest (its default 200) are 2xx, i.e. the client's own verified requests. */
-export async function verifiedListed(serve: Serve): Promise<string> {
+/** Of the rows the console lists first for client honest (its default 200), how many are 2xx: the client's own verified requests. */
+export async function verifiedListed(serve: Serve): Promise<{ ok: number; rows: number } | null> {
   try {
     const r = await serve.consoleCall('listRequests', { clientId: 'honest', limit: 200 });
     const rows = (r.body as { ok: boolean; value?: Array<{ status: number }> }).value;
-    if (!rows) return `error (HTTP ${r.status})`;
-    return `${rows.filter((x) => x.status < 300).length} of ${rows.length}`;
-  } catch (error) {
-    return `error (${(error as Error).message})`;
+    return rows ? { ok: rows.filter((x) => x.status < 300).length, rows: rows.length } : null;
+  } catch {
+    return null;
   }
 }

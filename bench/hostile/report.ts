@@ -36,6 +36,8 @@ export interface Run {
   stderr: { quiet: number; during: number };
   /** Attack 5: the reply to 5 messages into the stuffed conversation, before and after. */
   probe: { before: number; after: number } | null;
+  /** Attack 4: 2xx rows among the 200 the console lists first for client honest (null: the call failed). */
+  listed: { quiet: { ok: number; rows: number } | null; during: { ok: number; rows: number } | null } | null;
   notes: string[];
 }
 
@@ -63,6 +65,18 @@ function targetRow(title: string, p99Label: string, quiet: number, during: numbe
   return `| ${title} | ${p99Label}${ms(quiet)} → ${ms(during)} (${fmt(ratio, 1)}×) | ${rss} | ${crashed}${run.died ? ` (${run.died})` : ''} | ${five.honest} / ${five.attack} | ${verdict(ok)} |`;
 }
 
+/**
+ * Attack 4's own target (issue 27, item 4): unsigned requests must not crowd the client's
+ * verified rows out of its request log; met when the console's first 200 rows for the client
+ * hold as many 2xx rows at the end of the attack as at the end of the quiet phase.
+ */
+function listedRow(run: Run): string {
+  const { quiet, during } = run.listed!;
+  const show = (l: { ok: number; rows: number } | null): string => (l ? `${l.ok} of ${l.rows}` : 'call failed');
+  const ok = quiet !== null && during !== null && during.ok >= quiet.ok;
+  return `| 4. the same: client honest's 2xx rows among the 200 the console lists first, end of quiet → end of attack | ${show(quiet)} → ${show(during)} | – | – | – | ${verdict(ok)} |`;
+}
+
 export function report(runs: Run[], o: { seconds: number; rate: number }): string {
   const title = (id: AttackId): string => ATTACKS.find((a) => a.id === id)!.title;
   const targets: string[] = [];
@@ -72,6 +86,7 @@ export function report(runs: Run[], o: { seconds: number; rate: number }): strin
       continue;
     }
     targets.push(targetRow(title(r.id), '', r.honest.quiet.p99, r.honest.during.p99, r));
+    if (r.listed) targets.push(listedRow(r));
     if (r.probe) targets.push(targetRow('5. the same: reply to a message in the stuffed conversation (slower of 2), before → after', 'reply ', r.probe.before, r.probe.after, r, false));
   }
   const details = runs.map((r) => {

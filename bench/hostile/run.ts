@@ -141,8 +141,7 @@ async function runAttack(id: AttackId, t: Template, receiver: Awaited<ReturnType
     notes.push(`2 messages into the stuffed conversation (one after the other's reply; no quiet period for this client): requests ${probeBefore.messages} ms before → ${probeAfter.messages} ms after; accepted → reply received ${probeBefore.reply} before → ${probeAfter.reply} after`);
     notes.push(`its transcript (50 entries), median of 3: ${probeBefore.transcript} before → ${probeAfter.transcript} after`);
   }
-  if (listedQuiet && listedDuring) {
-    notes.push(`console request list for client honest (200 rows): ${listedQuiet} 2xx at the end of the quiet phase → ${listedDuring} at the end of the attack`);
+  if (id === '4') {
     const db = new DatabaseSync(join(dir, 'switchboard.db'), { readOnly: true });
     const rows = db.prepare("SELECT status < 300 AS ok, count(*) AS n, sum(count) AS c FROM request_log WHERE client_id = 'honest' GROUP BY 1").all() as Array<{ ok: number; n: number; c: number }>;
     db.close();
@@ -168,6 +167,7 @@ async function runAttack(id: AttackId, t: Template, receiver: Awaited<ReturnType
     loopMaxMs: { quiet: loopMax(mQuiet), during: loopMax(mDuring) },
     stderr: { quiet: stderr1 - stderr0, during: stderr2 - stderr1 },
     probe: probeBefore && probeAfter ? { before: probeBefore.replyMs, after: probeAfter.replyMs } : null,
+    listed: id === '4' ? { quiet: listedQuiet ?? null, during: listedDuring ?? null } : null,
     notes,
   };
 }
