@@ -83,3 +83,17 @@ test('the gate: refused unauthenticated requests cost tokens, authenticated ones
   assert.equal(pass(honest, '10.0.0.1', fail), true);
   assert.equal(gate.admit(honest, '10.0.0.1', 0).allowed, false);
 });
+
+test('a refusal costs one token and one more per MiB of body it sent or declared', () => {
+  const gate = createPreAuthGate(createAddressLimiter({ enabled: true, perSecond: 1, burst: 20, maxAddresses: 100 }));
+  const refused = (remote: string, bodyBytes: number): number => {
+    let n = 0;
+    while (gate.admit({}, remote, 0).allowed) {
+      gate.settle({}, remote, { authenticated: false, refused: true, bodyBytes }, 0);
+      n++;
+    }
+    return n;
+  };
+  assert.equal(refused('10.0.0.1', 1000), 20, 'small bodies: the burst');
+  assert.equal(refused('10.0.0.2', 8 * 1024 * 1024), 3, '8 MiB bodies cost 9 tokens each');
+});

@@ -88,7 +88,7 @@ export function createAddressLimiter(limit: AddressLimit) {
      * together may overdraw (they are charged when they fail, not held while they run, so a slow
      * honest request never blocks its address); the debt is capped so an address always recovers.
      */
-    charge(key: string, now: number): void {
+    charge(key: string, now: number, cost = 1): void {
       if (!limit.enabled) return;
       let b = buckets.get(key);
       if (b) buckets.delete(key);
@@ -96,7 +96,7 @@ export function createAddressLimiter(limit: AddressLimit) {
         evict(now);
         b = { tokens: limit.burst, at: now };
       }
-      b.tokens = Math.max(-limit.burst, refill(b, now) - 1);
+      b.tokens = Math.max(-limit.burst, refill(b, now) - cost);
       b.at = Math.max(b.at, now);
       // Re-inserted: the map stays in order of last failure.
       buckets.set(key, b);
@@ -125,15 +125,19 @@ export function createPreAuthGate(limiter: AddressLimiter) {
       if (trusted.has(connection)) return { allowed: true };
       return limiter.admit(addressKey(remote), now);
     },
-    /** After a processed request: charge a refusal before or at authentication; trust an authenticated connection. */
-    settle(connection: object, remote: string | undefined, outcome: { authenticated: boolean; refused: boolean }, now: number): void {
+    /**
+     * After a processed request: charge a refusal before or at authentication, one token and one
+     * more per MiB of body it sent or declared (the work it made us do: a flood of 8 MB bodies is
+     * cut off after about a dozen, not after the burst's hundred); trust an authenticated connection.
+     */
+    settle(connection: object, remote: string | undefined, outcome: { authenticated: boolean; refused: boolean; bodyBytes?: number }, now: number): void {
       if (outcome.authenticated) {
         trusted.add(connection);
         return;
       }
       if (!outcome.refused) return;
       const key = addressKey(remote);
-      limiter.charge(key, now);
+      limiter.charge(key, now, 1 + Math.floor((outcome.bodyBytes ?? 0) / (1024 * 1024)));
       // A trusted connection that then floods with failures loses its pass once the address is out.
       if (!limiter.admit(key, now).allowed) trusted.delete(connection);
     },

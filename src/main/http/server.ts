@@ -135,7 +135,11 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     );
   }
 
-  async function handleChat(req: IncomingMessage, requestId: string, facts: RequestFacts): Promise<{ reply: Reply; closeAfter: boolean; gated?: boolean }> {
+  async function handleChat(
+    req: IncomingMessage,
+    requestId: string,
+    facts: RequestFacts,
+  ): Promise<{ reply: Reply; closeAfter: boolean; gated?: boolean; bodyRead?: number }> {
     if (!isJson(req.headers['content-type'])) {
       return {
         reply: problemReply(new HttpProblem('unsupported_media_type', 'Content-Type must be application/json (charset=utf-8 optional)'), requestId),
@@ -153,12 +157,13 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: true };
         throw error;
       }
+      const bodyRead = body.length;
       try {
         const handled = await runChat(req, requestId, body, facts);
         if ('gated' in handled) return { reply: gatedReply(handled.gated, requestId), closeAfter: false, gated: true };
-        return { reply: handled, closeAfter: false };
+        return { reply: handled, closeAfter: false, bodyRead };
       } catch (error) {
-        if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: false };
+        if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: false, bodyRead };
         throw error;
       }
     } finally {
@@ -175,6 +180,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let reply: Reply;
     let closeAfter = false;
     let gated = false;
+    let bodyRead = 0;
     try {
       if (crowded.has(req.socket)) {
         reply = problemReply(tooManyConnections(deps.intake!.limits.perAddressConnections), requestId);
@@ -189,7 +195,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         } else {
           // Before the body is read: an address that keeps failing authentication costs no parsing.
           const admission = deps.preAuthGate?.admit(req.socket, req.socket.remoteAddress, deps.clock.now()) ?? { allowed: true };
-          if (admission.allowed) ({ reply, closeAfter, gated = false } = await handleChat(req, requestId, facts));
+          if (admission.allowed) ({ reply, closeAfter, gated = false, bodyRead = 0 } = await handleChat(req, requestId, facts));
           else {
             gated = true;
             reply = gatedReply(admission.retryAfterSeconds, requestId);
@@ -215,7 +221,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       reply = problemReply(new HttpProblem('internal_error', 'the server failed to process this request; it has been logged'), requestId);
     }
     if (path === CHAT_PATH && !gated) {
-      const outcome = { authenticated: facts.authenticated === true, refused: reply.status >= 400 };
+      const declared = Number(req.headers['content-length']);
+      // What it sent, or what it declared and we read (and discard) on a refusal: the work it cost.
+      const bodyBytes = Math.max(bodyRead, Number.isSafeInteger(declared) ? declared : 0);
+      const outcome = { authenticated: facts.authenticated === true, refused: reply.status >= 400, bodyBytes };
       deps.preAuthGate?.settle(req.socket, req.socket.remoteAddress, outcome, deps.clock.now());
     }
     if (res.destroyed || req.socket.destroyed) return;
