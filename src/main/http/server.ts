@@ -43,6 +43,15 @@ export interface HttpServerDeps {
   slicer?: TurnSlicer;
 }
 
+/**
+ * After a refusal with `Connection: close`, what is left of the body: read on and discarded within
+ * the section 1 bounds ('linger': a 413 or 415, the mistakes an honest client makes), or within
+ * BRIEF_LINGER ('brief': refusals before authentication, where an attacker's 8 MB bodies were read
+ * on in full: 1.9 GB discarded in 4 s of one flood, most of a core).
+ */
+type CloseAfter = false | 'linger' | 'brief';
+const BRIEF_LINGER: LingerBounds = { maxBytes: 1024 * 1024, maxMs: 2_000 };
+
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@\-]{1,128}$/;
 
 function requestIdOf(req: IncomingMessage): string {
@@ -82,7 +91,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     socket.once('close', () => lingering.delete(socket));
   };
 
-  function send(req: IncomingMessage, res: ServerResponse, requestId: string, reply: Reply, closeAfter = false): void {
+  function send(req: IncomingMessage, res: ServerResponse, requestId: string, reply: Reply, closeAfter: CloseAfter = false): void {
     const payload = 'text' in reply ? reply.text : 'json' in reply ? reply.json : JSON.stringify(reply.body);
     const headers: Record<string, string | number> = {
       'content-type':
@@ -95,7 +104,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     if (closeAfter || closing) headers['connection'] = 'close';
     if (closeAfter) {
       track(req.socket);
-      discardRestOfBody(req, linger, deps.clock);
+      discardRestOfBody(req, closeAfter === 'brief' ? BRIEF_LINGER : linger, deps.clock);
     }
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : payload);
@@ -139,22 +148,23 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     req: IncomingMessage,
     requestId: string,
     facts: RequestFacts,
-  ): Promise<{ reply: Reply; closeAfter: boolean; gated?: boolean; bodyRead?: number }> {
+  ): Promise<{ reply: Reply; closeAfter: CloseAfter; gated?: boolean; bodyRead?: number }> {
     if (!isJson(req.headers['content-type'])) {
       return {
         reply: problemReply(new HttpProblem('unsupported_media_type', 'Content-Type must be application/json (charset=utf-8 optional)'), requestId),
-        closeAfter: req.headers['content-length'] !== '0',
+        closeAfter: req.headers['content-length'] !== '0' && 'linger',
       };
     }
     const admission = admitBody(req, { bounds: deps.jsonBounds ?? DEFAULT_JSON_BOUNDS, bodyLimitBytes: deps.bodyLimitBytes, intake: deps.intake, gate: deps.preAuthGate });
     // Refused before a byte of the body is read: not charged to the address as a failure.
-    if (admission instanceof HttpProblem) return { reply: problemReply(admission, requestId), closeAfter: true, gated: true };
+    if (admission instanceof HttpProblem) return { reply: problemReply(admission, requestId), closeAfter: 'brief', gated: true };
     try {
       let body: Buffer;
       try {
         body = await readBody(req, deps.bodyLimitBytes, admission.check);
       } catch (error) {
-        if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: true };
+        // An honest mistake (a body too large) is read on so the client gets its 413; a hostile-looking one is not.
+        if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: error.code === 'payload_too_large' ? 'linger' : 'brief' };
         throw error;
       }
       const bodyRead = body.length;
@@ -178,17 +188,17 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const method = req.method ?? 'GET';
     const facts: RequestFacts = { clientId: null, eventType: null, msgId: null, conversationId: null, replayed: false };
     let reply: Reply;
-    let closeAfter = false;
+    let closeAfter: CloseAfter = false;
     let gated = false;
     let bodyRead = 0;
     try {
       if (crowded.has(req.socket)) {
         reply = problemReply(tooManyConnections(deps.intake!.limits.perAddressConnections), requestId);
-        closeAfter = true;
+        closeAfter = 'brief';
       } else if (req.httpVersion === '1.1' && req.headers.host === undefined) {
         // Node's own answer here is a bare 400 (requireHostHeader): malformed HTTP gets problem+json (section 1).
         reply = problemReply(new HttpProblem('bad_request', 'the request is not valid HTTP/1.1: it has no Host header'), requestId);
-        closeAfter = true;
+        closeAfter = 'linger';
       } else if (path === CHAT_PATH) {
         if (method !== 'POST') {
           reply = problemReply(new HttpProblem('method_not_allowed', `${method} is not allowed on ${CHAT_PATH}; use POST`, { headers: { allow: 'POST' } }), requestId);
@@ -200,7 +210,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
             gated = true;
             reply = gatedReply(admission.retryAfterSeconds, requestId);
             // Node discards a small unread body and keeps the connection; a large or unknown one is not worth reading.
-            closeAfter = !(Number(req.headers['content-length']) <= 65_536);
+            closeAfter = !(Number(req.headers['content-length']) <= 65_536) && 'brief';
           }
         }
       } else if (path === '/healthz' || path === '/metrics') {
