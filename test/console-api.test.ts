@@ -221,6 +221,27 @@ describe('console API over HTTP (the browser bridge)', () => {
     assert.ok(r.result.value.rejected.reduce((a, b) => a + b, 0) >= 1);
   });
 
+  it('a transcript entry carries what it shows, cut; getMessageInfo fetches the whole stored message_info', async () => {
+    const data = `data:image/png;base64,${'A'.repeat(10_000)}`;
+    const posted = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'whole-1', from_user_type: 2, files_info: [{ content: data, file_type: 'image' }], trace: 'tr-1' });
+    assert.equal(posted.status, 200);
+    type Entry = { id: number; kind: string; messageInfo?: Record<string, unknown>; stored?: { bytes: number; cut: string[] } };
+    const t = await call<{ entries: Entry[] }>('getTranscript', { conversationId: posted.body['conversation_id'] });
+    assert.ok(t.result.ok);
+    const entry = t.result.value.entries.find((e) => e.kind === 'message')!;
+    assert.deepEqual(entry.stored?.cut, ['files_info[0].content']);
+    assert.equal(entry.messageInfo?.['trace'], undefined, 'unknown fields stay out of the transcript');
+    assert.ok(!JSON.stringify(t.result).includes('A'.repeat(5000)), 'the file is cut');
+    const whole = await call<{ messageId: number; conversationId: string; bytes: number; json: string }>('getMessageInfo', { messageId: entry.id });
+    assert.ok(whole.result.ok);
+    const info = JSON.parse(whole.result.value.json) as Record<string, unknown>;
+    assert.deepEqual([info['trace'], (info['files_info'] as Array<{ content: string }>)[0]!.content], ['tr-1', data]);
+    assert.deepEqual([whole.result.value.conversationId, whole.result.value.bytes], [posted.body['conversation_id'], Buffer.byteLength(whole.result.value.json)]);
+    const missing = await call('getMessageInfo', { messageId: 999_999 });
+    assert.equal(missing.status, 404);
+    assert.equal(!missing.result.ok && missing.result.error.code, 'not_found');
+  });
+
   it('refuses bad input and unknown methods as data, never as a crash', async () => {
     const bad = await call('getTranscript', { conversationId: 42 });
     assert.equal(bad.status, 400);

@@ -25,6 +25,14 @@ export * from './console-workspace.ts';
 /** The most conversations one listConversations call returns. */
 export const LIST_PAGE_MAX = 200;
 
+/**
+ * A string of a transcript entry's messageInfo is cut to this many characters (code points): a
+ * quote's own text, a file's name, a data: URL file (a small image still shows inline; a larger
+ * one waits for getMessageInfo). A page of 50 lines then stays within a few megabytes whatever
+ * was stored, where whole message_info blobs made one answer 114 MB.
+ */
+export const TRANSCRIPT_TEXT_MAX = 4096;
+
 export interface ConversationPage {
   items: ConversationSummary[];
   nextCursor: string | null;
@@ -84,6 +92,8 @@ export const consoleInputs = {
     /** Older page: entries before this message id. */
     beforeId: z.number().int().positive().optional(),
   }),
+  /** One stored message's whole message_info, as received: a transcript entry carries only what it shows. */
+  getMessageInfo: z.object({ messageId: z.number().int().positive() }),
   /** Just these conversations, for merging live updates into a loaded list. */
   getConversations: z.object({ ids: z.array(z.string().min(1).max(64)).max(1000) }),
   stopAutoReply: z.object({ conversationId: z.string().min(1).max(64) }),
@@ -286,7 +296,19 @@ export interface TranscriptEntry extends TranscriptLine {
   instruction?: string | null;
   engine?: string;
   delivery?: ({ id: number; state: string; attempts: number; lastError: string | null } & Partial<DeliveryWait>) | null;
+  /**
+   * Messages: what the console shows of the stored message_info, never the whole of it. Only
+   * event_type, message_type, create_timestamp, quote (msg_id, message_type, content), files_info
+   * (content, file_type, file_name) and, on command lines, source, undo, note and operator; every
+   * string cut to TRANSCRIPT_TEXT_MAX characters.
+   */
   messageInfo?: Record<string, unknown>;
+  /**
+   * Messages: the stored message_info's size (UTF-8 bytes of its JSON) and the paths of the
+   * strings messageInfo cut (`quote.content`, `files_info[0].content`). getMessageInfo fetches
+   * the whole.
+   */
+  stored?: { bytes: number; cut: string[] };
 }
 
 /** A delivery as stored now; `nextAttemptAt` only while it is pending. */
@@ -379,6 +401,8 @@ export interface ConsoleOutputs {
   listConversations: ConversationPage;
   /** mediaOrigins: the conversation's client's setting, so the console knows which attachments load without a click. */
   getTranscript: { conversation: ConversationSummary; entries: TranscriptEntry[]; hasEarlier: boolean; mediaOrigins: string[]; sendTarget: SendTarget };
+  /** `json`: the stored text as it is (UTF-8 `bytes` long); `conversationId`: the message's conversation. */
+  getMessageInfo: { messageId: number; conversationId: string; bytes: number; json: string };
   getConversations: ConversationSummary[];
   stopAutoReply: { previous: AutoReplyState; cancelledReplies: number };
   resumeAutoReply: { previous: AutoReplyState; restoredReplies: number; undo?: UndoStopOutcome };

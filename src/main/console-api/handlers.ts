@@ -60,6 +60,11 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       const sendTarget = sendTargetOf(conversation, client?.settings, latestAutoSendUrl);
       return { conversation, entries, hasEarlier, mediaOrigins, sendTarget };
     },
+    async getMessageInfo(input) {
+      const found = await reads.messageInfo(input.messageId);
+      if (!found) throw new ConsoleError('not_found', `no message ${input.messageId}`);
+      return { messageId: input.messageId, ...found };
+    },
     async stats(input) {
       const nowMinute = Math.floor(clock.now() / 60_000);
       const minutes = Array.from({ length: input.minutes }, (_, i) => nowMinute - input.minutes + 1 + i);

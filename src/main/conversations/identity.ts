@@ -49,7 +49,7 @@ const NAME_MAX = LIMITS.displayNameMaxChars;
  * Where integrators put the sender's display name: the service description's field, then the
  * names integrations used before v1.2 (unknown fields, kept as received and never validated).
  */
-const FROM_NAME_FIELDS = ['from_user_nickname', 'nickname', 'nick_name', 'from_user_name'] as const;
+export const FROM_NAME_FIELDS = ['from_user_nickname', 'nickname', 'nick_name', 'from_user_name'] as const;
 
 /** A name as the console shows it: trimmed, at most NAME_MAX code points, null when blank. */
 function nameIn(info: Record<string, unknown>, field: string): string | null {

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { Writer } from '../store/worker-writer.ts';
-import { contextQuote, quotedMsgId } from '../store/quotes.ts';
+import { contextQuote, quotedMsgId, quoteTextOf } from '../store/quotes.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import { toContextLine, type Engine, type EngineAnswer, type ContextLine } from '../engines/engine.ts';
 import { askEngine, EngineTimeout } from '../engines/ask.ts';
@@ -45,7 +45,7 @@ function questionLine(store: Store, a: Accepted, at: number): ContextLine {
   const sender = a.info.from_user_id;
   const name = nicknameOf(info) ?? (sender ? (store.people.names(a.client.id, [sender]).get(sender) ?? null) : null);
   const quoteId = quotedMsgId(info);
-  const quoted = contextQuote(info, quoteId ? store.quotes(a.client.id, [quoteId]).get(quoteId) : undefined);
+  const quoted = contextQuote(quoteId, quoteTextOf(info), quoteId ? store.quotes(a.client.id, [quoteId]).get(quoteId) : undefined);
   return {
     role: senderRole(a.info, a.client.settings.boundAccount),
     speaker: name ?? (a.info.from_user_id || null),

@@ -12,6 +12,7 @@ import { EngineTimeout } from '../engines/ask.ts';
 import type { Outcome } from '../conversations/write-commands.ts';
 import { fieldErrors, parseEnvelope } from './envelope.ts';
 import { HttpProblem } from './problem.ts';
+import { unknownFieldsDetail, unknownFieldsOverLimit } from './unknown-fields.ts';
 
 /** What the request log learns about a request as it goes through the pipeline. */
 export interface RequestFacts {
@@ -128,6 +129,12 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
         clientId: client.id,
         allowedOrigins: client.settings.allowedOrigins,
       });
+      const over = unknownFieldsOverLimit(env.messageInfo);
+      if (over) {
+        throw new HttpProblem('validation_failed', unknownFieldsDetail(over, issues.length), {
+          errors: [...over.errors, ...issues.map(({ path, message }) => ({ path, message }))],
+        });
+      }
       const first = issues[0];
       if (first) throw new HttpProblem(first.code, issuesDetail(issues), { errors: issues.map(({ path, message }) => ({ path, message })) });
 

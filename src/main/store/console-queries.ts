@@ -4,13 +4,10 @@ import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { RawConversation } from './conversations.ts';
 import { conversationPage, LAST_TEXT, toSummary, type ConversationFilter } from './console-list.ts';
 import { interleave } from './message-context.ts';
-import { nicknameOf } from '../conversations/identity.ts';
-import { quoteQueries, quotedMsgId } from './quotes.ts';
+import { quoteQueries } from './quotes.ts';
 import { peopleQueries } from './people.ts';
-
-/** The ids a message @-mentions (at_list, auto_dialog), as stored. */
-const mentionsOf = (info: Record<string, unknown>): string[] =>
-  Array.isArray(info['at_list']) ? info['at_list'].filter((id): id is string => typeof id === 'string') : [];
+import { shownOf } from './info-sql.ts';
+import { parseShown, shownInfo } from './shown-info.ts';
 
 type RawConv = RawConversation & { last_line: string | null };
 
@@ -23,11 +20,15 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
   const people = peopleQueries(db);
   // A message's answer is only as good as its delivery: the why-line needs the state of the
   // delivery of the reply that answered it (one made, then cancelled by a stop, never arrived).
+  // What the console shows of each message_info comes out in SQL, never the whole of it: a stored
+  // line may hold megabytes (a data: URL file, or unknown fields stored before they were capped).
   const messages = db.prepare(
-    `SELECT m.id, m.msg_id, m.client_id, m.role, m.from_user_id, m.content, m.received_at, m.reply_scheduled, m.reply_reason, m.reply_outcome, m.reply_note, m.message_info,
+    `SELECT m.id, m.msg_id, m.client_id, m.role, m.from_user_id, m.content, m.received_at, m.reply_scheduled, m.reply_reason, m.reply_outcome, m.reply_note,
+            octet_length(m.message_info) AS info_bytes, ${shownOf('m')} AS info,
             p.nickname AS known_name,
             d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error, d.next_attempt_at AS delivery_next
-     FROM (SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?) m
+     FROM (SELECT id FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?) page
+     JOIN messages m ON m.id = page.id
      LEFT JOIN people p ON p.client_id = m.client_id AND p.user_id = m.from_user_id
      LEFT JOIN replies r ON m.reply_msg_id IS NOT NULL AND r.msg_id = m.reply_msg_id
      LEFT JOIN deliveries d ON d.id = (SELECT max(id) FROM deliveries WHERE reply_id = r.id)
@@ -75,7 +76,8 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         reply_reason: ReplyReason | null;
         reply_outcome: string | null;
         reply_note: string | null;
-        message_info: string;
+        info_bytes: number;
+        info: string | null;
         delivery_id: number | null;
         delivery_state: string | null;
         delivery_attempts: number | null;
@@ -89,14 +91,11 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         return { nextAttemptAt: next, behind };
       };
       const firstId = rows[0]?.id ?? 0;
-      const infos = rows.map((m) => JSON.parse(m.message_info) as Record<string, unknown>);
-      const quoteIds = infos.map(quotedMsgId);
+      const shown = rows.map((m) => shownInfo(parseShown(m.info), m.info_bytes));
       const clientId = rows[0]?.client_id;
-      const quotes = clientId !== undefined ? quoted(clientId, quoteIds.filter((q) => q !== null)) : new Map<string, QuotedLine>();
-      const mentioned = infos.map(mentionsOf);
+      const quotes = clientId !== undefined ? quoted(clientId, shown.flatMap((v) => v.quotedId ?? [])) : new Map<string, QuotedLine>();
       const messageEntries: TranscriptEntry[] = rows.map((m, i) => {
-        const messageInfo = infos[i]!;
-        const quote = quoteIds[i];
+        const { messageInfo, stored, name, quotedId: quote, mentions } = shown[i]!;
         return {
           kind: 'message',
           id: m.id,
@@ -104,10 +103,10 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
           role: m.role,
           speaker: m.from_user_id,
           // The latest name this sender was sent under, else the one on this line.
-          speakerName: m.known_name ?? nicknameOf(messageInfo),
+          speakerName: m.known_name ?? name,
           ...(quote ? { quoted: quotes.get(quote) ?? null } : {}),
           // Named below, with the replies' mentions, in one lookup.
-          ...(mentioned[i]!.length > 0 ? { mentions: mentioned[i]!.map((id) => ({ id, name: null })) } : {}),
+          ...(mentions.length > 0 ? { mentions: mentions.map((id) => ({ id, name: null })) } : {}),
           content: m.content ?? '',
           at: m.received_at,
           decision: m.reply_reason
@@ -123,6 +122,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
               }
             : null,
           messageInfo,
+          stored,
         };
       });
       const replyEntries: Array<TranscriptEntry & { afterMessageId: number }> = [];

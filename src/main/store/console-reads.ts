@@ -34,6 +34,8 @@ export function consoleReads(store: Store) {
         latestAutoSendUrl: conversation.channel === 'im' ? store.workspace.latestAutoSendUrl(conversationId) : null,
       };
     },
+    /** One message's whole stored message_info, as text: it may be megabytes, so only on demand. */
+    messageInfo: (id: number) => store.messages.storedInfo(id) ?? null,
     dashboard: (since: number) => ({ series: store.stats.series(since), deliveries: store.deliveries.countByState(), needsHuman: store.stats.needsHuman() }),
     /** Log rows with who each row's conversation is with: one snapshot, one batch read of the names. */
     requestLog(filter: Parameters<Store['requestLog']['filtered']>[0]) {

@@ -1,9 +1,10 @@
 import type { Db } from './db.ts';
 import type { MessageRole } from '../../shared/conversation.ts';
 import type { ContextLine } from '../engines/engine.ts';
-import { nicknameOf } from '../conversations/identity.ts';
 import type { ReplyKind } from './messages.ts';
-import { contextQuote, quoteQueries, quotedMsgId } from './quotes.ts';
+import { contextQuote, quoteQueries } from './quotes.ts';
+import { shownOf } from './info-sql.ts';
+import { parseShown, quoteTextOfShown } from './shown-info.ts';
 
 /** One line of a conversation as the engines see it: what was said, no suggestions. */
 export type ContextEntry = ContextLine & { kind: 'message' | 'reply'; id: number; msgId: string };
@@ -16,8 +17,8 @@ interface RawMessage {
   from_user_id: string | null;
   content: string | null;
   received_at: number;
-  message_info: string;
   known_name: string | null;
+  shown: string | null;
 }
 
 interface RawReply {
@@ -45,15 +46,6 @@ export function interleave<M extends { id: number }, R extends { id: number }>(
   return keyed.sort((a, b) => a.order - b.order || a.id - b.id).map((k) => k.item);
 }
 
-function parsed(messageInfo: string): Record<string, unknown> {
-  try {
-    return JSON.parse(messageInfo) as Record<string, unknown>;
-  } catch {
-    // A row re-read from storage that is not JSON: its text still counts, nobody is named.
-    return {};
-  }
-}
-
 /**
  * The engine context read on its own: the engine thread runs it on its read-only connection, so
  * auto replies need no read on the main thread. People are named as the console names them (the
@@ -62,7 +54,10 @@ function parsed(messageInfo: string): Record<string, unknown> {
  */
 export function messageContext(db: Db) {
   const recentMessages = db.prepare(
-    `SELECT m.id, m.msg_id, m.client_id, m.role, m.from_user_id, m.content, m.received_at, m.message_info, p.nickname AS known_name
+    // Only the name and the quote come out of message_info, never the whole of it: a stored line
+    // may hold megabytes (a data: URL file, or unknown fields stored before they were capped).
+    `SELECT m.id, m.msg_id, m.client_id, m.role, m.from_user_id, m.content, m.received_at,
+            p.nickname AS known_name, ${shownOf('m')} AS shown
      FROM messages m LEFT JOIN people p ON p.client_id = m.client_id AND p.user_id = m.from_user_id
      WHERE m.conversation_id = ? AND m.id <= ? AND m.role != 'command' ORDER BY m.id DESC LIMIT ?`,
   );
@@ -79,12 +74,13 @@ export function messageContext(db: Db) {
    */
   return function context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
     const rows = recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[];
-    const infos = rows.map((m) => parsed(m.message_info));
-    const quoteIds = infos.map(quotedMsgId);
-    const found = rows.length > 0 ? lookUp(rows[0]!.client_id, quoteIds.filter((q) => q !== null)) : new Map();
+    const shown = rows.map((m) => parseShown(m.shown));
+    const found = rows.length > 0 ? lookUp(rows[0]!.client_id, shown.flatMap((s) => s?.quoted_id ?? [])) : new Map();
     const messages = rows.map((m, i): ContextEntry => {
-      const name = m.known_name ?? nicknameOf(infos[i]!);
-      const quoted = contextQuote(infos[i]!, found.get(quoteIds[i] ?? ''));
+      const own = shown[i] ?? null;
+      // The latest name this sender was sent under, else the one on this line.
+      const name = m.known_name ?? own?.name ?? null;
+      const quoted = contextQuote(own?.quoted_id ?? null, quoteTextOfShown(own), found.get(own?.quoted_id ?? ''));
       return {
         kind: 'message',
         id: m.id,

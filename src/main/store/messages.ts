@@ -2,6 +2,7 @@ import type { Db } from './db.ts';
 import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { EventType } from '../../shared/protocol/message-schema.ts';
 import { messageContext } from './message-context.ts';
+import { shownInfoSql } from './info-sql.ts';
 
 export interface NewMessage {
   conversationId: string;
@@ -59,10 +60,11 @@ export interface NewReply {
 }
 
 export function messageQueries(db: Db) {
+  // `shown` is computed from the bound message_info (?9) and role (?5): what the reads need of it.
   const insertMessage = db.prepare(
     `INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, from_user_id, from_user_type, content,
-       message_info, create_timestamp, received_at, reply_scheduled, reply_reason, reply_outcome)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       message_info, create_timestamp, received_at, reply_scheduled, reply_reason, reply_outcome, shown)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ${shownInfoSql('?9', '?5')})`,
   );
   const insertReply = db.prepare(
     `INSERT INTO replies (conversation_id, kind, msg_id, reply_to, after_message_id, content, handoff, engine, confidence,
@@ -79,6 +81,7 @@ export function messageQueries(db: Db) {
     "SELECT 1 AS found FROM replies r JOIN conversations c ON c.id = r.conversation_id WHERE r.msg_id = ? AND c.client_id = ? AND r.kind != 'suggestion'",
   );
   const infoById = db.prepare('SELECT message_info FROM messages WHERE id = ?');
+  const storedById = db.prepare('SELECT conversation_id, message_info, octet_length(message_info) AS bytes FROM messages WHERE id = ?');
   const pendingSelect = `SELECT id, conversation_id, client_id, msg_id, from_user_id, content, json_extract(message_info, '$.send_url') AS send_url,
        create_timestamp, received_at FROM messages`;
   const pendingOf = db.prepare(`${pendingSelect} WHERE conversation_id = ? AND reply_outcome = 'pending' ORDER BY id`);
@@ -156,6 +159,11 @@ export function messageQueries(db: Db) {
     messageInfo(id: number): Record<string, unknown> | undefined {
       const r = infoById.get(id) as { message_info: string } | undefined;
       return r && (JSON.parse(r.message_info) as Record<string, unknown>);
+    },
+    /** The message_info text as stored, for the console's "whole message": never parsed here. */
+    storedInfo(id: number): { conversationId: string; json: string; bytes: number } | undefined {
+      const r = storedById.get(id) as { conversation_id: string; message_info: string; bytes: number } | undefined;
+      return r && { conversationId: r.conversation_id, json: r.message_info, bytes: r.bytes };
     },
     pendingReplies(conversationId?: string): PendingReply[] {
       const rows = (conversationId === undefined ? allPending.all() : pendingOf.all(conversationId)) as Array<{

@@ -14,6 +14,13 @@ export const LIMITS = {
   displayNameMaxChars: 200,
   /** Unix seconds above this are almost certainly milliseconds (year 5138 otherwise). */
   createTimestampMax: 1e11,
+  /**
+   * Unknown fields (of message_info, of its quote and of each files_info item) together, as UTF-8
+   * bytes of their compact JSON text (`"name":value` each). Integrators put ids, tags and small
+   * metadata there, a few hundred bytes; 64 KiB leaves them ample room while every stored line
+   * stays small enough to read back whole (the text itself is at most 20,000 characters).
+   */
+  unknownFieldsMaxBytes: 64 * 1024,
 } as const;
 
 const id = z.string().min(1, 'must not be empty').max(LIMITS.idMax, `must be at most ${LIMITS.idMax} characters`);

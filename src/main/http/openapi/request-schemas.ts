@@ -149,7 +149,9 @@ export const messageInfoUnion = z
   .discriminatedUnion('event_type', EVENT_TYPES.map((t) => messageInfoVariants[t]) as unknown as [z.ZodObject, ...z.ZodObject[]])
   .meta({
     description:
-      'The message. Fields not listed are kept with the stored message and otherwise ignored (they are signed, so harmless). ' +
+      'The message. Fields not listed are kept with the stored message and otherwise ignored (they are signed, so harmless); ' +
+      `together with the unlisted fields of quote and of each files_info item they may hold at most ${LIMITS.unknownFieldsMaxBytes} bytes ` +
+      '(UTF-8 bytes of their compact JSON, `"name":value` each), else 400 `validation_failed` naming the largest. ' +
       'Types are strict: a number where a string is required is an error, not coerced. Numbers are IEEE doubles: an integer beyond ' +
       '2^53 is signed and stored rounded (RFC 8785), so send large ids as strings.',
   });

@@ -16,6 +16,13 @@ export const enTranscript = {
   quoteMissing: 'a message Switchboard does not have (msg_id {{id}})',
   entryFailed: 'This entry could not be displayed: the rest of the conversation is unaffected.',
   entryRaw: 'Show what was stored',
+  whole: {
+    show: 'Show the whole message ({{size}})',
+    loading: 'Loading the whole message…',
+    failed: 'Could not load the whole message: {{message}}',
+    title: 'The message as stored ({{size}})',
+    cut: 'Part of this message is cut here: long fields show their first {{max}} characters.',
+  },
   written: '· written',
   reason: {
     scheduled: 'Scheduled for a reply',
@@ -81,5 +88,10 @@ export const enTranscript = {
   undoOfStop: '(undo of the stop)',
   contextUsed_one: 'from {{count}} line of context',
   contextUsed_other: 'from {{count}} lines of context',
-  media: { load: 'Load', loadFrom: 'Load from {{origin}} (the server sees your address)', plainHttp: 'not loaded: plain http' },
+  media: {
+    load: 'Load',
+    loadFrom: 'Load from {{origin}} (the server sees your address)',
+    plainHttp: 'not loaded: plain http',
+    cut: 'too large for the transcript: show the whole message to see it',
+  },
 };

@@ -18,6 +18,13 @@ export const zhCNTranscript: typeof enTranscript = {
   quoteMissing: 'Switchboard 没有这条消息（msg_id {{id}}）',
   entryFailed: '无法显示此条目：会话的其余部分不受影响。',
   entryRaw: '查看存储的内容',
+  whole: {
+    show: '显示完整消息（{{size}}）',
+    loading: '正在加载完整消息…',
+    failed: '无法加载完整消息：{{message}}',
+    title: '存储的原始消息（{{size}}）',
+    cut: '此消息有部分内容被截断：过长的字段只显示前 {{max}} 个字符。',
+  },
   written: '· 发送于',
   reason: {
     scheduled: '已安排回复',
@@ -82,5 +89,10 @@ export const zhCNTranscript: typeof enTranscript = {
   withNote: '{{line}}：{{note}}',
   contextUsed_one: '参考了 {{count}} 条上下文',
   contextUsed_other: '参考了 {{count}} 条上下文',
-  media: { load: '加载', loadFrom: '从 {{origin}} 加载（对方服务器会看到你的地址）', plainHttp: '未加载：明文 http' },
+  media: {
+    load: '加载',
+    loadFrom: '从 {{origin}} 加载（对方服务器会看到你的地址）',
+    plainHttp: '未加载：明文 http',
+    cut: '文件过大，未在会话中显示：显示完整消息即可查看',
+  },
 };

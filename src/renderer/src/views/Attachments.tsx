@@ -27,13 +27,21 @@ function Media({ kind, src, name }: { kind: MediaKind; src: string; name: string
 }
 
 /** One attachment, loaded only as src/shared/media-policy.ts allows. */
-function Attachment({ file, index, mediaOrigins }: { file: FileInfo; index: number; mediaOrigins: readonly string[] }) {
+function Attachment({ file, index, cut, mediaOrigins }: { file: FileInfo; index: number; cut: boolean; mediaOrigins: readonly string[] }) {
   const { t } = useTranslation();
   const [asked, setAsked] = useState(false);
   const type = String(file.file_type ?? '');
   const kind = mediaKind(file.file_type);
   const name = typeof file.file_name === 'string' && file.file_name ? file.file_name : `${type || 'file'} ${index + 1}`;
   const label = type ? `${name} (${type})` : name;
+  // Cut in the transcript (a large data: URL): only the whole message holds it.
+  if (cut) {
+    return (
+      <span className="file" data-testid="media-cut">
+        {label} <small>· {t('transcript.media.cut')}</small>
+      </span>
+    );
+  }
   const decision = mediaDecision(file.content, mediaOrigins);
   switch (decision.load) {
     case 'inline':
@@ -66,13 +74,14 @@ function Attachment({ file, index, mediaOrigins }: { file: FileInfo; index: numb
   }
 }
 
-export function Attachments({ info, mediaOrigins }: { info: Record<string, unknown> | undefined; mediaOrigins: readonly string[] }) {
+/** `cut`: the paths the transcript cut (TranscriptEntry's stored.cut). */
+export function Attachments({ info, cut = [], mediaOrigins }: { info: Record<string, unknown> | undefined; cut?: readonly string[]; mediaOrigins: readonly string[] }) {
   const files = Array.isArray(info?.['files_info']) ? (info['files_info'] as FileInfo[]) : [];
   if (files.length === 0) return null;
   return (
     <div className="files">
       {files.map((f, i) => (
-        <Attachment key={i} file={f ?? {}} index={i} mediaOrigins={mediaOrigins} />
+        <Attachment key={i} file={f ?? {}} index={i} cut={cut.includes(`files_info[${i}].content`)} mediaOrigins={mediaOrigins} />
       ))}
     </div>
   );

@@ -6,6 +6,7 @@ import { canWrite } from '../store/connection-slice.ts';
 import { effectiveAutoReply } from '../../../shared/conversation.ts';
 import type { ConversationSummary, TranscriptEntry } from '../../../shared/console-api.ts';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
+import { WholeMessage } from './WholeMessage.tsx';
 import { isShortcut } from '../keyboard.ts';
 import { fullTime, inTimeOrder, shortTime } from '../format.ts';
 import { conversationRef, conversationTitle, titleHover } from '../../../shared/console-display.ts';
@@ -125,6 +126,8 @@ function BrokenEntry({ e }: { e: TranscriptEntry }) {
           <summary>{t('transcript.entryRaw')}</summary>
           <pre>{JSON.stringify(e, null, 2)}</pre>
         </details>
+        {/* The entry carries only what a line shows: the message as stored, on demand. */}
+        {e.kind === 'message' && e.stored && <WholeMessage messageId={e.id} bytes={e.stored.bytes} cut={false} />}
       </div>
     </li>
   );

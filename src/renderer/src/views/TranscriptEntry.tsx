@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DeliveryActions } from './DeliveryActions.tsx';
 import type { TFunction } from 'i18next';
@@ -15,6 +15,7 @@ import { sourceUse } from '../../../shared/console-display.ts';
 import { BUILTIN_ENGINE } from '../../../shared/engine-config.ts';
 import { retryResultText } from './Deliveries.tsx';
 import { matchScore } from './match-score.ts';
+import { offersWhole, WholeMessage } from './WholeMessage.tsx';
 
 type Decision = NonNullable<TranscriptEntry['decision']>;
 type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'neutral';
@@ -226,7 +227,9 @@ function sameLine(a: EntryProps, b: EntryProps): boolean {
     x.delivery?.state === y.delivery?.state &&
     x.delivery?.attempts === y.delivery?.attempts &&
     x.delivery?.lastError === y.delivery?.lastError &&
-    waitKey(x.delivery) === waitKey(y.delivery)
+    waitKey(x.delivery) === waitKey(y.delivery) &&
+    x.stored?.bytes === y.stored?.bytes &&
+    x.stored?.cut.join() === y.stored?.cut.join()
   );
 }
 
@@ -234,7 +237,12 @@ function sameLine(a: EntryProps, b: EntryProps): boolean {
 export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
-  const quote = e.messageInfo?.['quote'] as { content?: unknown; msg_id?: unknown } | undefined;
+  // The whole stored message_info, once the operator asked for it: it shows what the line cut.
+  const [whole, setWhole] = useState<Record<string, unknown> | null>(null);
+  const info = whole ?? e.messageInfo;
+  const cut = whole ? [] : (e.stored?.cut ?? []);
+  const shownQuote = info?.['quote'] as { content?: unknown; msg_id?: unknown } | undefined;
+  const quote = shownQuote && cut.includes('quote.content') && typeof shownQuote.content === 'string' ? { ...shownQuote, content: `${shownQuote.content}…` } : shownQuote;
   const who = speakerOf(e);
   const ai = e.role === 'ai' && !e.operator;
   const name = e.kind === 'suggestion' ? t('transcript.suggestion') : ai ? t('transcript.role.ai') : (who?.name ?? t(`transcript.role.${e.role}`));
@@ -278,7 +286,8 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
         {/* A suggestion the engine could not make carries the fallback text: not something to send. */}
         <div className="content">{e.kind === 'suggestion' && e.handoff ? <em>{t('transcript.noSuggestion')}</em> : e.content}</div>
         {e.mentions && <Mentions mentions={e.mentions} />}
-        <Attachments info={e.messageInfo} mediaOrigins={mediaOrigins} />
+        <Attachments info={info} cut={cut} mediaOrigins={mediaOrigins} />
+        {e.kind === 'message' && offersWhole(e.stored) && <WholeMessage messageId={e.id} bytes={e.stored!.bytes} cut={cut.length > 0} onLoaded={setWhole} />}
         {/* Staff and the AI are not asked anything: "not answered" on their lines is noise. */}
         {e.decision && e.decision.reason !== 'sender_not_customer' && <WhyLine d={e.decision} t={t} lang={lang} />}
         <Sources e={e} t={t} />
