@@ -140,8 +140,9 @@ test('"Needs a human" by hand puts a resolved conversation at the end of Needs y
   assert.deepEqual(flag('alice', 'refund over 500, for Chen'), { kind: 'flagged', needsHumanSince: at, already: false });
   assert.deepEqual(q.needsYou(), ['bob', 'carol', 'alice'], 'it joins the end of the queue');
   assert.equal(q.row('alice').needsHumanSince, at);
-  const info = q.store.console.transcript('alice', 100).at(-1)!.messageInfo;
-  assert.deepEqual([info?.['event_type'], info?.['content'], info?.['note'], (info?.['operator'] as { name: string }).name], ['cmd_dialog', 'flag_human', 'refund over 500, for Chen', 'Bo']);
+  const line = q.store.console.transcript('alice', 100).at(-1)!;
+  const info = line.messageInfo;
+  assert.deepEqual([info?.['event_type'], 'content' in line && line.content, info?.['note'], (info?.['operator'] as { name: string }).name], ['cmd_dialog', 'flag_human', 'refund over 500, for Chen', 'Bo']);
   assert.deepEqual(q.store.console.conversation('alice')!.lastCommand, { command: 'flag_human', source: 'console', operator: 'Bo', note: 'refund over 500, for Chen' }, 'the list previews the line and its note');
   const audit = q.store.audit.list('alice', 10)[0]!;
   assert.deepEqual([audit.action, audit.operator.name, audit.detail], ['flag', 'Bo', JSON.stringify({ note: 'refund over 500, for Chen' })]);
