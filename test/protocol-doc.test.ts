@@ -10,6 +10,7 @@ import { REPLY_REASONS } from '../src/shared/conversation.ts';
 import { MAX_AUTO_REPLIES_PER_MINUTE } from '../src/main/autoreply/decide.ts';
 import { ATTEMPT_TIMEOUT_MS, RETRY_AFTER_MAX_MS, RETRY_SCHEDULE_MS } from '../src/main/delivery/retry-policy.ts';
 import { serverConfigSchema } from '../src/main/config/server-config.ts';
+import { DEFAULT_JSON_BOUNDS } from '../src/main/http/json-scan.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../src/shared/client-settings.ts';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { SEND_USAGE } from '../src/main/cli/send-command.ts';
@@ -277,6 +278,12 @@ describe('docs/protocol.md: tables and numbers match the code', () => {
       `up to ${config.engineTimeoutMs / 1000} s (server setting \`engineTimeoutMs\`)`,
       `${config.bodyLimitBytes / 1024 / 1024} MiB (server setting \`bodyLimitBytes\`)`,
       `out of ${config.addressRateLimit.burst}, with ${config.addressRateLimit.perSecond} earned back per second`,
+      `${config.intake.perAddressBytes / 1024 / 1024} MiB per address, ${config.intake.totalBytes / 1024 / 1024} MiB in all (server setting \`intake\`)`,
+      `| open connections per address | ${config.intake.perAddressConnections} (server setting \`intake.perAddressConnections\`)`,
+      `| object members and array elements in the body | ${DEFAULT_JSON_BOUNDS.maxItems.toLocaleString('en-US')} altogether`,
+      `| a member name | ${DEFAULT_JSON_BOUNDS.maxNameBytes} bytes`,
+      `| \`message_info\` nesting | ${DEFAULT_JSON_BOUNDS.maxDepth - 1} levels`,
+      `at most ${LIMITS.unknownFieldsMaxBytes / 1024} KiB (${LIMITS.unknownFieldsMaxBytes.toLocaleString('en-US')} bytes of their compact JSON in UTF-8`,
       `At most ${MAX_AUTO_REPLIES_PER_MINUTE} automatic replies per conversation per minute`,
       `pauses automatic replies for ${DEFAULT_CLIENT_SETTINGS.pauseMinutes} minutes`,
       `more than ${DEFAULT_CLIENT_SETTINGS.staleMinutes} minutes in the past`,
