@@ -1,6 +1,7 @@
 import type { LoggedRequest, RequestLogEntry } from '../store/request-log.ts';
 import { addressKey } from '../auth/address-limiter.ts';
 import { newId } from '../store/ids.ts';
+import type { Reply, RequestFacts } from './chat-messages.ts';
 
 export interface AggregationSettings {
   enabled: boolean;
@@ -110,3 +111,31 @@ export function createRequestLogger(settings: AggregationSettings, write: (comma
 }
 
 export type RequestLogger = ReturnType<typeof createRequestLogger>;
+
+/** The request log's row for one answered chat request, and whether it was authenticated. */
+export function chatLogEntry(r: {
+  at: number;
+  requestId: string;
+  method: string;
+  path: string;
+  facts: RequestFacts;
+  reply: Reply;
+  latencyMs: number;
+  remote: string | undefined;
+}): { entry: RequestLogEntry; authenticated: boolean } {
+  const problem = r.reply.status >= 400 && 'body' in r.reply ? (r.reply.body as { code?: string }) : null;
+  const { authenticated = false, ...logged } = r.facts;
+  const entry: RequestLogEntry = {
+    at: r.at,
+    requestId: r.requestId,
+    method: r.method,
+    path: r.path,
+    ...logged,
+    status: r.reply.status,
+    code: problem?.code ?? null,
+    latencyMs: Math.round(r.latencyMs * 1000) / 1000,
+    problem: problem ? JSON.stringify(problem) : null,
+    remote: r.remote ?? null,
+  };
+  return { entry, authenticated };
+}

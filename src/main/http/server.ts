@@ -3,13 +3,14 @@ import type { Socket } from 'node:net';
 import type { Clock } from '../../shared/clock.ts';
 import type { RequestLogEntry } from '../store/request-log.ts';
 import { newId } from '../store/ids.ts';
-import { ClientGone, DEFAULT_LINGER, discardRestOfBody, readBody, type LingerBounds } from './body.ts';
+import { BRIEF_LINGER, ClientGone, DEFAULT_LINGER, discardRestOfBody, readBody, type CloseAfter, type LingerBounds } from './body.ts';
 import { DEFAULT_JSON_BOUNDS, type JsonBounds } from './json-scan.ts';
 import type { IntakeBudget } from './intake-budget.ts';
 import { admitBody, tooManyConnections, watchConnections } from './body-admission.ts';
 import { answerClientError, reportOnce } from './client-error.ts';
 import { HttpProblem } from './problem.ts';
 import type { ChatMessagesHandler, Reply, RequestFacts } from './chat-messages.ts';
+import { chatLogEntry } from './request-logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { PreAuthGate } from '../auth/address-limiter.ts';
 import type { TurnSlicer } from '../loop/turn-slicer.ts';
@@ -42,15 +43,6 @@ export interface HttpServerDeps {
    */
   slicer?: TurnSlicer;
 }
-
-/**
- * After a refusal with `Connection: close`, what is left of the body: read on and discarded within
- * the section 1 bounds ('linger': a 413 or 415, the mistakes an honest client makes), or within
- * BRIEF_LINGER ('brief': refusals before authentication, where an attacker's 8 MB bodies were read
- * on in full: 1.9 GB discarded in 4 s of one flood, most of a core).
- */
-type CloseAfter = false | 'linger' | 'brief';
-const BRIEF_LINGER: LingerBounds = { maxBytes: 1024 * 1024, maxMs: 2_000 };
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@\-]{1,128}$/;
 
@@ -243,20 +235,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     const latencyMs = performance.now() - started;
     if (path === CHAT_PATH) {
       deps.metrics.observeRequest(facts.eventType, reply.status, latencyMs / 1000);
-      const problem = reply.status >= 400 && 'body' in reply ? (reply.body as { code?: string }) : null;
-      const { authenticated = false, ...logged } = facts;
-      deps.logRequest({
-        at: deps.clock.now(),
-        requestId,
-        method,
-        path,
-        ...logged,
-        status: reply.status,
-        code: problem?.code ?? null,
-        latencyMs: Math.round(latencyMs * 1000) / 1000,
-        problem: problem ? JSON.stringify(problem) : null,
-        remote: req.socket.remoteAddress ?? null,
-      }, authenticated);
+      const { entry, authenticated } = chatLogEntry({ at: deps.clock.now(), requestId, method, path, facts, reply, latencyMs, remote: req.socket.remoteAddress });
+      deps.logRequest(entry, authenticated);
     }
   }
 
