@@ -89,7 +89,7 @@ export const DEFAULT_LINGER: LingerBounds = { maxBytes: 64 * 1024 * 1024, maxMs:
  * on in full: 1.9 GB discarded in 4 s of one flood, most of a core).
  */
 export type CloseAfter = false | 'linger' | 'brief';
-export const BRIEF_LINGER: LingerBounds = { maxBytes: 1024 * 1024, maxMs: 2_000 };
+export const BRIEF_LINGER: LingerBounds = { maxBytes: 64 * 1024, maxMs: 2_000 };
 
 /** Sockets in a lingering close, each with the check of its bounds (called as data arrives). */
 const lingering = new WeakMap<Socket, () => void>();
