@@ -77,7 +77,7 @@ function listedRow(run: Run): string {
   return `| 4. the same: client honest's 2xx rows among the 200 the console lists first, end of quiet → end of attack | ${show(quiet)} → ${show(during)} | – | – | – | ${verdict(ok)} |`;
 }
 
-export function report(runs: Run[], o: { seconds: number; rate: number }): string {
+export function report(runs: Run[], o: { seconds: number; rate: number; attackerCpu: string }): string {
   const title = (id: AttackId): string => ATTACKS.find((a) => a.id === id)!.title;
   const targets: string[] = [];
   for (const r of runs) {
@@ -102,7 +102,7 @@ export function report(runs: Run[], o: { seconds: number; rate: number }): strin
     return [...r.notes, ...extra].map((n) => `- ${r.id}: ${n}`);
   });
   return [
-    `bench/hostile: each attack against a fresh serve (default limits) while client honest sends ${o.rate} signed messages/s (open loop, 3 in 4 auto_dialog with replies delivered to a local receiver, 1 in 4 website_dialog; from 127.0.0.2, attackers from other 127/8 addresses); phases of ${o.seconds} s: quiet (the baseline), during the attack, after it`,
+    `bench/hostile: each attack against a fresh serve (default limits) while client honest sends ${o.rate} signed messages/s (open loop, 3 in 4 auto_dialog with replies delivered to a local receiver, 1 in 4 website_dialog; from 127.0.0.2, attackers from other 127/8 addresses${o.attackerCpu ? `, the attacker process pinned to CPU ${o.attackerCpu}` : ''}); phases of ${o.seconds} s: quiet (the baseline), during the attack, after it`,
     '',
     '| attack | honest p99 ms quiet → during (target ≤ 2×) | serve RSS MiB before → peak → after (growth; target < 100) | crashes | 5xx honest / attack | targets |',
     '|---|---:|---:|---:|---:|---|',

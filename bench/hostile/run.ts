@@ -1,6 +1,6 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { fork } from 'node:child_process';
-import { tmpdir, loadavg } from 'node:os';
+import { fork, spawnSync } from 'node:child_process';
+import { availableParallelism, tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { cliOk as cli, ROOT } from '../lib.ts';
@@ -49,6 +49,13 @@ function prepare(receiverUrl: string, blackHoleUrl: string): Template {
   return { dir, secrets, content: (n) => kbQuestion(kb, n) };
 }
 
+/**
+ * The CPU the attacker is pinned to (taskset), empty for none. A real attacker sends from its own
+ * machine; here it shares two cores with serve, and its own work (building and writing gigabytes,
+ * the kernel's loopback copies made in its context) would otherwise be measured as serve's cost.
+ */
+export const ATTACKER_CPU = process.env['BENCH_HOSTILE_ATTACKER_CPU'] ?? (availableParallelism() > 1 ? String(availableParallelism() - 1) : '');
+
 /** The attacker process; stop() ends the attack and returns its tally. */
 function startAttacker(id: AttackId, serve: Serve, t: Template, onDone: () => void) {
   const child = fork(join(ROOT, 'bench/hostile/attacker.ts'), [], {
@@ -63,6 +70,7 @@ function startAttacker(id: AttackId, serve: Serve, t: Template, onDone: () => vo
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  if (ATTACKER_CPU && child.pid) spawnSync('taskset', ['-a', '-p', '-c', ATTACKER_CPU, String(child.pid)], { stdio: 'ignore' });
   let resolveTally: (t: Tally) => void;
   const tally = new Promise<Tally>((r) => (resolveTally = r));
   child.on('message', (m: unknown) => {
@@ -195,5 +203,5 @@ export async function runHostile(): Promise<string> {
     blackHole.close();
     rmSync(template.dir, { recursive: true, force: true });
   }
-  return report(runs, { seconds: SECONDS, rate: RATE });
+  return report(runs, { seconds: SECONDS, rate: RATE, attackerCpu: ATTACKER_CPU });
 }
