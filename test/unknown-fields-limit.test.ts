@@ -1,17 +1,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, mid, type Harness } from './helpers/harness.ts';
+import { customerMessage, startHarness, type Harness } from './helpers/harness.ts';
 import { LIMITS } from '../src/shared/protocol/message-schema.ts';
 
 const MAX = LIMITS.unknownFieldsMaxBytes;
-const base = (extra: Record<string, unknown> = {}) => ({
-  event_type: 'auto_dialog',
-  msg_id: mid(),
-  from_user_id: 'cust-1',
-  from_user_type: 2,
-  content: 'hello',
-  ...extra,
-});
+const base = customerMessage;
 /** A string whose field `"name":"…"` is exactly `bytes` long as compact JSON. */
 const sized = (name: string, bytes: number): string => 'x'.repeat(bytes - JSON.stringify(name).length - 3);
 

@@ -1,15 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, mid, type Harness } from './helpers/harness.ts';
+import { customerMessage, startHarness, mid, type Harness } from './helpers/harness.ts';
 
-const base = (extra: Record<string, unknown> = {}) => ({
-  event_type: 'auto_dialog',
-  msg_id: mid(),
-  from_user_id: 'cust-1',
-  from_user_type: 2,
-  content: 'hello',
-  ...extra,
-});
+const base = customerMessage;
 const paths = (r: { body: { errors?: Array<{ path: string }> } }) => (r.body.errors ?? []).map((e) => e.path);
 
 describe('section 2: message_info schema and scenario rules', () => {

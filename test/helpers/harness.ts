@@ -137,3 +137,8 @@ let counter = 0;
 export function mid(prefix = 'msg'): string {
   return `${prefix}-${process.pid}-${++counter}`;
 }
+
+/** A customer's auto_dialog text message with a fresh msg_id, and whatever `extra` changes. */
+export function customerMessage(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'cust-1', from_user_type: 2, content: 'hello', ...extra };
+}
