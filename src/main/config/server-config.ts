@@ -68,6 +68,18 @@ export const serverConfigSchema = z.strictObject({
   engineWorker: z.boolean().default(true),
   /** The console's lists, searches, transcripts and dashboard read on their own thread with a read-only connection. */
   readWorker: z.boolean().default(true),
+  /**
+   * Of deliveryConcurrency, at most this many deliveries in flight for one client: a receiver that
+   * never answers holds a quarter of the slots for a try's time-out, not all of them (issue 27).
+   * 16 in flight carry the default 100 messages/s of a client to a receiver answering in 160 ms.
+   */
+  deliveryConcurrencyPerClient: z.number().int().min(1).max(1024).default(16),
+  /**
+   * And at most this many to one send_url origin (scheme://host:port), whatever the client: twice
+   * a client's share, as one integrator may host several clients' receivers; a dead one shared by
+   * many clients still leaves half the slots to the others.
+   */
+  deliveryConcurrencyPerOrigin: z.number().int().min(1).max(1024).default(32),
 }).refine((c) => c.idempotencyRetentionHours * 3600 >= c.replayWindowSeconds, {
   // A pruned record is a forgotten signature: a replay of it would be accepted again.
   message: 'must be at least the replay window (replayWindowSeconds)',

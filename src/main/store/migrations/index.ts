@@ -20,6 +20,7 @@ import { migration018 } from './018-held-conversations-index.ts';
 import { migration019 } from './019-staff-wait-indexes.ts';
 import { migration020 } from './020-search-merge-pacing.ts';
 import { migration021 } from './021-display-names.ts';
+import { migration022 } from './022-delivery-lanes.ts';
 
 /** In order; a released migration is never edited, only followed by a new one. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration018, migration019, migration020, migration021];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration018, migration019, migration020, migration021, migration022];
