@@ -155,6 +155,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     clock,
     lookupClient,
     concurrency: config.deliveryConcurrency,
+    perClient: config.deliveryConcurrencyPerClient,
+    perOrigin: config.deliveryConcurrencyPerOrigin,
     pollMs: 1000,
     slicer,
     random: options.random,

@@ -87,6 +87,19 @@ export const serverConfigSchema = z.strictObject({
   engineWorker: z.boolean().default(true),
   /** The console's lists, searches, transcripts and dashboard read on their own thread with a read-only connection. */
   readWorker: z.boolean().default(true),
+  /**
+   * Of deliveryConcurrency, at most this many deliveries in flight for one client: a receiver that
+   * never answers holds half the slots for a try's time-out, not all of them (issue 27), and the
+   * others' deliveries go out at once. Half rather than a quarter: a cap of 16 cost a lone client
+   * (the desktop's usual case) about 15 % of its burst rate and 300 ms of burst p99.
+   */
+  deliveryConcurrencyPerClient: z.number().int().min(1).max(1024).default(32),
+  /**
+   * And at most this many to one send_url origin (scheme://host:port), whatever the client: one
+   * integrator may host several clients' receivers, and a dead one shared by many clients still
+   * leaves half the slots to the others.
+   */
+  deliveryConcurrencyPerOrigin: z.number().int().min(1).max(1024).default(32),
 })
   .refine((c) => c.idempotencyRetentionHours * 3600 >= c.replayWindowSeconds, {
     // A pruned record is a forgotten signature: a replay of it would be accepted again.

@@ -11,6 +11,13 @@ import { classify, nextDelay, parseRetryAfter, type SendResult, type Verdict } f
 import type { Sender } from './sender.ts';
 import { createTurnSlicer, type TurnSlicer } from '../loop/turn-slicer.ts';
 import { idleWaiters } from '../loop/quiesce.ts';
+import { pickFair, type LaneSource } from './fair-share.ts';
+
+/**
+ * Lanes (origins) of one client looked at per scan. A client sending to more receivers than this
+ * at once has its further ones served as the first drain; no other client waits on them.
+ */
+const LANES_PER_CLIENT = 64;
 
 /**
  * Rows re-read from the outbox are checked before they are signed and sent: an auto reply
@@ -43,6 +50,10 @@ export interface OutboxDeps {
   lookupClient: (clientId: string) => ActiveClient | undefined;
   /** Requests to receivers in flight at once, across conversations. */
   concurrency: number;
+  /** Of those, at most this many for one client; `concurrency` when absent. */
+  perClient?: number;
+  /** And at most this many to one send_url origin (scheme://host:port), whatever the client; `concurrency` when absent. */
+  perOrigin?: number;
   /** How often to look for work nobody announced (a retry from the CLI). */
   pollMs: number;
   random?: () => number;
@@ -55,14 +66,15 @@ export interface OutboxDeps {
 }
 
 /**
- * The durable outbox worker. Deliveries live in SQLite; this loop sends the due ones, oldest
- * first and one at a time per conversation, re-checks the conversation's auto-reply state before
- * every attempt of an auto reply, and records each attempt with its verdict. At least once: a crash between a
+ * The durable outbox worker. Deliveries live in SQLite; this loop sends the due ones, its slots
+ * shared between clients and between receivers (fair-share.ts), oldest first within each and one
+ * at a time per conversation, re-checks the conversation's auto-reply state before every attempt
+ * of an auto reply, and records each attempt with its verdict. At least once: a crash between a
  * receiver's 2xx and our record of it means one more attempt with the same Idempotency-Key.
  */
 export function createOutbox(deps: OutboxDeps) {
   /** Every delivery taken and not yet recorded: never taken again meanwhile. */
-  const inFlight = new Set<number>();
+  const inFlight = new Map<number, DeliveryRow>();
   /**
    * Taken deliveries whose request has not ended yet: what `concurrency` bounds. One whose answer
    * came only waits for its record's commit, which needs no socket, so its slot goes to the next
@@ -70,6 +82,16 @@ export function createOutbox(deps: OutboxDeps) {
    * (request + commit) time: the writer's 80-200 ms under load left slots idle and replies queued.
    */
   let active = 0;
+  /** `active`, per client and per origin: what the caps bound. */
+  const activeByClient = new Map<string, number>();
+  const activeByOrigin = new Map<string, number>();
+  const perClient = deps.perClient ?? deps.concurrency;
+  const perOrigin = deps.perOrigin ?? deps.concurrency;
+  const bump = (counts: Map<string, number>, key: string, by: number): void => {
+    const n = (counts.get(key) ?? 0) + by;
+    if (n === 0) counts.delete(key);
+    else counts.set(key, n);
+  };
   /** Deliveries whose request went out and whose attempt is not recorded yet: a Cancel cannot recall that try. */
   const tried = new Set<number>();
   const idle: Array<() => void> = [];
@@ -182,14 +204,28 @@ export function createOutbox(deps: OutboxDeps) {
       const now = deps.clock.now();
       const free = deps.concurrency - active;
       if (free > 0) {
-        for (const d of deps.store.deliveries.due(now, free, inFlight)) {
-          inFlight.add(d.id);
+        const source: LaneSource = {
+          clients: () => deps.store.deliveries.pendingClients(),
+          lanes: (clientId) => deps.store.deliveries.pendingLanes(clientId, LANES_PER_CLIENT),
+          due: (clientId, origin, limit, read) => {
+            const except = [...read];
+            for (const h of inFlight.values()) if (h.clientId === clientId && h.origin === origin) except.push(h.id);
+            return deps.store.deliveries.dueInLane(clientId, origin, now, limit, except);
+          },
+        };
+        const held = { client: (id: string) => activeByClient.get(id) ?? 0, origin: (origin: string) => activeByOrigin.get(origin) ?? 0 };
+        for (const d of pickFair(source, held, { free, perClient, perOrigin }, now)) {
+          inFlight.set(d.id, d);
           active++;
+          bump(activeByClient, d.clientId, 1);
+          bump(activeByOrigin, d.origin, 1);
           let released = false;
           const release = (): void => {
             if (released) return;
             released = true;
             active--;
+            bump(activeByClient, d.clientId, -1);
+            bump(activeByOrigin, d.origin, -1);
             requestScan();
           };
           // Taken now (in flight, holding its slot), started a few per turn: a committed batch's
@@ -214,7 +250,8 @@ export function createOutbox(deps: OutboxDeps) {
           }, 'first');
         }
       }
-      // A due delivery that was not taken is waiting behind one in flight, whose end rescans.
+      // A due delivery that was not taken is waiting behind one in flight (of its conversation, or
+      // holding its client's or origin's share), whose end rescans.
       const next = deps.store.deliveries.nextDueAt();
       const wait = next === null || next <= now ? deps.pollMs : Math.min(next - now, deps.pollMs);
       cancelWake?.();

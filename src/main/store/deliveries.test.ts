@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase } from './db.ts';
 import { createStore } from './index.ts';
-import { DUE_SQL, DUE_EXCEPT_SQL } from './deliveries.ts';
+import { DUE_SQL } from './deliveries.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 
 function seeded() {
@@ -33,24 +33,6 @@ test('the due query uses its indexes: no scan and no sort of all pending deliver
   assert.ok(plan.some((p) => p.includes('deliveries_due')), plan.join('\n'));
   assert.ok(plan.some((p) => p.includes('deliveries_pending')), plan.join('\n'));
   assert.ok(!plan.some((p) => /TEMP B-TREE|^SCAN/.test(p)), plan.join('\n'));
-});
-
-test('due deliveries leave out those the outbox holds, and the next of their conversation stays behind them', () => {
-  const { store, add } = seeded();
-  const a1 = add('c1', 10);
-  add('c1', 11);
-  const b1 = add('c2', 20);
-  assert.deepEqual(store.deliveries.due(100, 10, [a1]).map((d) => d.id), [b1]);
-  assert.deepEqual(store.deliveries.due(100, 10, [a1, b1]).map((d) => d.id), []);
-  assert.deepEqual(store.deliveries.due(100, 1, [a1]).map((d) => d.id), [b1], 'the limit counts only what is returned');
-});
-
-test('the due query that leaves out held deliveries uses the same indexes', () => {
-  const { store } = seeded();
-  const plan = (store.connection.prepare(`EXPLAIN QUERY PLAN ${DUE_EXCEPT_SQL}`).all(1, '[1]', 1) as Array<{ detail: string }>).map((r) => r.detail);
-  assert.ok(plan.some((p) => p.includes('deliveries_due')), plan.join('\n'));
-  assert.ok(plan.some((p) => p.includes('deliveries_pending')), plan.join('\n'));
-  assert.ok(!plan.some((p) => /TEMP B-TREE|^SCAN d\b/.test(p)), plan.join('\n'));
 });
 
 test('the problems list shows cancelled deliveries on request, newest first, with why they were cancelled and their send_url', () => {

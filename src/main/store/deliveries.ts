@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import { laneQueries, originOf } from './delivery-lanes.ts';
 
 export const DELIVERY_STATES = ['pending', 'sent', 'dead', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -14,6 +15,8 @@ export interface DeliveryRow {
   conversationId: string;
   clientId: string;
   sendUrl: string;
+  /** send_url's scheme://host:port (see originOf): the receiver whose share of the outbox it uses. */
+  origin: string;
   /** The delivery's message_info as JSON text; the envelope is signed at each attempt. */
   messageInfo: string;
   state: DeliveryState;
@@ -57,6 +60,7 @@ interface Raw {
   conversation_id: string;
   client_id: string;
   send_url: string;
+  origin: string;
   message_info: string;
   state: DeliveryState;
   attempts: number;
@@ -76,6 +80,7 @@ const toRow = (r: Raw): DeliveryRow => ({
   conversationId: r.conversation_id,
   clientId: r.client_id,
   sendUrl: r.send_url,
+  origin: r.origin,
   messageInfo: r.message_info,
   state: r.state,
   attempts: r.attempts,
@@ -90,7 +95,8 @@ const toRow = (r: Raw): DeliveryRow => ({
 /**
  * Due deliveries, in order per conversation: only the oldest pending delivery of a conversation
  * may go. The indexes are named because the planner, left alone, picked a plan quadratic in the
- * number of pending deliveries (2.6 s per scan at 4,700 pending; 0.25 ms with these).
+ * number of pending deliveries (2.6 s per scan at 4,700 pending; 0.25 ms with these). All clients
+ * together, oldest first: what is due as a whole (the outbox reads it lane by lane, delivery-lanes.ts).
  */
 export const DUE_SQL = `SELECT d.* FROM deliveries d INDEXED BY deliveries_due
   WHERE d.state = 'pending' AND d.next_attempt_at <= ?
@@ -98,25 +104,12 @@ export const DUE_SQL = `SELECT d.* FROM deliveries d INDEXED BY deliveries_due
                     WHERE e.conversation_id = d.conversation_id AND e.state = 'pending' AND e.id < d.id)
   ORDER BY d.next_attempt_at, d.id LIMIT ?`;
 
-/**
- * The same, leaving out the deliveries the outbox already holds (a JSON array of ids): they are
- * pending until their attempt is recorded, and the oldest of them, so re-reading them on every
- * scan would cost more the busier the outbox is.
- */
-export const DUE_EXCEPT_SQL = `SELECT d.* FROM deliveries d INDEXED BY deliveries_due
-  WHERE d.state = 'pending' AND d.next_attempt_at <= ?
-    AND d.id NOT IN (SELECT value FROM json_each(?))
-    AND NOT EXISTS (SELECT 1 FROM deliveries e INDEXED BY deliveries_pending
-                    WHERE e.conversation_id = d.conversation_id AND e.state = 'pending' AND e.id < d.id)
-  ORDER BY d.next_attempt_at, d.id LIMIT ?`;
-
 export function deliveryQueries(db: Db) {
   const insert = db.prepare(
-    `INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at, kind)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at, kind, origin)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const due = db.prepare(DUE_SQL);
-  const dueExcept = db.prepare(DUE_EXCEPT_SQL);
   // Named: without statistics the planner reads every pending row through deliveries_state (20% of the main thread).
   const nextDue = db.prepare("SELECT min(next_attempt_at) AS at FROM deliveries INDEXED BY deliveries_due WHERE state = 'pending'");
   const byId = db.prepare('SELECT * FROM deliveries WHERE id = ?');
@@ -186,17 +179,17 @@ export function deliveryQueries(db: Db) {
   const counts = db.prepare('SELECT state, count(*) AS n FROM deliveries GROUP BY state');
 
   return {
-    insert(d: Omit<DeliveryRow, 'id' | 'kind' | 'attempts' | 'roundAttempts' | 'lastStatus' | 'lastError' | 'updatedAt'> & { kind?: DeliveryKind }): number {
+    insert(d: Omit<DeliveryRow, 'id' | 'kind' | 'origin' | 'attempts' | 'roundAttempts' | 'lastStatus' | 'lastError' | 'updatedAt'> & { kind?: DeliveryKind }): number {
       return Number(
-        insert.run(d.replyId, d.replyMsgId, d.conversationId, d.clientId, d.sendUrl, d.messageInfo, d.state, d.nextAttemptAt, d.createdAt, d.createdAt, d.kind ?? 'auto')
+        insert.run(d.replyId, d.replyMsgId, d.conversationId, d.clientId, d.sendUrl, d.messageInfo, d.state, d.nextAttemptAt, d.createdAt, d.createdAt, d.kind ?? 'auto', originOf(d.sendUrl))
           .lastInsertRowid,
       );
     },
-    /** Due deliveries in order, up to `limit`, other than those in `except`. */
-    due(now: number, limit: number, except: Iterable<number> = []): DeliveryRow[] {
-      const skip = [...except];
-      return ((skip.length === 0 ? due.all(now, limit) : dueExcept.all(now, JSON.stringify(skip), limit)) as unknown as Raw[]).map(toRow);
+    /** Due deliveries of every client, oldest first, up to `limit`. */
+    due(now: number, limit: number): DeliveryRow[] {
+      return (due.all(now, limit) as unknown as Raw[]).map(toRow);
     },
+    ...laneQueries(db, (rows) => (rows as Raw[]).map(toRow)),
     nextDueAt(): number | null {
       return (nextDue.get() as { at: number | null }).at;
     },

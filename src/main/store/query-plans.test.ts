@@ -121,6 +121,15 @@ test('the hot statements named in issue 10 and 12 use the index meant for them',
     return hit[0]!.plan.join(' | ');
   };
   assert.match(planOf('min(next_attempt_at)'), /COVERING INDEX deliveries_due/);
+  // The outbox's scan (issue 27): clients, then each one's lanes, one seek each; then a lane's due deliveries.
+  assert.match(planOf('d.client_id > c.client_id'), /SEARCH d USING COVERING INDEX deliveries_lane \(client_id>\?\)/);
+  const lanes = planOf('e.origin > d.origin');
+  assert.match(lanes, /SEARCH e USING COVERING INDEX deliveries_lane \(client_id=\? AND origin>\?\)/);
+  assert.match(lanes, /SEARCH d USING INTEGER PRIMARY KEY/);
+  const laneDue = planOf('d.origin = ?2');
+  assert.match(laneDue, /SEARCH d USING INDEX deliveries_lane \(client_id=\? AND origin=\? AND next_attempt_at<\?\)/);
+  assert.match(laneDue, /SEARCH e USING COVERING INDEX deliveries_pending/);
+  for (const plan of [lanes, laneDue]) assert.doesNotMatch(plan, /TEMP B-TREE|AUTOMATIC/);
   assert.match(planOf("messages INDEXED BY messages_pending_order"), /messages_pending_order/);
   assert.doesNotMatch(planOf("messages INDEXED BY messages_pending_order"), /TEMP B-TREE/);
   assert.match(planOf('LEFT JOIN deliveries d ON d.reply_id = r.id'), /deliveries_reply/);
