@@ -7,6 +7,7 @@ import { runSearchStall } from './search-stall.ts';
 import { runScale } from './scale/run.ts';
 import { runFloor } from './floor/run.ts';
 import { runStartup } from './startup/run.ts';
+import { runDeliveryStarvation } from './delivery-starvation.ts';
 import { runHostile } from './hostile/run.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<string>> = {
   scale: runScale,
   floor: runFloor,
   startup: runStartup,
+  'delivery-starvation': runDeliveryStarvation,
   hostile: runHostile,
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
