@@ -63,3 +63,37 @@ test('member names are bounded in bytes; values are not', () => {
   assert.equal(scan(envelope(`{"${'n'.repeat(256)}":"${long.repeat(1000)}"}`)), null);
   assert.equal(scan(envelope(`{"a":["${long}","${long}"]}`)), null, 'array elements are values, not names');
 });
+
+/** A seeded generator of JSON values with the strings that could confuse a scanner: quotes, backslashes, brackets, \u escapes, non-ASCII. */
+function randomValue(next: () => number, depth: number): unknown {
+  const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const text = (): string => Array.from({ length: Math.floor(next() * 12) }, () => pick(['a', '"', '\\', '[', ']', '{', '}', ',', ':', '\\"', '\\\\', 'é', '😀', '中', '\u0001', '/', ' '])).join('');
+  const r = next();
+  if (depth > 5 || r < 0.35) return pick([text(), Math.floor(next() * 1e6) / 7, true, false, null, -0.5e-7]);
+  if (r < 0.65) return Array.from({ length: Math.floor(next() * 5) }, () => randomValue(next, depth + 1));
+  return Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, () => [text(), randomValue(next, depth + 1)]));
+}
+
+/** Levels of nesting (the value's own container counts) and items as the scanner counts them (an empty container is one). */
+function shapeOf(value: unknown): { depth: number; items: number } {
+  if (value === null || typeof value !== 'object') return { depth: 0, items: 0 };
+  const children = Array.isArray(value) ? value : Object.values(value);
+  const inner = children.map(shapeOf);
+  return { depth: 1 + Math.max(0, ...inner.map((s) => s.depth)), items: Math.max(1, children.length) + inner.reduce((n, s) => n + s.items, 0) };
+}
+
+test('on any JSON, cut anywhere, the scanner counts exactly what the bounds say: a body at its bounds passes, one level or one item less refuses it', () => {
+  let seed = 27;
+  const next = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let round = 0; round < 400; round++) {
+    const value = { client: 'acme', message_info: randomValue(next, 0) };
+    const { depth, items } = shapeOf(value);
+    const longestName = Math.max(0, ...JSON.stringify(value).match(/"(?:[^"\\]|\\.)*"(?=:)/g)!.map((n) => Buffer.byteLength(n) - 2));
+    const exact: JsonBounds = { maxDepth: depth, maxItems: items, maxNameBytes: longestName };
+    const json = JSON.stringify(value);
+    const size = 1 + Math.floor(next() * 9);
+    assert.equal(scan(json, size, exact), null, `${json} in pieces of ${size}`);
+    assert.match(scan(json, size, { ...exact, maxDepth: depth - 1 })!, /nests deeper/, json);
+    assert.match(scan(json, size, { ...exact, maxItems: items - 1 })!, /holds more than/, json);
+  }
+});
