@@ -93,3 +93,17 @@ test('given the JSON text it was parsed from, the result is the same, with or wi
     assert.equal(canonicalJson(JSON.parse(json), { source }), canonicalJson(JSON.parse(json)), json);
   }
 });
+
+test('the fast path (no backslash in the JSON text) gives the RFC author\'s result on text of every script, keys in any order', async () => {
+  const { default: canonicalize } = await import('canonicalize');
+  let seed = 8785;
+  const next = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const chars = ['a', 'Z', '0', ' ', '/', 'é', 'ß', '中', '文', '😀', '\u2028', '\u007f', '\ufeff', '[', '}', ':', ','];
+  const text = (): string => Array.from({ length: Math.floor(next() * 8) }, () => chars[Math.floor(next() * chars.length)]!).join('');
+  for (let i = 0; i < 300; i++) {
+    const value = Object.fromEntries(Array.from({ length: 1 + Math.floor(next() * 6) }, () => [text(), next() < 0.5 ? text() : [text(), next() * 1e9, { [text()]: text() }]]));
+    const source = Buffer.from(JSON.stringify(value));
+    assert.equal(source.indexOf(0x5c), -1, 'no escapes in this text: the fast path is taken');
+    assert.equal(canonicalJson(JSON.parse(source.toString()), { source }), canonicalize(value));
+  }
+});
