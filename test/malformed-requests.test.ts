@@ -83,4 +83,12 @@ describe('malformed requests get clear answers', () => {
     assert.equal((await raw(consolePort, 'GET /assets/app.js HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n')).status, 200);
     assert.deepEqual(logged, [], 'a request for a folder is no server error');
   });
+
+  it('request targets no browser page should send (`//`, a NUL) get 400 or 404, never end the process or log a failure', async () => {
+    const get = (path: string) => raw(consolePort, `GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`);
+    assert.equal((await get('//')).status, 400);
+    for (const path of ['/%00', '/a%00b', '/assets/%00app.js']) assert.equal((await get(path)).status, 404, path);
+    assert.equal((await get('/assets/app.js')).status, 200, 'the listener still serves');
+    assert.deepEqual(logged, []);
+  });
 });

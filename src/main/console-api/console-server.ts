@@ -147,22 +147,44 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     } catch {
       return plain(res, 404, 'not found');
     }
-    const file = normalize(join(options.rendererDir, rel));
+    // A NUL makes every fs call throw: no file has one in its name.
+    const file = rel.includes('\0') ? '' : normalize(join(options.rendererDir, rel));
     // Only files are served: a folder (/assets/) is not found, not a read that fails with EISDIR.
-    if (!file.startsWith(normalize(options.rendererDir) + sep) || statSync(file, { throwIfNoEntry: false })?.isFile() !== true) {
+    const stat = file.startsWith(normalize(options.rendererDir) + sep) ? statSync(file, { throwIfNoEntry: false }) : undefined;
+    if (stat?.isFile() !== true) {
       if (!existsSync(join(options.rendererDir, 'index.html'))) return plain(res, 503, 'console is not built yet: run `npm run build`');
       return plain(res, 404, 'not found');
     }
-    const content = await readFile(file);
     res.writeHead(200, { ...HEADERS, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    res.end(content);
+    res.end(await cachedFile(file, stat.mtimeMs, stat.size));
+  }
+
+  /**
+   * The built console's files, read once and shared: each request's answer is the same buffer, so
+   * 500 connections that ask for the 1.4 MB bundle and never read it hold one copy, not 500 (a
+   * review measured RSS 152 -> 791 MiB, and 2.8 GB with pipelined requests, before).
+   */
+  const files = new Map<string, { mtimeMs: number; size: number; content: Promise<Buffer> }>();
+  function cachedFile(file: string, mtimeMs: number, size: number): Promise<Buffer> {
+    const known = files.get(file);
+    if (known && known.mtimeMs === mtimeMs && known.size === size) return known.content;
+    const content = readFile(file);
+    files.set(file, { mtimeMs, size, content });
+    content.catch(() => files.delete(file));
+    return content;
   }
 
   const server = createServer(
     // requireHostHeader off: a request without Host gets checkHost's refusal, as JSON, not Node's bare 400.
     { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs ?? 30_000, requireHostHeader: false },
     (req, res) => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://localhost');
+      } catch {
+        // `//` is a URL with an empty host: it once threw here, outside every catch, and ended the process.
+        return refuse(req, res, { status: 400, code: 'bad_request', message: 'the request target is not a valid path' }, false);
+      }
       const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
       const early = checkHost(req) ?? checkNoQueryToken(url);
       if (early) return refuse(req, res, early, isApi);
