@@ -280,7 +280,7 @@ describe('docs/protocol.md: tables and numbers match the code', () => {
       `out of ${config.addressRateLimit.burst}, with ${config.addressRateLimit.perSecond} earned back per second`,
       `${config.intake.perAddressBytes / 1024 / 1024} MiB per address, ${config.intake.totalBytes / 1024 / 1024} MiB in all (server setting \`intake\`)`,
       `| open connections per address | ${config.intake.perAddressConnections} (server setting \`intake.perAddressConnections\`)`,
-      `| object members and array elements in the body | ${DEFAULT_JSON_BOUNDS.maxItems.toLocaleString('en-US')} altogether`,
+      `| object members and array elements in the body | ${DEFAULT_JSON_BOUNDS.maxItems.toLocaleString('en-US')} altogether (an empty object or array counts as one)`,
       `| a member name | ${DEFAULT_JSON_BOUNDS.maxNameBytes} bytes`,
       `| \`message_info\` nesting | ${DEFAULT_JSON_BOUNDS.maxDepth - 1} levels`,
       `at most ${LIMITS.unknownFieldsMaxBytes / 1024} KiB (${LIMITS.unknownFieldsMaxBytes.toLocaleString('en-US')} bytes of their compact JSON in UTF-8`,

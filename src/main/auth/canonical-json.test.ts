@@ -107,3 +107,13 @@ test('the fast path (no backslash in the JSON text) gives the RFC author\'s resu
     assert.equal(canonicalJson(JSON.parse(source.toString()), { source }), canonicalize(value));
   }
 });
+
+test('in turns, a large message_info canonicalises as in one piece, pausing between members once its budget is spent', async () => {
+  const { canonicalJsonInTurns } = await import('./canonical-json.ts');
+  const value = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${(i * 7919) % 2000}`, i % 3 ? 'x'.repeat(i) : { n: i, s: 'a"b\\n' }]));
+  const source = Buffer.from(JSON.stringify(value));
+  let pauses = 0;
+  const text = await canonicalJsonInTurns(value, { source }, async () => void pauses++, -1);
+  assert.equal(text, canonicalJson(value, { source }));
+  assert.equal(pauses, 2000, 'with no budget at all, a pause before every member');
+});

@@ -66,15 +66,17 @@ export const serverConfigSchema = z.strictObject({
     })
     .default({ enabled: true, perSecond: 10, burst: 100, maxAddresses: 100_000 }),
   /**
-   * What requests not yet authenticated may hold: bytes of bodies, reserved when a request starts
-   * (its Content-Length), per address and in total, and open connections per address. Past them:
-   * 429 (the address's share) or 503 (the total), with Retry-After, before the body is read.
+   * What requests not yet authenticated may hold: bytes of bodies as they arrive (a declared
+   * Content-Length must fit when the request starts), per address and in total; open connections
+   * per address; the time a body may take. Past them: 429 (the address's share) or 503 (the
+   * total) with Retry-After, or 408.
    */
   intake: z
     .strictObject({
       totalBytes: z.number().int().min(1024).default(DEFAULT_INTAKE.totalBytes),
       perAddressBytes: z.number().int().min(1024).default(DEFAULT_INTAKE.perAddressBytes),
       perAddressConnections: z.number().int().min(1).max(100_000).default(DEFAULT_INTAKE.perAddressConnections),
+      bodyTimeoutMs: z.number().int().min(100).max(120_000).default(DEFAULT_INTAKE.bodyTimeoutMs),
     })
     .default(DEFAULT_INTAKE),
   /** A delivery attempt with no complete answer in this time is a failure to retry. */

@@ -2,7 +2,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { addressKey, type PreAuthGate } from '../auth/address-limiter.ts';
 import { assertNever } from '../../shared/assert-never.ts';
-import type { ChunkCheck } from './body.ts';
+import type { ReadOptions } from './body.ts';
+import type { Clock } from '../../shared/clock.ts';
 import type { IntakeBudget, IntakeScope } from './intake-budget.ts';
 import { createJsonScanner, type JsonBounds } from './json-scan.ts';
 import { HttpProblem } from './problem.ts';
@@ -11,11 +12,18 @@ import { HttpProblem } from './problem.ts';
 const RETRY_SECONDS = 1;
 
 export interface BodyAdmission {
-  /** Sees every chunk: the JSON bounds, and the budget of a body that declared no length. */
-  check: ChunkCheck;
+  /** How the body is read: its per-chunk checks, and for a stranger no preallocation and a deadline. */
+  read: ReadOptions;
   /** Gives the body's bytes back to the budget once the request is answered. */
   release(): void;
 }
+
+/**
+ * What one chunk costs the budget: its bytes, but at least this. A body sent a byte per packet
+ * made a Buffer of some 300 bytes per byte, and a 'data' event each: 2 MiB bodies took RSS from 1 to
+ * 3.5 GB and a second of CPU per MiB, while the budget counted 2 MiB.
+ */
+export const MIN_CHUNK_CHARGE = 512;
 
 export function intakeRefusal(scope: IntakeScope): HttpProblem {
   const retry = { headers: { 'retry-after': String(RETRY_SECONDS) }, extra: { retry_after: RETRY_SECONDS } };
@@ -45,28 +53,38 @@ export function tooManyConnections(limit: number): HttpProblem {
 }
 
 /**
- * Whether a chat request's body may be read, and the checks it is read under. A connection that
- * has carried an authenticated request reads outside the budget (its client's own rate limit
- * governs it), so a flood from the same address does not cut off an integrator already talking.
+ * Whether a chat request's body may be read, and the checks it is read under. A stranger's body
+ * is charged to the budget as its bytes arrive (the declared length only has to fit when it
+ * starts): charging what it declared let four connections that declared 8 MiB and then sent a
+ * byte a second hold the whole budget, and every new caller got 503 for a minute. It must also
+ * arrive within the intake's deadline. A connection that has carried an authenticated request
+ * reads outside the budget (its client's own rate limit governs it), so a flood from the same
+ * address does not cut off an integrator already talking.
  */
 export function admitBody(
   req: IncomingMessage,
-  deps: { bounds: JsonBounds; bodyLimitBytes: number; intake?: IntakeBudget; gate?: PreAuthGate },
+  deps: { bounds: JsonBounds; bodyLimitBytes: number; clock: Clock; intake?: IntakeBudget; gate?: PreAuthGate },
 ): BodyAdmission | HttpProblem {
   const scanner = createJsonScanner(deps.bounds);
-  const declared = req.headers['content-length'];
-  const length = declared === undefined ? 0 : Number(declared);
+  const declared = Number(req.headers['content-length'] ?? 0);
   // A body declared past the limit is refused 413 without being read (section 1): nothing to hold.
-  const unread = !(length <= deps.bodyLimitBytes);
-  if (!deps.intake || unread || deps.gate?.trusts(req.socket)) return { check: (chunk) => scanner.feed(chunk), release: () => {} };
-  const lease = deps.intake.reserve(addressKey(req.socket.remoteAddress), length);
+  const unread = !(declared <= deps.bodyLimitBytes);
+  if (!deps.intake || unread || deps.gate?.trusts(req.socket)) {
+    return { read: { check: (chunk) => scanner.feed(chunk), preallocate: true }, release: () => {} };
+  }
+  const key = addressKey(req.socket.remoteAddress);
+  const fits = deps.intake.fits(key, declared);
+  if (fits) return intakeRefusal(fits);
+  const lease = deps.intake.reserve(key, 0);
   if (typeof lease === 'string') return intakeRefusal(lease);
   return {
-    check(chunk) {
-      scanner.feed(chunk);
-      if (declared !== undefined) return;
-      const refused = lease.grow(chunk.length);
-      if (refused) throw intakeRefusal(refused);
+    read: {
+      check(chunk) {
+        scanner.feed(chunk);
+        const refused = lease.grow(Math.max(chunk.length, MIN_CHUNK_CHARGE));
+        if (refused) throw intakeRefusal(refused);
+      },
+      deadline: { clock: deps.clock, ms: deps.intake.limits.bodyTimeoutMs },
     },
     release: () => lease.release(),
   };

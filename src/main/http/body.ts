@@ -18,16 +18,29 @@ export type ChunkCheck = (chunk: Buffer) => void;
 /**
  * Reads the body up to `limit` bytes. A declared or actual excess is refused as soon as it is
  * known: the rest is never kept, so a huge upload costs us one chunk, not its size. `check` sees
- * every chunk first (the JSON bounds, the intake budget); its refusal ends the read the same way.
+ * every chunk first (the JSON bounds, the intake budget); its refusal, or the deadline's, ends the
+ * read the same way.
  */
-export function readBody(req: IncomingMessage, limit: number, check?: ChunkCheck): Promise<Buffer> {
+export interface ReadOptions {
+  /** Sees every chunk first; throwing (an HttpProblem) refuses the request there. */
+  check?: ChunkCheck;
+  /**
+   * Fill a buffer of the declared length as bytes come (one buffer, not chunks plus their copy).
+   * Only for a caller already trusted: allocating what a stranger declares is memory it never sent.
+   */
+  preallocate?: boolean;
+  /** The whole body must have arrived this long after the read starts, or it is a 408. */
+  deadline?: { clock: Clock; ms: number };
+}
+
+export function readBody(req: IncomingMessage, limit: number, options: ReadOptions = {}): Promise<Buffer> {
+  const { check, preallocate = false, deadline } = options;
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     return Promise.reject(tooLarge(limit));
   }
-  // A declared length is filled in place: one buffer, not chunks plus their concatenation.
   const length = declared === undefined ? NaN : Number(declared);
-  const whole = Number.isSafeInteger(length) && length > 0 ? Buffer.allocUnsafe(length) : null;
+  const whole = preallocate && Number.isSafeInteger(length) && length > 0 ? Buffer.allocUnsafe(length) : null;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -36,6 +49,9 @@ export function readBody(req: IncomingMessage, limit: number, check?: ChunkCheck
       req.pause();
       reject(error);
     };
+    const late = deadline?.clock.after(deadline.ms, () =>
+      stop(new HttpProblem('request_timeout', `the body did not arrive within ${deadline.ms / 1000} s`)),
+    );
     const onData = (chunk: Buffer): void => {
       if (size + chunk.length > limit) return stop(tooLarge(limit));
       try {
@@ -58,6 +74,7 @@ export function readBody(req: IncomingMessage, limit: number, check?: ChunkCheck
       reject(new ClientGone(size));
     };
     const cleanup = (): void => {
+      late?.();
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onGone);

@@ -5,7 +5,7 @@ import { checkScenarioRules, issuesDetail } from '../../shared/protocol/scenario
 import type { ClientRegistry } from '../auth/client-registry.ts';
 import type { ReplayGuard } from '../auth/replay-guard.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
-import { canonicalJson } from '../auth/canonical-json.ts';
+import { canonicalJson, canonicalJsonInTurns } from '../auth/canonical-json.ts';
 import { signingString, verify } from '../auth/signature.ts';
 import type { MessageService } from '../conversations/message-service.ts';
 import { EngineTimeout } from '../engines/ask.ts';
@@ -80,7 +80,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
     if (large) await nextTurn();
     let canonical: string;
     try {
-      canonical = canonicalJson(env.messageInfo, { source: body });
+      canonical = large ? await canonicalJsonInTurns(env.messageInfo, { source: body }, nextTurn) : canonicalJson(env.messageInfo, { source: body });
     } catch (error) {
       throw new HttpProblem('validation_failed', 'message_info cannot be canonicalized (RFC 8785)', {
         errors: [{ path: 'message_info', message: (error as Error).message }],

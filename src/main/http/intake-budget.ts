@@ -1,9 +1,9 @@
 /**
  * Memory that requests not yet authenticated may hold. Without it every admitted request buffered
  * up to the body limit, and the address gate charged only when a request ended: 50 concurrent 8 MB
- * bodies from an unknown client took RSS from 483 MiB to 1.4 GiB. A request reserves its declared
- * length when it starts (or its bytes as they arrive, when it declares none), from its address's
- * share and from the total; what does not fit is refused at once.
+ * bodies from an unknown client took RSS from 483 MiB to 1.4 GiB. A request's bytes are charged to
+ * its address's share and to the total as they arrive; one whose declared length does not fit
+ * when it starts is refused at once, and one that outgrows the budget on the way is cut off.
  */
 export interface IntakeLimits {
   /** Bytes all requests not yet authenticated may hold together. */
@@ -12,9 +12,16 @@ export interface IntakeLimits {
   perAddressBytes: number;
   /** Open connections per address; a connection past it is answered 429 and closed. */
   perAddressConnections: number;
+  /** How long a body not yet authenticated may take to arrive, once its headers are in (then 408). */
+  bodyTimeoutMs: number;
 }
 
-export const DEFAULT_INTAKE: IntakeLimits = { totalBytes: 32 * 1024 * 1024, perAddressBytes: 16 * 1024 * 1024, perAddressConnections: 256 };
+export const DEFAULT_INTAKE: IntakeLimits = {
+  totalBytes: 32 * 1024 * 1024,
+  perAddressBytes: 16 * 1024 * 1024,
+  perAddressConnections: 256,
+  bodyTimeoutMs: 10_000,
+};
 
 /** Which share ran out: the address's own (429) or the server's (503). */
 export type IntakeScope = 'address' | 'total';
@@ -49,6 +56,12 @@ export function createIntakeBudget(limits: IntakeLimits) {
 
   return {
     limits,
+    /** Whether `bytes` more would fit for `key` now, without taking them: null, or the scope that is full. */
+    fits(key: string, bytes: number): IntakeScope | null {
+      if ((byAddress.get(key) ?? 0) + bytes > limits.perAddressBytes) return 'address';
+      if (total + bytes > limits.totalBytes) return 'total';
+      return null;
+    },
     /** A lease of `bytes` for a request from `key`, or the scope that refused it. */
     reserve(key: string, bytes: number): IntakeLease | IntakeScope {
       const refused = take(key, bytes);

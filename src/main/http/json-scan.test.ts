@@ -43,9 +43,9 @@ test('nesting deeper than message_info may go is refused, wherever the chunks sp
 });
 
 test('more members and elements than the bound are refused before the body ends', () => {
-  const keys = Array.from({ length: 20_001 }, (_, i) => `"k${i}":1`).join(',');
-  for (const size of [Infinity, 5, 64]) assert.match(scan(envelope(`{${keys}}`), size)!, /holds more than 20000 members and elements/);
-  const fits = Array.from({ length: 19_990 }, (_, i) => i).join(',');
+  const keys = Array.from({ length: 10_001 }, (_, i) => `"k${i}":1`).join(',');
+  for (const size of [Infinity, 5, 64]) assert.match(scan(envelope(`{${keys}}`), size)!, /holds more than 10000 members and elements/);
+  const fits = Array.from({ length: 9_990 }, (_, i) => i).join(',');
   assert.equal(scan(envelope(`[${fits}]`)), null, 'an array just under the bound');
 });
 

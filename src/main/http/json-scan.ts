@@ -16,7 +16,7 @@ export interface JsonBounds {
   maxNameBytes: number;
 }
 
-export const DEFAULT_JSON_BOUNDS: JsonBounds = { maxDepth: MAX_DEPTH + 1, maxItems: 20_000, maxNameBytes: 256 };
+export const DEFAULT_JSON_BOUNDS: JsonBounds = { maxDepth: MAX_DEPTH + 1, maxItems: 10_000, maxNameBytes: 256 };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

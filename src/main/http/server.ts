@@ -147,13 +147,13 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         closeAfter: req.headers['content-length'] !== '0' && 'linger',
       };
     }
-    const admission = admitBody(req, { bounds: deps.jsonBounds ?? DEFAULT_JSON_BOUNDS, bodyLimitBytes: deps.bodyLimitBytes, intake: deps.intake, gate: deps.preAuthGate });
+    const admission = admitBody(req, { bounds: deps.jsonBounds ?? DEFAULT_JSON_BOUNDS, bodyLimitBytes: deps.bodyLimitBytes, clock: deps.clock, intake: deps.intake, gate: deps.preAuthGate });
     // Refused before a byte of the body is read: not charged to the address as a failure.
     if (admission instanceof HttpProblem) return { reply: problemReply(admission, requestId), closeAfter: 'brief', gated: true };
     try {
       let body: Buffer;
       try {
-        body = await readBody(req, deps.bodyLimitBytes, admission.check);
+        body = await readBody(req, deps.bodyLimitBytes, admission.read);
       } catch (error) {
         // An honest mistake (a body too large) is read on so the client gets its 413; a hostile-looking one is not.
         if (error instanceof HttpProblem) return { reply: problemReply(error, requestId), closeAfter: error.code === 'payload_too_large' ? 'linger' : 'brief' };
@@ -183,6 +183,12 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let closeAfter: CloseAfter = false;
     let gated = false;
     let bodyRead = 0;
+    const settleGate = (refused: boolean, read: number): void => {
+      const declared = Number(req.headers['content-length']);
+      // What it sent, or what it declared and we read (and discard) on a refusal: the work it cost.
+      const bodyBytes = Math.max(read, Number.isSafeInteger(declared) ? declared : 0);
+      deps.preAuthGate?.settle(req.socket, req.socket.remoteAddress, { authenticated: facts.authenticated === true, refused, bodyBytes }, deps.clock.now());
+    };
     try {
       if (crowded.has(req.socket)) {
         reply = problemReply(tooManyConnections(deps.intake!.limits.perAddressConnections), requestId);
@@ -216,19 +222,15 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       }
     } catch (error) {
       if (error instanceof ClientGone) {
+        // A stranger that walks away mid-body is charged like a refusal, or it could hold and drop bodies for free.
+        if (path === CHAT_PATH && facts.authenticated !== true) settleGate(true, error.bytesReceived);
         reportOnce(req.socket, `request ${requestId} from ${req.socket.remoteAddress ?? '?'}: ${error.message}`, deps.logInfo);
         return;
       }
       deps.logError(error, requestId);
       reply = problemReply(new HttpProblem('internal_error', 'the server failed to process this request; it has been logged'), requestId);
     }
-    if (path === CHAT_PATH && !gated) {
-      const declared = Number(req.headers['content-length']);
-      // What it sent, or what it declared and we read (and discard) on a refusal: the work it cost.
-      const bodyBytes = Math.max(bodyRead, Number.isSafeInteger(declared) ? declared : 0);
-      const outcome = { authenticated: facts.authenticated === true, refused: reply.status >= 400, bodyBytes };
-      deps.preAuthGate?.settle(req.socket, req.socket.remoteAddress, outcome, deps.clock.now());
-    }
+    if (path === CHAT_PATH && !gated) settleGate(reply.status >= 400, bodyRead);
     if (res.destroyed || req.socket.destroyed) return;
     send(req, res, requestId, reply, closeAfter);
 
