@@ -33,3 +33,26 @@ test('a declared length that does not fit when the request starts is refused bef
   assert.ok(refused instanceof HttpProblem);
   assert.equal(refused.status, 429);
 });
+
+test('a stranger\'s body in more than 1,024 pieces must average 256 bytes a piece, or it is refused 400', () => {
+  const intake = createIntakeBudget({ totalBytes: 64 * 1024 * 1024, perAddressBytes: 32 * 1024 * 1024, perAddressConnections: 10, bodyTimeoutMs: 1000 });
+  const start = () => {
+    const a = admitBody(request({ 'transfer-encoding': 'chunked' }), { bounds: DEFAULT_JSON_BOUNDS, bodyLimitBytes: 10 * 1024 * 1024, clock: manualClock(0), intake });
+    assert.ok(!(a instanceof HttpProblem));
+    return a;
+  };
+  const tiny = start();
+  let pieces = 0;
+  assert.throws(() => {
+    for (;;) {
+      tiny.read.check!(Buffer.from(' '));
+      pieces++;
+    }
+  }, (e: unknown) => e instanceof HttpProblem && e.status === 400 && /pieces of 1 bytes on average/.test(e.message));
+  assert.equal(pieces, 1024);
+  tiny.release();
+  // TCP segments of a slow link: many pieces, but not small ones.
+  const segments = start();
+  for (let i = 0; i < 5000; i++) segments.read.check!(Buffer.alloc(1460, 0x20));
+  segments.release();
+});

@@ -25,6 +25,19 @@ export interface BodyAdmission {
  */
 export const MIN_CHUNK_CHARGE = 512;
 
+/**
+ * A stranger's body may come in many pieces only if they are not tiny: past MAX_SMALL_PIECES, an
+ * average under MIN_PIECE_BYTES is refused. Each piece is an event on the main thread, and Node
+ * parses every chunk of one 64 KiB read at once: 1-byte chunks held the loop 200 ms a read. A real
+ * sender's TCP segments average over a kilobyte, even on a slow link.
+ */
+const MAX_SMALL_PIECES = 1024;
+const MIN_PIECE_BYTES = 256;
+
+function tooManyPieces(average: number): HttpProblem {
+  return new HttpProblem('bad_request', `the body arrives in pieces of ${Math.round(average)} bytes on average; send it in pieces of ${MIN_PIECE_BYTES} bytes or more`);
+}
+
 export function intakeRefusal(scope: IntakeScope): HttpProblem {
   const retry = { headers: { 'retry-after': String(RETRY_SECONDS) }, extra: { retry_after: RETRY_SECONDS } };
   switch (scope) {
@@ -77,9 +90,14 @@ export function admitBody(
   if (fits) return intakeRefusal(fits);
   const lease = deps.intake.reserve(key, 0);
   if (typeof lease === 'string') return intakeRefusal(lease);
+  let pieces = 0;
+  let bytes = 0;
   return {
     read: {
       check(chunk) {
+        pieces++;
+        bytes += chunk.length;
+        if (pieces > MAX_SMALL_PIECES && bytes / pieces < MIN_PIECE_BYTES) throw tooManyPieces(bytes / pieces);
         scanner.feed(chunk);
         const refused = lease.grow(Math.max(chunk.length, MIN_CHUNK_CHARGE));
         if (refused) throw intakeRefusal(refused);

@@ -101,12 +101,12 @@ export const DEFAULT_LINGER: LingerBounds = { maxBytes: 64 * 1024 * 1024, maxMs:
 
 /**
  * After a refusal with `Connection: close`, what is left of the body: read on and discarded within
- * the section 1 bounds ('linger': a 413 or 415, the mistakes an honest client makes), or within
- * BRIEF_LINGER ('brief': refusals before authentication, where an attacker's 8 MB bodies were read
- * on in full: 1.9 GB discarded in 4 s of one flood, most of a core).
+ * the section 1 bounds ('linger': a 413 or 415, the mistakes an honest client makes), or not read
+ * at all ('brief': refusals before authentication). Reading on an attacker's 8 MB bodies in full
+ * discarded 1.9 GB in 4 s of one flood, most of a core; even 64 KiB each was a body sent a byte per
+ * chunk, thousands of events per refusal.
  */
 export type CloseAfter = false | 'linger' | 'brief';
-export const BRIEF_LINGER: LingerBounds = { maxBytes: 64 * 1024, maxMs: 2_000 };
 
 /** Sockets in a lingering close, each with the check of its bounds (called as data arrives). */
 const lingering = new WeakMap<Socket, () => void>();

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Clock } from '../../shared/clock.ts';
 import type { RequestLogEntry } from '../store/request-log.ts';
 import { newId } from '../store/ids.ts';
-import { BRIEF_LINGER, ClientGone, DEFAULT_LINGER, discardRestOfBody, readBody, type CloseAfter, type LingerBounds } from './body.ts';
+import { ClientGone, DEFAULT_LINGER, discardRestOfBody, readBody, type CloseAfter, type LingerBounds } from './body.ts';
 import { DEFAULT_JSON_BOUNDS, type JsonBounds } from './json-scan.ts';
 import type { IntakeBudget } from './intake-budget.ts';
 import { admitBody, tooManyConnections, watchConnections } from './body-admission.ts';
@@ -94,9 +94,12 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       ...reply.headers,
     };
     if (closeAfter || closing) headers['connection'] = 'close';
-    if (closeAfter) {
+    if (closeAfter === 'linger') {
       track(req.socket);
-      discardRestOfBody(req, closeAfter === 'brief' ? BRIEF_LINGER : linger, deps.clock);
+      discardRestOfBody(req, linger, deps.clock);
+    } else if (closeAfter === 'brief') {
+      // Nothing more is read: Node closes once the answer is out (a reset, if the client is still sending).
+      req.pause();
     }
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : payload);
