@@ -28,3 +28,16 @@ test('the parser\'s reason is named in the detail, never anything the client sen
   const p = clientErrorProblem(error('HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size'));
   assert.equal(p?.message, 'the request is not valid HTTP/1.1: Invalid character in chunk size (HPE_INVALID_CHUNK_SIZE)');
 });
+
+test('info lines about clients are throttled: 20 per 10 s, the rest counted in one line when the next window opens', async () => {
+  const { throttledLog } = await import('./client-error.ts');
+  const { manualClock } = await import('../../shared/clock.ts');
+  const clock = manualClock(0);
+  const lines: string[] = [];
+  const log = throttledLog((l) => lines.push(l), clock);
+  for (let i = 0; i < 1000; i++) log(`client ${i} went away`);
+  assert.equal(lines.length, 20);
+  clock.advance(10_000);
+  log('one more');
+  assert.deepEqual(lines.slice(20), ['… and 980 more such lines in the 10 s before, not written', 'one more']);
+});

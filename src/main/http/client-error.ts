@@ -8,6 +8,30 @@ import { armLinger, lingerCheck, type LingerBounds } from './body.ts';
 /** Connections whose trouble was already logged: one line per incident, whoever sees it first. */
 const reported = new WeakSet<object>();
 
+/**
+ * At most `max` lines per `windowMs` through `log`; the rest are counted and said in one line when
+ * the next window opens. Each client that walks away or sends malformed HTTP is one info line: a
+ * flood of them wrote 16,000 lines to stderr in a minute, unthrottled.
+ */
+export function throttledLog(log: (line: string) => void, clock: Clock, max = 20, windowMs = 10_000): (line: string) => void {
+  let windowStart = -Infinity;
+  let written = 0;
+  let dropped = 0;
+  return (line) => {
+    const now = clock.now();
+    if (now - windowStart >= windowMs) {
+      if (dropped > 0) log(`… and ${dropped} more such line${dropped === 1 ? '' : 's'} in the ${windowMs / 1000} s before, not written`);
+      windowStart = now;
+      written = 0;
+      dropped = 0;
+    }
+    if (written < max) {
+      written++;
+      log(line);
+    } else dropped++;
+  };
+}
+
 export function reportOnce(socket: object, line: string, log: (line: string) => void): void {
   if (reported.has(socket)) return;
   reported.add(socket);

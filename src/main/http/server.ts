@@ -7,7 +7,7 @@ import { ClientGone, DEFAULT_LINGER, discardRestOfBody, readBody, type CloseAfte
 import { DEFAULT_JSON_BOUNDS, type JsonBounds } from './json-scan.ts';
 import type { IntakeBudget } from './intake-budget.ts';
 import { admitBody, tooManyConnections, watchConnections } from './body-admission.ts';
-import { answerClientError, reportOnce } from './client-error.ts';
+import { answerClientError, reportOnce, throttledLog } from './client-error.ts';
 import { HttpProblem } from './problem.ts';
 import type { ChatMessagesHandler, Reply, RequestFacts } from './chat-messages.ts';
 import { chatLogEntry } from './request-logger.ts';
@@ -75,6 +75,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   let drained: (() => void) | null = null;
   const ended = idleWaiters();
   const linger = deps.linger ?? DEFAULT_LINGER;
+  const logInfo = throttledLog(deps.logInfo, deps.clock);
   /** Refused connections still reading a client's rest; shutdown does not wait for them. */
   const lingering = new Set<Socket>();
   const track = (socket: Socket): void => {
@@ -227,7 +228,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       if (error instanceof ClientGone) {
         // A stranger that walks away mid-body is charged like a refusal, or it could hold and drop bodies for free.
         if (path === CHAT_PATH && facts.authenticated !== true) settleGate(true, error.bytesReceived);
-        reportOnce(req.socket, `request ${requestId} from ${req.socket.remoteAddress ?? '?'}: ${error.message}`, deps.logInfo);
+        reportOnce(req.socket, `request ${requestId} from ${req.socket.remoteAddress ?? '?'}: ${error.message}`, logInfo);
         return;
       }
       deps.logError(error, requestId);
@@ -262,7 +263,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
   const crowded = deps.intake ? watchConnections(server, deps.intake) : new WeakSet<Socket>();
   server.on('clientError', (error, socket) => {
     // Malformed HTTP never reaches a handler: answered here, as problem+json where still possible.
-    answerClientError(error, socket as Socket, { clock: deps.clock, linger, log: deps.logInfo });
+    answerClientError(error, socket as Socket, { clock: deps.clock, linger, log: logInfo });
     track(socket as Socket);
   });
 
