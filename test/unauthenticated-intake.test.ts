@@ -75,7 +75,7 @@ describe('requests not yet authenticated', () => {
       clockStart: Date.now(),
       config: {
         bodyLimitBytes: 256 * KiB,
-        intake: { totalBytes: 768 * KiB, perAddressBytes: 512 * KiB, perAddressConnections: 6, bodyTimeoutMs: 5_000 },
+        intake: { totalBytes: 768 * KiB, perAddressBytes: 512 * KiB, perAddressConnections: 6, bodyTimeoutMs: 5_000, maxConnections: 40 },
         addressRateLimit: { enabled: false, perSecond: 10, burst: 100, maxAddresses: 100_000 },
       },
     });
@@ -182,6 +182,23 @@ describe('requests not yet authenticated', () => {
     const answer = await bodies[2]!.answer;
     assert.equal(answer.status, 429, 'its 20 KiB more pass the address\'s 512 KiB');
     for (const s of bodies) s.socket.destroy();
+  });
+
+  it('past the cap of connections in all (40 here), a new one is closed at once, unanswered', async () => {
+    const open: Held[] = [];
+    let refused: number | null = null;
+    for (let i = 0; i <= 40 && refused === null; i++) {
+      // Each answered (and so counted by the server), then kept open; the test's own keep-alive fetches count too.
+      const held = await hold(port, `127.0.1.${1 + (i % 8)}`, 2, '{}');
+      const { status } = await held.answer;
+      if (status === 0) refused = i;
+      else open.push(held);
+    }
+    assert.ok(refused !== null && refused <= 40, 'one connection past the cap was closed unanswered');
+    assert.ok(open.length > 30, `the connections within the cap were answered (${open.length})`);
+    for (const s of open) s.socket.destroy();
+    // Once they have closed, a new connection is served again.
+    for (let status = 0; status !== 400; ) status = (await (await hold(port, '127.0.1.9', 2, '{}')).answer).status;
   });
 
   it('connections past the cap of one address are answered 429 and closed; the others are not', async () => {

@@ -77,6 +77,7 @@ export const serverConfigSchema = z.strictObject({
       perAddressBytes: z.number().int().min(1024).default(DEFAULT_INTAKE.perAddressBytes),
       perAddressConnections: z.number().int().min(1).max(100_000).default(DEFAULT_INTAKE.perAddressConnections),
       bodyTimeoutMs: z.number().int().min(100).max(120_000).default(DEFAULT_INTAKE.bodyTimeoutMs),
+      maxConnections: z.number().int().min(1).max(1_000_000).default(DEFAULT_INTAKE.maxConnections),
     })
     .default(DEFAULT_INTAKE),
   /** A delivery attempt with no complete answer in this time is a failure to retry. */

@@ -116,6 +116,7 @@ const CROWDED_GRACE_MS = 2_000;
  * answered 429 at their first request (an HTTP answer the client can read, not a reset).
  */
 export function watchConnections(server: Server, intake: IntakeBudget): WeakSet<Socket> {
+  server.maxConnections = intake.limits.maxConnections;
   const crowded = new WeakSet<Socket>();
   server.on('connection', (socket: Socket) => {
     const key = addressKey(socket.remoteAddress);

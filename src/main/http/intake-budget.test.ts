@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createIntakeBudget } from './intake-budget.ts';
 
 test('an address holds its share at most, the server its total; what is released is free again', () => {
-  const budget = createIntakeBudget({ totalBytes: 100, perAddressBytes: 60, perAddressConnections: 2, bodyTimeoutMs: 1000 });
+  const budget = createIntakeBudget({ totalBytes: 100, perAddressBytes: 60, perAddressConnections: 2, bodyTimeoutMs: 1000, maxConnections: 100 });
   const a1 = budget.reserve('a', 50);
   assert.notEqual(typeof a1, 'string');
   assert.equal(budget.reserve('a', 20), 'address', 'the reservation is made when the request starts');
@@ -19,7 +19,7 @@ test('an address holds its share at most, the server its total; what is released
 });
 
 test('a body of unknown length grows its lease chunk by chunk until a share runs out', () => {
-  const budget = createIntakeBudget({ totalBytes: 100, perAddressBytes: 30, perAddressConnections: 2, bodyTimeoutMs: 1000 });
+  const budget = createIntakeBudget({ totalBytes: 100, perAddressBytes: 30, perAddressConnections: 2, bodyTimeoutMs: 1000, maxConnections: 100 });
   const lease = budget.reserve('a', 0);
   assert.ok(typeof lease !== 'string');
   assert.equal(lease.grow(20), null);
@@ -30,7 +30,7 @@ test('a body of unknown length grows its lease chunk by chunk until a share runs
 });
 
 test('connections are counted per address; those past the cap are said so until some close', () => {
-  const budget = createIntakeBudget({ totalBytes: 100, perAddressBytes: 30, perAddressConnections: 2, bodyTimeoutMs: 1000 });
+  const budget = createIntakeBudget({ totalBytes: 100, perAddressBytes: 30, perAddressConnections: 2, bodyTimeoutMs: 1000, maxConnections: 100 });
   assert.deepEqual([budget.connected('a'), budget.connected('a'), budget.connected('a'), budget.connected('b')], [true, true, false, true]);
   budget.closed('a');
   budget.closed('a');
