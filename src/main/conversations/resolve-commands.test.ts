@@ -8,6 +8,7 @@ import { createStore } from '../store/index.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { manualClock } from '../../shared/clock.ts';
 import { newId } from '../store/ids.ts';
+import { TRANSCRIPT_TEXT_MAX } from '../../shared/console-api.ts';
 import { executeWorkspaceCommand, type WorkspaceResult } from './workspace-commands.ts';
 import { UNDO_RESOLVE_MS } from './resolve-commands.ts';
 
@@ -154,4 +155,12 @@ test('"Needs a human" by hand puts a resolved conversation at the end of Needs y
   assert.deepEqual(q.snapshot('bob'), before);
   assert.deepEqual(q.needsYou(), ['bob', 'carol', 'alice']);
   assert.equal(flag('nobody'), null);
+});
+
+test('the list previews a flag line\'s note cut as the transcript cuts it, however long the stored note', () => {
+  const q = queue();
+  q.resolve('alice'); // out of Needs you, so the flag writes its line
+  const long = 'n'.repeat(TRANSCRIPT_TEXT_MAX + 500);
+  q.store.transaction(() => executeWorkspaceCommand(q.store, { kind: 'flag', conversationId: 'alice', note: long, operator: bo, now: q.clock.now() }));
+  assert.equal(q.store.console.conversation('alice')!.lastCommand?.note, long.slice(0, TRANSCRIPT_TEXT_MAX));
 });

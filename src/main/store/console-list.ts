@@ -3,6 +3,7 @@ import type { ConversationPage, ConversationSummary, ConversationView } from '..
 import type { AutoReplyState, Channel, MessageRole } from '../../shared/conversation.ts';
 import { encodeCursor, type ListCursor } from '../../shared/list-cursor.ts';
 import { toConversationRow, type RawConversation } from './conversations.ts';
+import { TRANSCRIPT_TEXT_MAX } from '../../shared/console-api.ts';
 
 type RawConv = RawConversation & { last_line: string | null; last_reply?: string | null; last_customer?: string | null; match_id?: number; match_text?: string | null };
 
@@ -59,13 +60,13 @@ export interface ConversationFilter {
 export const SHORT_SEARCH_WINDOW = 50_000;
 
 /**
- * The conversation's last line as [role, content, source, operator name, flag note]: one correlated lookup
+ * The conversation's last line as [role, content, source, operator name, flag note (cut as the transcript cuts it)]: one correlated lookup
  * (SQLite has no two-column scalar subquery); only a command line reads its message_info. Then
  * the last reply (the bot's or an operator's; replies live in their own table) if it came after
  * the last message: a reply answers the newest message there was, so it is later than that one.
  */
 export const LAST_TEXT = `(SELECT CASE WHEN m.role = 'command'
-     THEN json_array(m.role, m.content, json_extract(m.message_info, '$.source'), json_extract(m.message_info, '$.operator.name'), json_extract(m.message_info, '$.note'))
+     THEN json_array(m.role, m.content, json_extract(m.message_info, '$.source'), json_extract(m.message_info, '$.operator.name'), substr(json_extract(m.message_info, '$.note'), 1, ${TRANSCRIPT_TEXT_MAX}))
      ELSE json_array(m.role, m.content, m.from_user_id, (SELECT p.nickname FROM people p WHERE p.client_id = m.client_id AND p.user_id = m.from_user_id)) END
    FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) AS last_line,
   (SELECT json_array(r.kind, r.content, json_extract(r.operator, '$.name')) FROM replies r
