@@ -17,6 +17,7 @@ import { searchIndexQueries } from './search-index.ts';
 import { staffWaitQueries } from './staff-wait.ts';
 import { peopleQueries } from './people.ts';
 import { quoteQueries } from './quotes.ts';
+import { accountQueries } from './accounts.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -27,6 +28,7 @@ export function createStore(db: Db) {
     /** For the group-commit queue, which owns transactions; queries go through the fields below. */
     connection: db,
     clients: clientQueries(db),
+    accounts: accountQueries(db),
     conversations: conversationQueries(db),
     messages: messageQueries(db),
     people: peopleQueries(db),

@@ -1,0 +1,55 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { assertNever } from '../../shared/assert-never.ts';
+import type { AccountQueries, Agent, SessionRow } from '../store/accounts.ts';
+
+/** Protocol v1.2, team mode: a session ends after 12 h without use, and 30 days after sign-in whatever its use. */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+export const SESSION_MAX_MS = 30 * 24 * 60 * 60 * 1000;
+/** A sign-in link works once, for 24 h. */
+export const SIGN_IN_LINK_MS = 24 * 60 * 60 * 1000;
+
+/** A bearer secret (session token, sign-in link): 32 random bytes, base64url. */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** What is stored of a secret: its SHA-256. The secrets are random, so no salt or slow hash is needed. */
+export function digestOf(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export type SessionRefusal = 'unknown' | 'ended' | 'idle' | 'expired' | 'disabled';
+export type SessionCheck = { ok: true; agent: Agent; session: SessionRow } | { ok: false; reason: SessionRefusal };
+
+/** Whether `token` is a live session of an enabled agent at `now`; one found expired is ended, with why. */
+export function checkSession(accounts: AccountQueries, token: string, now: number): SessionCheck {
+  const digest = digestOf(token);
+  const session = accounts.session(digest);
+  if (!session) return { ok: false, reason: 'unknown' };
+  if (session.endedAt !== null) return { ok: false, reason: 'ended' };
+  const agent = accounts.get(session.agentId);
+  const refusal: SessionRefusal | null = !agent || agent.disabled ? 'disabled' : now - session.createdAt >= SESSION_MAX_MS ? 'expired' : now - session.lastSeenAt >= SESSION_IDLE_MS ? 'idle' : null;
+  if (refusal !== null || !agent) {
+    accounts.endSession(digest, refusal ?? 'disabled', now);
+    return { ok: false, reason: refusal ?? 'disabled' };
+  }
+  accounts.touchSession(digest, now);
+  return { ok: true, agent, session };
+}
+
+/** What an agent is told when a session is refused: the same few words whatever the cause a guesser could learn from. */
+export function refusalText(reason: SessionRefusal): string {
+  switch (reason) {
+    case 'unknown':
+    case 'ended':
+      return 'you are signed out: sign in again';
+    case 'idle':
+      return 'you were signed out after 12 hours without use: sign in again';
+    case 'expired':
+      return 'sessions last 30 days: sign in again';
+    case 'disabled':
+      return 'this account is disabled: ask an admin';
+    default:
+      return assertNever(reason);
+  }
+}

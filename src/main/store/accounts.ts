@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import type { Db } from './db.ts';
+
+export const ROLES = ['admin', 'agent'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** An agent as stored, checked as it is read back (a hand-edited row is refused, not trusted). */
+const agentRow = z.object({
+  id: z.string().min(1).max(64),
+  name: z.string().min(1).max(200),
+  role: z.enum(ROLES),
+  capacity: z.number().int().min(0),
+  password_hash: z.string().nullable(),
+  disabled: z.union([z.literal(0), z.literal(1)]),
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+});
+
+export interface Agent {
+  id: string;
+  name: string;
+  role: Role;
+  capacity: number;
+  /** Null until the agent has chosen a password through a sign-in link. */
+  passwordHash: string | null;
+  disabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const sessionRow = z.object({
+  digest: z.string(),
+  agent_id: z.string(),
+  address: z.string().nullable(),
+  created_at: z.number().int(),
+  last_seen_at: z.number().int(),
+  ended_at: z.number().int().nullable(),
+  ended_reason: z.string().nullable(),
+});
+
+export interface SessionRow {
+  digest: string;
+  agentId: string;
+  address: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  endedAt: number | null;
+  endedReason: string | null;
+}
+
+function toAgent(raw: unknown): Agent {
+  const r = agentRow.parse(raw);
+  return { id: r.id, name: r.name, role: r.role, capacity: r.capacity, passwordHash: r.password_hash, disabled: r.disabled === 1, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+function toSession(raw: unknown): SessionRow {
+  const r = sessionRow.parse(raw);
+  return { digest: r.digest, agentId: r.agent_id, address: r.address, createdAt: r.created_at, lastSeenAt: r.last_seen_at, endedAt: r.ended_at, endedReason: r.ended_reason };
+}
+
+/** Agents, their one-time sign-in links and their sessions. Links and tokens are stored only as digests. */
+export function accountQueries(db: Db) {
+  const insert = db.prepare('INSERT INTO agents (id, name, role, capacity, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const byId = db.prepare('SELECT * FROM agents WHERE id = ?');
+  const all = db.prepare('SELECT * FROM agents ORDER BY id');
+  const setDisabled = db.prepare('UPDATE agents SET disabled = ?, updated_at = ? WHERE id = ?');
+  const setPassword = db.prepare('UPDATE agents SET password_hash = ?, updated_at = ? WHERE id = ?');
+  const clearPassword = db.prepare('UPDATE agents SET password_hash = NULL, updated_at = ? WHERE id = ?');
+  const remove = db.prepare('DELETE FROM agents WHERE id = ?');
+  const dropLinks = db.prepare('DELETE FROM sign_in_links WHERE agent_id = ?');
+  const addLink = db.prepare('INSERT INTO sign_in_links (digest, agent_id, expires_at, created_at) VALUES (?, ?, ?, ?)');
+  const takeLink = db.prepare('DELETE FROM sign_in_links WHERE digest = ? AND expires_at > ? RETURNING agent_id');
+  const addSession = db.prepare('INSERT INTO sessions (digest, agent_id, address, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)');
+  const session = db.prepare('SELECT * FROM sessions WHERE digest = ?');
+  const touch = db.prepare('UPDATE sessions SET last_seen_at = ? WHERE digest = ? AND ended_at IS NULL AND last_seen_at < ?');
+  const end = db.prepare('UPDATE sessions SET ended_at = ?, ended_reason = ? WHERE digest = ? AND ended_at IS NULL');
+  const endAll = db.prepare('UPDATE sessions SET ended_at = ?, ended_reason = ? WHERE agent_id = ? AND ended_at IS NULL RETURNING digest');
+
+  return {
+    add(a: { id: string; name: string; role: Role; capacity?: number; now: number }): Agent {
+      insert.run(a.id, a.name, a.role, a.capacity ?? 5, a.now, a.now);
+      return toAgent(byId.get(a.id));
+    },
+    get(id: string): Agent | null {
+      const row = byId.get(id);
+      return row ? toAgent(row) : null;
+    },
+    list(): Agent[] {
+      return all.all().map(toAgent);
+    },
+    /** Returns whether the agent exists. Disabling does not end sessions by itself: see endSessionsOf. */
+    setDisabled(id: string, disabled: boolean, now: number): boolean {
+      return setDisabled.run(disabled ? 1 : 0, now, id).changes === 1;
+    },
+    setPasswordHash(id: string, hash: string, now: number): boolean {
+      return setPassword.run(hash, now, id).changes === 1;
+    },
+    /** A reset: the password is gone until the agent chooses a new one through a new link. */
+    clearPassword(id: string, now: number): boolean {
+      return clearPassword.run(now, id).changes === 1;
+    },
+    /** Removes the agent with its links and sessions. */
+    remove(id: string): boolean {
+      return remove.run(id).changes === 1;
+    },
+    /** The agent's one link from now on: any earlier one stops working. */
+    replaceSignInLink(agentId: string, digest: string, expiresAt: number, now: number): void {
+      dropLinks.run(agentId);
+      addLink.run(digest, agentId, expiresAt, now);
+    },
+    /** Uses up a link: the agent it signs in, or null when it is unknown, used or expired. */
+    takeSignInLink(digest: string, now: number): string | null {
+      const row = takeLink.get(digest, now) as { agent_id: string } | undefined;
+      return row?.agent_id ?? null;
+    },
+    addSession(s: { digest: string; agentId: string; address: string | null; now: number }): void {
+      addSession.run(s.digest, s.agentId, s.address, s.now, s.now);
+    },
+    session(digest: string): SessionRow | null {
+      const row = session.get(digest);
+      return row ? toSession(row) : null;
+    },
+    /** Records use at most once a minute: a console's every call need not be a write. */
+    touchSession(digest: string, now: number): void {
+      touch.run(now, digest, now - 60_000);
+    },
+    endSession(digest: string, reason: string, now: number): boolean {
+      return end.run(now, reason, digest).changes === 1;
+    },
+    /** Ends every open session of the agent; the digests ended, so their event streams can be closed. */
+    endSessionsOf(agentId: string, reason: string, now: number): string[] {
+      return (endAll.all(now, reason, agentId) as Array<{ digest: string }>).map((r) => r.digest);
+    },
+  };
+}
+
+export type AccountQueries = ReturnType<typeof accountQueries>;
