@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
-import { dispatch } from './handlers.ts';
+import { dispatch, OWNER } from './handlers.ts';
 import type { EventBus } from './events.ts';
 import { CONSOLE_CSP } from '../../shared/csp.ts';
 import { bearerToken, checkHost, checkJson, checkNoQueryToken, checkOrigin, checkToken, type Refusal } from './console-guard.ts';
@@ -66,6 +66,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, r: Refusal, asData: b
 
 function statusOf(code: string): number {
   if (code === 'unknown_method' || code === 'not_found') return 404;
+  if (code === 'forbidden') return 403;
   if (code === 'engine_timeout') return 504;
   // An Undo refused because the conversation moved on (or the window closed): a conflict with its state, not bad input.
   if (code.startsWith('undo_')) return 409;
@@ -136,7 +137,7 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     } catch {
       return refuse(req, res, { status: 400, code: 'invalid_input', message: 'body is not JSON' }, true);
     }
-    const result = await dispatch(options.handlers, path.slice(5), input);
+    const result = await dispatch(options.handlers, path.slice(5), input, OWNER);
     data(res, result.ok ? 200 : statusOf(result.error.code), result);
   }
 

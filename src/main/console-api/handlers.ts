@@ -10,6 +10,7 @@ import type { EventBus } from './events.ts';
 import { ConsoleError } from './console-error.ts';
 import { requireOperator } from './operator-guard.ts';
 import { sendTargetOf } from '../delivery/operator-delivery.ts';
+import { mayCall, type Role } from '../../shared/console-roles.ts';
 
 export { ConsoleError };
 
@@ -130,10 +131,20 @@ export function createConsoleHandlers(deps: HandlerDeps) {
   } satisfies Partial<ConsoleHandlers>;
 }
 
-/** The one entry for IPC and HTTP: input checked with the contract's schema, errors as data. */
-export async function dispatch(handlers: ConsoleHandlers, method: string, rawInput: unknown): Promise<ApiResult<unknown>> {
+/**
+ * The caller of a console method. Until team mode signs agents in, every caller (the desktop
+ * window, the console token) is the installation's owner, an admin.
+ */
+export interface Caller {
+  role: Role;
+}
+export const OWNER: Caller = { role: 'admin' };
+
+/** The one entry for IPC and HTTP: the caller's role checked, input checked with the contract's schema, errors as data. */
+export async function dispatch(handlers: ConsoleHandlers, method: string, rawInput: unknown, caller: Caller): Promise<ApiResult<unknown>> {
   if (!Object.hasOwn(consoleInputs, method)) return { ok: false, error: { code: 'unknown_method', message: `no console method "${method}"` } };
   const m = method as ConsoleMethod;
+  if (!mayCall(caller.role, m)) return { ok: false, error: { code: 'forbidden', message: `"${method}" is for an admin; you are signed in as ${caller.role}` } };
   const parsed = consoleInputs[m].safeParse(rawInput ?? {});
   if (!parsed.success) {
     return { ok: false, error: { code: 'invalid_input', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') } };

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import type { ApiResult, ConsoleHandlers } from '../../shared/console-api.ts';
-import { dispatch } from './handlers.ts';
+import { dispatch, OWNER } from './handlers.ts';
 
 export const IPC_CALL = 'switchboard:call';
 export const IPC_EVENT = 'switchboard:event';
@@ -49,6 +49,6 @@ export function createIpcHandler(handlers: ConsoleHandlers, rendererIndex: strin
   return async (frameUrl: string | undefined, method: unknown, input: unknown): Promise<ApiResult<unknown>> => {
     if (!isTrustedSender(frameUrl, rendererIndex, options)) return { ok: false, error: { code: 'forbidden', message: 'IPC from an untrusted frame' } };
     if (typeof method !== 'string') return { ok: false, error: { code: 'unknown_method', message: 'method must be a string' } };
-    return dispatch(handlers, method, input);
+    return dispatch(handlers, method, input, OWNER);
   };
 }

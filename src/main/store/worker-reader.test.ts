@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { threadId } from 'node:worker_threads';
 import { startReadWorker, inProcessReads, ReadError } from './worker-reader.ts';
 import { fixtureReads } from './worker-reader.fixture.ts';
-import { dispatch } from '../console-api/handlers.ts';
+import { dispatch, OWNER } from '../console-api/handlers.ts';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
 
 const ENTRY = new URL('./worker-reader.fixture.ts', import.meta.url);
@@ -33,7 +33,7 @@ describe('the read thread', () => {
       await assert.rejects(r.reads.notPlain(), /returned what cannot cross threads/);
       await assert.rejects(r.reads.echo(() => 1), /could not be cloned/);
       const handlers = { listConversations: () => r.reads.fail('disk I/O error') } as unknown as ConsoleHandlers;
-      assert.deepEqual(await dispatch(handlers, 'listConversations', {}), {
+      assert.deepEqual(await dispatch(handlers, 'listConversations', {}, OWNER), {
         ok: false,
         error: { code: 'internal_error', message: 'the service failed to do this; it has been logged' },
       });

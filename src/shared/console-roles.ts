@@ -1,0 +1,60 @@
+import type { ConsoleMethod } from './console-api.ts';
+
+/** Team mode (protocol v1.2, section 9): `admin` may do everything; `agent` works conversations. */
+export const ROLES = ['admin', 'agent'] as const;
+export type Role = (typeof ROLES)[number];
+
+const EVERYONE = ['admin', 'agent'] as const satisfies readonly Role[];
+const ADMIN = ['admin'] as const satisfies readonly Role[];
+
+/**
+ * Who may call each console method. An agent reads, replies, resolves, stops and resumes,
+ * suggests, retries a failed reply of a conversation and uses canned replies; clients, secrets,
+ * engines, the request log, the audit, knowledge-base changes and server-wide views are an
+ * admin's. `satisfies Record<ConsoleMethod, …>`: a method added to the contract without a line
+ * here does not compile, so nothing is allowed by default.
+ */
+export const METHOD_ROLES = {
+  status: EVERYONE,
+  listConversations: EVERYONE,
+  getTranscript: EVERYONE,
+  getMessageInfo: EVERYONE,
+  getConversations: EVERYONE,
+  stopAutoReply: EVERYONE,
+  resumeAutoReply: EVERYONE,
+  assist: EVERYONE,
+  getOperator: EVERYONE,
+  sendReply: EVERYONE,
+  resolveConversation: EVERYONE,
+  undoResolve: EVERYONE,
+  flagConversation: EVERYONE,
+  markRead: EVERYONE,
+  listCanned: EVERYONE,
+  saveCanned: EVERYONE,
+  removeCanned: EVERYONE,
+  getDeliveries: EVERYONE,
+  retryDelivery: EVERYONE,
+  cancelDelivery: EVERYONE,
+  listKb: EVERYONE,
+  tryKb: EVERYONE,
+  stats: EVERYONE,
+  setOperator: ADMIN,
+  listRequests: ADMIN,
+  listDeliveries: ADMIN,
+  retryDeliveries: ADMIN,
+  listAudit: ADMIN,
+  sendTestMessage: ADMIN,
+  listClients: ADMIN,
+  addClient: ADMIN,
+  rotateClient: ADMIN,
+  setClientEnabled: ADMIN,
+  updateClientSettings: ADMIN,
+  saveKb: ADMIN,
+  removeKb: ADMIN,
+  importKb: ADMIN,
+  listEngines: ADMIN,
+} as const satisfies Record<ConsoleMethod, readonly Role[]>;
+
+export function mayCall(role: Role, method: ConsoleMethod): boolean {
+  return (METHOD_ROLES[method] as readonly Role[]).includes(role);
+}
