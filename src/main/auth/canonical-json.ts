@@ -15,24 +15,22 @@ export function jsonDepth(value: unknown, limit = MAX_DEPTH): number {
   return deepest;
 }
 
-/** Set while canonicalizing a value parsed from JSON text that had no backslash at all. */
-let unescaped = false;
-
-function text(s: string): string {
+/** `plain`: the value was parsed from JSON text that had no backslash at all. */
+function text(s: string, plain: boolean): string {
   // Without a backslash in the JSON text no string can hold a character JSON.stringify escapes
   // (a quote, a control character, a lone surrogate: valid UTF-8 has none): its JCS form is itself
   // in quotes, and the 14 ms per 4.6 MB that JSON.stringify spends looking is saved.
-  if (unescaped) return `"${s}"`;
+  if (plain) return `"${s}"`;
   // Native check: the `canonicalize` package's own loop over every character took 50 ms on a
   // 4.6 MB base64 attachment, on the event loop, before the signature was known to be good.
   if (!s.isWellFormed()) throw new Error('a lone surrogate cannot be canonicalized');
   return JSON.stringify(s);
 }
 
-function write(value: unknown, out: string[]): void {
+function write(value: unknown, out: string[], plain: boolean): void {
   switch (typeof value) {
     case 'string':
-      out.push(text(value));
+      out.push(text(value, plain));
       return;
     case 'number':
       // JSON.parse turns 1e400 into Infinity, which has no JSON form.
@@ -48,7 +46,7 @@ function write(value: unknown, out: string[]): void {
         out.push('[');
         value.forEach((item, i) => {
           if (i > 0) out.push(',');
-          write(item, out);
+          write(item, out, plain);
         });
         out.push(']');
       } else {
@@ -58,8 +56,8 @@ function write(value: unknown, out: string[]): void {
           .sort()
           .forEach((key, i) => {
             if (i > 0) out.push(',');
-            out.push(text(key), ':');
-            write((value as Record<string, unknown>)[key], out);
+            out.push(text(key, plain), ':');
+            write((value as Record<string, unknown>)[key], out, plain);
           });
         out.push('}');
       }
@@ -76,17 +74,8 @@ function write(value: unknown, out: string[]): void {
  * `from`: the JSON text `value` was parsed from, when the caller has it (see `text`).
  */
 export function canonicalJson(value: unknown, from?: { source: Buffer }): string {
-  return canonical(value, from !== undefined && from.source.indexOf(0x5c) === -1);
-}
-
-function canonical(value: unknown, plain: boolean): string {
   const out: string[] = [];
-  unescaped = plain;
-  try {
-    write(value, out);
-  } finally {
-    unescaped = false;
-  }
+  write(value, out, from !== undefined && from.source.indexOf(0x5c) === -1);
   return out.join('');
 }
 
@@ -108,8 +97,8 @@ export async function canonicalJsonInTurns(value: Record<string, unknown>, from:
       since = performance.now();
     }
     const key = keys[i]!;
-    // Each member through canonicalJson, so the fast path's flag never spans an await.
-    out.push(i > 0 ? ',' : '', canonical(key, plain), ':', canonical(value[key], plain));
+    out.push(i > 0 ? ',' : '', text(key, plain), ':');
+    write(value[key], out, plain);
   }
   out.push('}');
   return out.join('');
