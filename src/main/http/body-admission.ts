@@ -38,8 +38,9 @@ function tooManyPieces(average: number): HttpProblem {
   return new HttpProblem('bad_request', `the body arrives in pieces of ${Math.round(average)} bytes on average; send it in pieces of ${MIN_PIECE_BYTES} bytes or more`);
 }
 
+const retry = { headers: { 'retry-after': String(RETRY_SECONDS) }, extra: { retry_after: RETRY_SECONDS } };
+
 export function intakeRefusal(scope: IntakeScope): HttpProblem {
-  const retry = { headers: { 'retry-after': String(RETRY_SECONDS) }, extra: { retry_after: RETRY_SECONDS } };
   switch (scope) {
     case 'address':
       return new HttpProblem(
@@ -59,10 +60,7 @@ export function intakeRefusal(scope: IntakeScope): HttpProblem {
 }
 
 export function tooManyConnections(limit: number): HttpProblem {
-  return new HttpProblem('rate_limited', `this address has more than ${limit} connections open; close some, or retry in ${RETRY_SECONDS} s`, {
-    headers: { 'retry-after': String(RETRY_SECONDS) },
-    extra: { retry_after: RETRY_SECONDS },
-  });
+  return new HttpProblem('rate_limited', `this address has more than ${limit} connections open; close some, or retry in ${RETRY_SECONDS} s`, retry);
 }
 
 /**

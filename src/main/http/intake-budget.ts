@@ -44,11 +44,16 @@ export function createIntakeBudget(limits: IntakeLimits) {
   const byAddress = new Map<string, number>();
   const connections = new Map<string, number>();
 
-  function take(key: string, bytes: number): IntakeScope | null {
-    const held = byAddress.get(key) ?? 0;
-    if (held + bytes > limits.perAddressBytes) return 'address';
+  function fits(key: string, bytes: number): IntakeScope | null {
+    if ((byAddress.get(key) ?? 0) + bytes > limits.perAddressBytes) return 'address';
     if (total + bytes > limits.totalBytes) return 'total';
-    byAddress.set(key, held + bytes);
+    return null;
+  }
+
+  function take(key: string, bytes: number): IntakeScope | null {
+    const refused = fits(key, bytes);
+    if (refused) return refused;
+    byAddress.set(key, (byAddress.get(key) ?? 0) + bytes);
     total += bytes;
     return null;
   }
@@ -63,11 +68,7 @@ export function createIntakeBudget(limits: IntakeLimits) {
   return {
     limits,
     /** Whether `bytes` more would fit for `key` now, without taking them: null, or the scope that is full. */
-    fits(key: string, bytes: number): IntakeScope | null {
-      if ((byAddress.get(key) ?? 0) + bytes > limits.perAddressBytes) return 'address';
-      if (total + bytes > limits.totalBytes) return 'total';
-      return null;
-    },
+    fits,
     /** A lease of `bytes` for a request from `key`, or the scope that refused it. */
     reserve(key: string, bytes: number): IntakeLease | IntakeScope {
       const refused = take(key, bytes);

@@ -189,7 +189,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let bodyRead = 0;
     const settleGate = (refused: boolean, read: number): void => {
       const declared = Number(req.headers['content-length']);
-      // What it sent, or what it declared and we read (and discard) on a refusal: the work it cost.
+      // What it sent, or what it declared: the work it set out to cost us.
       const bodyBytes = Math.max(read, Number.isSafeInteger(declared) ? declared : 0);
       deps.preAuthGate?.settle(req.socket, req.socket.remoteAddress, { authenticated: facts.authenticated === true, refused, bodyBytes }, deps.clock.now());
     };
