@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { assertNever } from '../../shared/assert-never.ts';
 import type { AccountQueries, Agent, SessionRow } from '../store/accounts.ts';
 
 /** Protocol v1.2, team mode: a session ends after 12 h without use, and 30 days after sign-in whatever its use. */
@@ -27,29 +26,14 @@ export function checkSession(accounts: AccountQueries, token: string, now: numbe
   const session = accounts.session(digest);
   if (!session) return { ok: false, reason: 'unknown' };
   if (session.endedAt !== null) return { ok: false, reason: 'ended' };
+  const end = (reason: SessionRefusal): SessionCheck => {
+    accounts.endSession(digest, reason, now);
+    return { ok: false, reason };
+  };
   const agent = accounts.get(session.agentId);
-  const refusal: SessionRefusal | null = !agent || agent.disabled ? 'disabled' : now - session.createdAt >= SESSION_MAX_MS ? 'expired' : now - session.lastSeenAt >= SESSION_IDLE_MS ? 'idle' : null;
-  if (refusal !== null || !agent) {
-    accounts.endSession(digest, refusal ?? 'disabled', now);
-    return { ok: false, reason: refusal ?? 'disabled' };
-  }
+  if (!agent || agent.disabled) return end('disabled');
+  if (now - session.createdAt >= SESSION_MAX_MS) return end('expired');
+  if (now - session.lastSeenAt >= SESSION_IDLE_MS) return end('idle');
   accounts.touchSession(digest, now);
   return { ok: true, agent, session };
-}
-
-/** What an agent is told when a session is refused: the same few words whatever the cause a guesser could learn from. */
-export function refusalText(reason: SessionRefusal): string {
-  switch (reason) {
-    case 'unknown':
-    case 'ended':
-      return 'you are signed out: sign in again';
-    case 'idle':
-      return 'you were signed out after 12 hours without use: sign in again';
-    case 'expired':
-      return 'sessions last 30 days: sign in again';
-    case 'disabled':
-      return 'this account is disabled: ask an admin';
-    default:
-      return assertNever(reason);
-  }
 }
