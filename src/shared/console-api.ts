@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUTO_REPLY_STATES, CHANNELS, type AutoReplyState, type Channel, type MessageRole, type ReplyReason } from './conversation.ts';
+import { AUTO_REPLY_STATES, CHANNELS, type AutoReplyState, type Channel, type MessageRole } from './conversation.ts';
 import {
   CONVERSATION_VIEWS,
   DELIVERY_PROBLEM_STATES,
@@ -12,8 +12,10 @@ import {
   type SendTarget,
 } from './console-workspace.ts';
 import { decodeCursor } from './list-cursor.ts';
+import type { CommandLine, TranscriptEntry } from './console-transcript.ts';
 
 export * from './console-workspace.ts';
+export * from './console-transcript.ts';
 
 /**
  * The one contract between the console (renderer) and the service (main). Each method has an
@@ -24,14 +26,6 @@ export * from './console-workspace.ts';
 
 /** The most conversations one listConversations call returns. */
 export const LIST_PAGE_MAX = 200;
-
-/**
- * A string of a transcript entry's messageInfo is cut to this many characters (code points): a
- * quote's own text, a file's name, a data: URL file (a small image still shows inline; a larger
- * one waits for getMessageInfo). A page of 50 lines then stays within a few megabytes whatever
- * was stored, where whole message_info blobs made one answer 114 MB.
- */
-export const TRANSCRIPT_TEXT_MAX = 4096;
 
 export interface ConversationPage {
   items: ConversationSummary[];
@@ -238,79 +232,6 @@ export type ConversationLabel = Pick<ConversationSummary, 'peer' | 'groupId' | '
 export const NEEDS_HUMAN_REASONS = ['handoff', 'no_answer', 'delivery_failed', 'flagged', 'customer_waiting'] as const;
 export type NeedsHumanReason = (typeof NEEDS_HUMAN_REASONS)[number];
 
-/** A stop or resume line: from the console (with the operator who did it, when known) or from the integration (cmd_dialog). */
-export interface CommandLine {
-  command: string;
-  source: 'console' | 'integration';
-  operator: string | null;
-  /** A flag's note, when the agent wrote one: the list previews it, so a colleague sees why. */
-  note?: string | null;
-}
-
-/** One line of a conversation: what engines read as context and the console shows. */
-export interface TranscriptLine {
-  kind: 'message' | 'reply' | 'suggestion';
-  id: number;
-  msgId: string;
-  role: MessageRole;
-  speaker: string | null;
-  /** Display name: the sender's latest nickname (protocol v1.2), or the operator's name on operator replies. */
-  speakerName?: string | null;
-  content: string;
-  at: number;
-}
-
-/** The message a quote (message_type 2) points at, as Switchboard stored it. */
-export interface QuotedLine {
-  msgId: string;
-  role: MessageRole;
-  speaker: string | null;
-  /** The sender's latest nickname, or the operator's name on an operator reply. */
-  speakerName: string | null;
-  content: string;
-}
-
-export interface TranscriptEntry extends TranscriptLine {
-  /** Customer messages: why the service did or did not answer. */
-  decision?: {
-    scheduled: boolean;
-    reason: ReplyReason;
-    outcome: string | null;
-    note: string | null;
-    /** The delivery of the reply that answered it: "answered" reaches the customer only once it is sent. */
-    delivery?: ({ id?: number; state: string; attempts: number; lastError: string | null } & Partial<DeliveryWait>) | null;
-  } | null;
-  /** Replies: engine outcome and delivery state. */
-  handoff?: boolean;
-  confidence?: number | null;
-  cause?: string | null;
-  /** Knowledge-base entries the answer used, with their scores and questions. */
-  sources?: Array<{ id: number; score: number; question?: string }>;
-  /** Who a group message @-mentions (at_list), each with the latest name sent for that id. */
-  mentions?: Array<{ id: string; name: string | null }>;
-  /** A quoted message (message_type 2) whose quote Switchboard has: the console shows its text when the quote carries none. */
-  quoted?: QuotedLine | null;
-  /** Operator replies: who sent it from the console. */
-  operator?: Operator;
-  /** Suggestions: the agent's instruction, if any. */
-  instruction?: string | null;
-  engine?: string;
-  delivery?: ({ id: number; state: string; attempts: number; lastError: string | null } & Partial<DeliveryWait>) | null;
-  /**
-   * Messages: what the console shows of the stored message_info, never the whole of it. Only
-   * event_type, message_type, create_timestamp, quote (msg_id, message_type, content), files_info
-   * (content, file_type, file_name) and, on command lines, source, undo, note and operator; every
-   * string cut to TRANSCRIPT_TEXT_MAX characters.
-   */
-  messageInfo?: Record<string, unknown>;
-  /**
-   * Messages: the stored message_info's size (UTF-8 bytes of its JSON) and the paths of the
-   * strings messageInfo cut (`quote.content`, `files_info[0].content`). getMessageInfo fetches
-   * the whole.
-   */
-  stored?: { bytes: number; cut: string[] };
-}
-
 /** A delivery as stored now; `nextAttemptAt` only while it is pending. */
 export interface DeliveryNow {
   id: number;
@@ -325,16 +246,6 @@ export interface DeliveryNow {
    * recorded after a cancel: the delivery keeps its cancel reason, and this says how the try went.
    */
   lastTry: { status: number | null; error: string | null } | null;
-}
-
-/**
- * A pending delivery's place in its conversation's queue (protocol section 7: in order per
- * conversation). `nextAttemptAt`: when it is tried next, or would be if nothing held it.
- * `behind`: the earlier undelivered reply it waits for (its next try, and whether it failed before).
- */
-export interface DeliveryWait {
-  nextAttemptAt: number | null;
-  behind?: { id: number; failing: boolean; nextAttemptAt: number } | null;
 }
 
 export interface RequestLogItem {
