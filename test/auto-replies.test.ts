@@ -270,7 +270,7 @@ describe('auto replies: when to answer (section 6)', () => {
 
   /** A customer message, then a console stop half a second into its quiet period. */
   const strayStop = async () => {
-    const handlers = () => h.service.console.handlers;
+    const handlers = () => h.service.console.asOwner;
     await handlers().setOperator({ id: 'ann', name: 'Ann' });
     const m = await say('asked just before a stray stop');
     const conversationId = String(m.body['conversation_id']);
@@ -315,7 +315,7 @@ describe('auto replies: when to answer (section 6)', () => {
   });
 
   it('Undo refuses, changing nothing, when there is no console stop of its own to take back', async () => {
-    const handlers = () => h.service.console.handlers;
+    const handlers = () => h.service.console.asOwner;
     await handlers().setOperator({ id: 'ann', name: 'Ann' });
     // Never stopped: a colleague's pause (staff spoke in the IM) must not be woken by it.
     const m = await say('hello?');

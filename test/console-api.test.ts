@@ -6,7 +6,7 @@ import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
 import { scriptedEngine } from './helpers/engines.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
-import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/console-token.ts';
+import { consoleTokenAtStart } from '../src/main/console-api/console-token.ts';
 import { secretKeyPath } from '../src/main/store/data-dir.ts';
 import type { ApiResult, ConsoleEvent } from '../src/shared/console-api.ts';
 
@@ -28,7 +28,7 @@ describe('console API over HTTP (the browser bridge)', () => {
     token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
     server = createConsoleServer({
       rendererDir: '/nonexistent',
-      verifyToken: createTokenCheck(h.service.store.settings),
+      accounts: h.service.console.accounts,
       handlers: h.service.console.handlers,
       events: h.service.console.events,
     });

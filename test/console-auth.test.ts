@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { startHarness, type Harness } from './helpers/harness.ts';
 import { createConsoleServer, CONSOLE_HEADERS_TIMEOUT_MS, CONSOLE_REQUEST_TIMEOUT_MS } from '../src/main/console-api/console-server.ts';
-import { consoleTokenAtStart, createTokenCheck, rotateConsoleToken } from '../src/main/console-api/console-token.ts';
+import { consoleTokenAtStart, rotateConsoleToken } from '../src/main/console-api/console-token.ts';
 import { secretKeyPath } from '../src/main/store/data-dir.ts';
 
 const execFileAsync = promisify(execFile);
@@ -57,7 +57,7 @@ describe('console listener: token, CSRF and robustness rules (section 9)', () =>
   async function listen(timeouts?: { headersMs: number; requestMs: number; checkEveryMs: number }): Promise<{ server: Server; port: number; base: string }> {
     const s = createConsoleServer({
       rendererDir,
-      verifyToken: createTokenCheck(h.service.store.settings, h.clock),
+      accounts: h.service.console.accounts,
       handlers: h.service.console.handlers,
       events: h.service.console.events,
       log: (line) => logged.push(line),
@@ -195,7 +195,7 @@ except Exception as e:
   });
 
   it('uses the endpoint\'s header and request time-outs by default', () => {
-    const s = createConsoleServer({ rendererDir: '/nonexistent', verifyToken: () => false, handlers: h.service.console.handlers, events: h.service.console.events });
+    const s = createConsoleServer({ rendererDir: '/nonexistent', accounts: h.service.console.accounts, handlers: h.service.console.handlers, events: h.service.console.events });
     assert.equal(s.headersTimeout, CONSOLE_HEADERS_TIMEOUT_MS);
     assert.equal(s.requestTimeout, CONSOLE_REQUEST_TIMEOUT_MS);
     assert.deepEqual([CONSOLE_HEADERS_TIMEOUT_MS, CONSOLE_REQUEST_TIMEOUT_MS], [30_000, 60_000]);

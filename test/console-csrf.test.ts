@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
-import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/console-token.ts';
+import { consoleTokenAtStart } from '../src/main/console-api/console-token.ts';
 import { secretKeyPath } from '../src/main/store/data-dir.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -143,7 +143,7 @@ describe('console CSRF and token leaks, attacked from another 127.0.0.1 port in 
     h = await startHarness();
     h.addClient('acme', { sendUrl: 'http://127.0.0.1:9/hook' });
     // Stop is an operator action (recorded under the operator's name): the console's own stop below needs one.
-    h.admin.settings.putOperator({ id: 'op', name: 'Operator' });
+    h.admin.accounts.setOwner({ id: 'op', name: 'Operator', now: h.clock.now() });
     h.admin.kb.add('Where is my parcel?', 'Track it with the link in your confirmation email.', h.clock.now());
     const m = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'alice', from_user_type: 2, content: 'Where is my parcel?' });
     conversationId = String(m.body['conversation_id']);
@@ -152,7 +152,7 @@ describe('console CSRF and token leaks, attacked from another 127.0.0.1 port in 
     token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
     consoleServer = createConsoleServer({
       rendererDir: join(out, 'renderer'),
-      verifyToken: createTokenCheck(h.service.store.settings),
+      accounts: h.service.console.accounts,
       handlers: h.service.console.handlers,
       events: h.service.console.events,
     });

@@ -17,7 +17,7 @@ describe('display names: from_user_nickname, to_user_nickname and group_name', (
   let rx: Receiver;
   const scripted = scriptedEngine();
   const events: ConsoleEvent[] = [];
-  const api = () => h.service.console.handlers;
+  const api = () => h.service.console.asOwner;
   const group = { event_type: 'auto_dialog', group_id: 'R:1069605174', from_user_type: 2 };
 
   const conversation = async (id: string): Promise<ConversationSummary> => (await api().getTranscript({ conversationId: id, limit: 50 })).conversation;

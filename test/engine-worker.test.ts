@@ -94,7 +94,7 @@ describe('the engine worker answers off the main thread', () => {
     assert.equal((r.body['reply'] as { content: string }).content, 'Model says: reset password?');
     assert.equal(fake.calls.at(-1)!.headers['authorization'], `Bearer ${KEY}`);
     assert.match(fake.calls.at(-1)!.body.messages[0]!.content, /Forgot password/);
-    const t = await h.service.console.handlers.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
+    const t = await h.service.console.asOwner.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
     assert.equal(t.entries.find((e) => e.kind === 'reply')?.engine, 'local');
     assert.ok(!logs.join('\n').includes(KEY), 'the key is never logged');
   });
@@ -124,7 +124,7 @@ describe('the engine worker answers off the main thread', () => {
     const r = (result as PromiseFulfilledResult<Awaited<ReturnType<typeof h.post>>>).value;
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal((r.body['reply'] as { handoff: boolean }).handoff, true);
-    const t = await h.service.console.handlers.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
+    const t = await h.service.console.asOwner.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
     assert.match(t.entries.find((e) => e.kind === 'reply')?.cause ?? '', /^engine local timed out: no answer within 30000 ms/);
   });
 });

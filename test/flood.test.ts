@@ -138,14 +138,14 @@ describe('the request log counts repeats per window, on the injected clock', () 
 
     // A restart writes out every count; the console then lists what the database holds.
     await h.restart();
-    const rows = (await h.service.console.handlers.listRequests({ limit: 100, onlyFailed: true })).reverse();
+    const rows = (await h.service.console.asOwner.listRequests({ limit: 100, onlyFailed: true })).reverse();
     assert.deepEqual(rows.map((r) => r.count), [1, 1, 1, 1, 1, 25, 1, 1, 1, 1, 1, 15]);
     const counting = rows[5]!;
     assert.equal(counting.at, T0, 'first of the window');
     assert.equal(counting.lastAt, T0 + 59_000, 'last of the window');
     assert.equal(counting.code, 'invalid_signature');
     // The dashboard counts requests, not rows.
-    const stats = await h.service.console.handlers.stats({ minutes: 5 });
+    const stats = await h.service.console.asOwner.stats({ minutes: 5 });
     assert.equal(stats.rejected.reduce((a, b) => a + b, 0), 50);
   });
 });

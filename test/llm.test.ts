@@ -57,7 +57,7 @@ describe('LLM engines end to end', () => {
     assert.deepEqual((r.body['reply'] as { content: string }).content, 'Model says: Do you ship to Norway?');
     assert.equal(fake.calls.at(-1)!.headers['authorization'], `Bearer ${KEY}`);
     assert.match(fake.calls.at(-1)!.body.messages[0]!.content, /Yes, within 5 days\./, 'grounded in the knowledge base');
-    const t = await h.service.console.handlers.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
+    const t = await h.service.console.asOwner.getTranscript({ conversationId: String(r.body['conversation_id']), limit: 50 });
     const reply = t.entries.find((e) => e.kind === 'reply')!;
     assert.equal(reply.engine, 'local');
     assert.equal(reply.sources?.[0]?.id, 1);
@@ -110,10 +110,10 @@ describe('LLM engines end to end', () => {
     const everything = JSON.stringify([
       logs,
       h.admin.requestLog.recent(1000),
-      await h.service.console.handlers.listClients({}),
-      await h.service.console.handlers.listRequests({ onlyFailed: false, limit: 1000 }),
-      await h.service.console.handlers.listConversations({ view: 'all', limit: 200 }),
-      await h.service.console.handlers.stats({ minutes: 60 }),
+      await h.service.console.asOwner.listClients({}),
+      await h.service.console.asOwner.listRequests({ onlyFailed: false, limit: 1000 }),
+      await h.service.console.asOwner.listConversations({ view: 'all', limit: 200 }),
+      await h.service.console.asOwner.stats({ minutes: 60 }),
     ]);
     assert.ok(!everything.includes(KEY));
     assert.ok(!everything.includes('VERY-SECRET'));
@@ -123,13 +123,13 @@ describe('LLM engines end to end', () => {
   });
 
   it('the console lists engines (key only as set) and lets a client choose one', async () => {
-    const engines = await h.service.console.handlers.listEngines({});
+    const engines = await h.service.console.asOwner.listEngines({});
     assert.deepEqual(engines.map((e) => [e.name, e.hasKey]), [['kb', false], ['local', true]]);
     assert.ok(!JSON.stringify(engines).includes(KEY));
-    const chosen = await h.service.console.handlers.updateClientSettings({ id: 'plain', settings: { engine: 'local' } });
+    const chosen = await h.service.console.asOwner.updateClientSettings({ id: 'plain', settings: { engine: 'local' } });
     assert.equal(chosen.settings['engine'], 'local');
-    await assert.rejects(h.service.console.handlers.updateClientSettings({ id: 'plain', settings: { engine: 'nope' } }), /no engine "nope"/);
-    await h.service.console.handlers.updateClientSettings({ id: 'plain', settings: { engine: 'kb' } });
+    await assert.rejects(h.service.console.asOwner.updateClientSettings({ id: 'plain', settings: { engine: 'nope' } }), /no engine "nope"/);
+    await h.service.console.asOwner.updateClientSettings({ id: 'plain', settings: { engine: 'kb' } });
   });
 
   it('engines test reports latency and the answer; clients set refuses an unknown engine', async () => {
@@ -153,7 +153,7 @@ describe('LLM engines end to end', () => {
 
   it('website and assist handoffs record their cause; the console transcript shows it', async () => {
     const causeOf = async (conversationId: unknown, kind: 'reply' | 'suggestion') => {
-      const t = await h.service.console.handlers.getTranscript({ conversationId: String(conversationId), limit: 50 });
+      const t = await h.service.console.asOwner.getTranscript({ conversationId: String(conversationId), limit: 50 });
       const entry = t.entries.filter((e) => e.kind === kind).at(-1)!;
       assert.equal(entry.handoff, true);
       return entry.cause;
@@ -191,7 +191,7 @@ describe('LLM engines end to end', () => {
     assert.equal(fake.calls.length - before, 2, 'a 20 s attempt, a 0.5 s back-off, then an attempt cut to the 9.5 s left');
     const conversationId = String(r.body['conversation_id']);
     assert.equal(h.admin.conversations.byId(conversationId)?.needsHuman, true);
-    const t = await h.service.console.handlers.getTranscript({ conversationId, limit: 50 });
+    const t = await h.service.console.asOwner.getTranscript({ conversationId, limit: 50 });
     const reply = t.entries.find((e) => e.kind === 'reply')!;
     assert.match(reply.cause ?? '', /^engine hung timed out: no answer within 30000 ms/);
     assert.equal(reply.engine, 'hung');

@@ -7,7 +7,6 @@ import { connect, type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { startHarness, type Harness } from './helpers/harness.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
-import { createTokenCheck } from '../src/main/console-api/console-token.ts';
 
 /** Raw bytes to a listener, the whole answer back (the server closes after a malformed request). */
 function raw(port: number, request: string): Promise<{ status: number; headers: string; body: string }> {
@@ -39,7 +38,7 @@ describe('malformed requests get clear answers', () => {
     writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log("app")');
     consoleServer = createConsoleServer({
       rendererDir,
-      verifyToken: createTokenCheck(h.service.store.settings, h.clock),
+      accounts: h.service.console.accounts,
       handlers: h.service.console.handlers,
       events: h.service.console.events,
       log: (line) => logged.push(line),

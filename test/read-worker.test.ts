@@ -35,7 +35,7 @@ describe('console reads on the read thread', () => {
     rx.respond = () => ({ status: 503 });
     h = await startHarness({ dataDir: dir, log: (line) => logs.push(line) });
     h.addClient('acme', { sendUrl: rx.url, boundAccount: 'bot-acme' });
-    await h.service.console.handlers.setOperator(ANN);
+    await h.service.console.asOwner.setOperator(ANN);
   });
   after(async () => {
     await h.stop();
@@ -44,7 +44,7 @@ describe('console reads on the read thread', () => {
   });
 
   it('a list or transcript read right after an action shows it (read-your-writes through the writer thread)', async () => {
-    const c = h.service.console.handlers;
+    const c = h.service.console.asOwner;
     for (let i = 0; i < 15; i++) {
       const r = await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: `ryw-${i}`, from_user_type: 2, content: `ryw question ${i}` });
       const id = String(r.body['conversation_id']);
@@ -65,9 +65,9 @@ describe('console reads on the read thread', () => {
     // Something in each read: refused requests, failing deliveries, audit entries, replies.
     await h.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: 'x', from_user_type: 2, content: 'hi' }, { secret: 'wrong-secret-0123456789abcdefghijklmnopqrstuvwxyz' });
     await eventually(() => rx.received.length >= 3, 'failing deliveries');
-    const [conv] = rows(await h.service.console.handlers.listConversations({ clientId: 'acme', view: 'all', limit: 1 }));
-    await h.service.console.handlers.markRead({ conversationId: conv!.id, upToId: 1 });
-    await h.service.console.handlers.resolveConversation({ conversationId: conv!.id });
+    const [conv] = rows(await h.service.console.asOwner.listConversations({ clientId: 'acme', view: 'all', limit: 1 }));
+    await h.service.console.asOwner.markRead({ conversationId: conv!.id, upToId: 1 });
+    await h.service.console.asOwner.resolveConversation({ conversationId: conv!.id });
 
     const store = createStore(openDatabase(databasePath(dir)));
     const local = inProcessReads(consoleReads(store));
@@ -95,7 +95,7 @@ describe('console reads on the read thread', () => {
       assert.ok(requests.rows.some((r) => r.status === 401));
       const problems = await same('deliveries', local.deliveryProblems(['retrying', 'dead'], null, 100), remote.deliveryProblems(['retrying', 'dead'], null, 100));
       assert.ok(problems.rows.length > 0 && Object.keys(problems.labels).length > 0);
-      assert.ok((await same('audit', local.audit(undefined, 100), remote.audit(undefined, 100))).length > 0);
+      assert.ok((await same('audit', local.audit({ limit: 100 }), remote.audit({ limit: 100 }))).length > 0);
     } finally {
       await worker.close();
       store.close();
@@ -121,7 +121,7 @@ describe('a console search on the read thread does not stall ingest', () => {
       const say = (n: number) => h!.post({ event_type: 'auto_dialog', msg_id: mid(), from_user_id: `c${n}`, from_user_type: 2, content: `where is my order ${n}?` });
       assert.equal((await say(0)).status, 200);
       let searched = false;
-      const search = h.service.console.handlers.listConversations({ search: 'order', view: 'all', limit: 50 }).finally(() => (searched = true));
+      const search = h.service.console.asOwner.listConversations({ search: 'order', view: 'all', limit: 50 }).finally(() => (searched = true));
       await eventually(() => existsSync(`${databasePath(dir)}.held`), 'the search held on the read thread');
       for (let n = 1; n <= 20; n++) {
         const r = await say(n);

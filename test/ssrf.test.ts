@@ -11,7 +11,7 @@ import { scriptedEngine } from './helpers/engines.ts';
 import { cli, cliAsync } from './helpers/processes.ts';
 import { createConsoleServer } from '../src/main/console-api/console-server.ts';
 import { secretKeyPath } from '../src/main/store/data-dir.ts';
-import { consoleTokenAtStart, createTokenCheck } from '../src/main/console-api/console-token.ts';
+import { consoleTokenAtStart } from '../src/main/console-api/console-token.ts';
 import type { ApiResult } from '../src/shared/console-api.ts';
 
 /** send_url spellings of link-local and metadata targets that the URL parser rewrites before any check sees them. */
@@ -62,7 +62,7 @@ describe('SSRF: link-local and metadata send_urls are refused in every spelling,
     });
     h.addClient('acme');
     token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
-    server = createConsoleServer({ rendererDir: '/nonexistent', verifyToken: createTokenCheck(h.service.store.settings), handlers: h.service.console.handlers, events: h.service.console.events });
+    server = createConsoleServer({ rendererDir: '/nonexistent', accounts: h.service.console.accounts, handlers: h.service.console.handlers, events: h.service.console.events });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     consoleBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -31,7 +31,7 @@ const { defaultDataDir, loadServerConfig, ConfigError } = await import('./config
 const { startService } = await import('./service.ts');
 const { secretKeyPath } = await import('./store/data-dir.ts');
 const { createConsoleServer } = await import('./console-api/console-server.ts');
-const { consoleTokenAtStart, createTokenCheck } = await import('./console-api/console-token.ts');
+const { consoleTokenAtStart } = await import('./console-api/console-token.ts');
 const { parsePort, UsageError } = await import('./cli/args.ts');
 
 /** `npm run serve`: the message endpoint and the browser console, without Electron. */
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const rendererDir = join(ROOT, 'out', 'renderer');
   const consoleServer = createConsoleServer({
     rendererDir,
-    verifyToken: createTokenCheck(service.store.settings),
+    accounts: service.console.accounts,
     handlers: service.console.handlers,
     events: service.console.events,
     log: (line) => console.error(line),

@@ -8,6 +8,7 @@ import { consoleWindowOptions } from './window/window-options.ts';
 import { alertNotification } from './window/alert-notification.ts';
 import { secretKeyPath } from './store/data-dir.ts';
 import { createIpcHandler, IPC_CALL, IPC_EVENT } from './console-api/ipc.ts';
+import { ownerCaller } from './console-api/operator-guard.ts';
 
 // Composition root of the desktop app: wires the service into a secure window, decides nothing.
 let service: RunningService | undefined;
@@ -42,7 +43,8 @@ if (!app.requestSingleInstanceLock()) {
     const secretBox = safeStorage.isEncryptionAvailable() ? combinedBox([keychainBox(safeStorage), keyFile]) : keyFile;
     service = await startService({ config: loadServerConfig(dataDir), dataDir, secretBox, writerEntry: join(here, 'writer-worker.js'), engineWorkerEntry: join(here, 'engine-worker.js'), readerEntry: join(here, 'reader-worker.js') });
     const rendererIndex = join(here, '../renderer/index.html');
-    const ipc = createIpcHandler(service.console.handlers, rendererIndex);
+    const accounts = service.store.accounts;
+    const ipc = createIpcHandler(service.console.handlers, rendererIndex, () => ownerCaller(accounts, null));
     ipcMain.handle(IPC_CALL, (event, method: unknown, input: unknown) => ipc(event.senderFrame?.url, method, input));
     const win = new BrowserWindow(consoleWindowOptions(join(here, '../preload/index.cjs')));
     service.console.events.subscribe((event) => {

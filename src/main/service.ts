@@ -34,6 +34,10 @@ import { createStaffWaitWatch, staffWatchSince } from './conversations/staff-wai
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
+import { createConsoleAccounts, type ConsoleAccounts } from './accounts/console-accounts.ts';
+import { createTokenCheck } from './console-api/console-token.ts';
+import { ownerCaller } from './console-api/operator-guard.ts';
+import { boundTo, type OwnerHandlers } from './console-api/bound-handlers.ts';
 import type { ConsoleHandlers } from '../shared/console-api.ts';
 import { createIntakeBudget } from './http/intake-budget.ts';
 
@@ -65,7 +69,14 @@ export interface RunningService {
   store: Store;
   outbox: { notify(): void; inFlight(): number };
   /** What the console (IPC or HTTP) calls, and the live events it listens to. */
-  console: { handlers: ConsoleHandlers; events: EventBus };
+  console: {
+    handlers: ConsoleHandlers;
+    events: EventBus;
+    /** Who a bearer token is (owner or agent session), sign-in and revocation: the console listener's and the handlers' one instance. */
+    accounts: ConsoleAccounts;
+    /** The handlers called as the installation's owner (the desktop window's caller), for in-process callers and tests. */
+    asOwner: OwnerHandlers;
+  };
   /** Sends a dead delivery again with a fresh retry schedule, or one waiting for a retry now; false otherwise. */
   retryDelivery(id: number): Promise<boolean>;
   /**
@@ -282,7 +293,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   sampleDepth();
   const depthTimer = setInterval(sampleDepth, 15_000);
   depthTimer.unref();
+  const consoleAccounts = createConsoleAccounts({
+    accounts: store.accounts,
+    clock,
+    verifyToken: createTokenCheck(store.settings, clock),
+    audit: (entry) => void writer.submit({ kind: 'audit', entry }).catch((error: unknown) => log(`audit of ${entry.action} failed: ${String(error)}`)),
+  });
   const consoleHandlers = createAllConsoleHandlers({
+    consoleAccounts,
     store,
     reads: reader.reads,
     writer,
@@ -330,7 +348,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     host: address.address,
     store,
     outbox,
-    console: { handlers: consoleHandlers, events },
+    console: { handlers: consoleHandlers, events, accounts: consoleAccounts, asOwner: boundTo(consoleHandlers, () => ownerCaller(store.accounts, null)) },
     retryDelivery,
     quiesce: (options) => quiesce(busyParts, options),
     stop() {

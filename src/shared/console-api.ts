@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AUTO_REPLY_STATES, CHANNELS, type AutoReplyState, type Channel, type MessageRole } from './conversation.ts';
 import {
+  AUDIT_ACTIONS,
   CONVERSATION_VIEWS,
   DELIVERY_PROBLEM_STATES,
   DELIVERY_VIEW_STATES,
@@ -13,6 +14,7 @@ import {
 } from './console-workspace.ts';
 import { decodeCursor } from './list-cursor.ts';
 import type { CommandLine, TranscriptEntry } from './console-transcript.ts';
+import type { Caller, Role } from './console-roles.ts';
 
 export * from './console-workspace.ts';
 export * from './console-transcript.ts';
@@ -57,6 +59,10 @@ export const CONVERSATION_FILTERS = [...AUTO_REPLY_STATES, 'needs_human'] as con
 
 export const consoleInputs = {
   status: z.object({}),
+  /** Who the console is signed in as: the owner (desktop window, console token) or an agent's session. */
+  whoAmI: z.object({}),
+  /** Ends the caller's session (team mode); the owner's console token is not a session and stays. */
+  signOut: z.object({}),
   listConversations: z.object({
     clientId: z.string().max(128).optional(),
     channel: z.enum(CHANNELS).optional(),
@@ -157,7 +163,13 @@ export const consoleInputs = {
   cancelDelivery: z.object({ deliveryId: z.number().int().positive() }),
   /** Where these deliveries stand now: how a retry turned out. */
   getDeliveries: z.object({ ids: z.array(z.number().int().positive()).max(1000) }),
-  listAudit: z.object({ conversationId: z.string().max(64).optional(), limit: z.number().int().min(1).max(5000).default(200) }),
+  /** Who did what, newest first; each filter narrows (an admin's audit view: by agent, conversation, action). */
+  listAudit: z.object({
+    conversationId: z.string().max(64).optional(),
+    operatorId: z.string().max(64).optional(),
+    action: z.enum(AUDIT_ACTIONS).optional(),
+    limit: z.number().int().min(1).max(5000).default(200),
+  }),
   /** First run and "Integrate": a real signed website_dialog to the endpoint, as an integrator sends it. */
   sendTestMessage: z.object({
     clientId: z.string().min(1).max(128),
@@ -308,6 +320,9 @@ export interface DashboardStats {
 
 export interface ConsoleOutputs {
   status: { endpoint: string; version: string };
+  /** `account` is null only for an owner who has not said who they are yet. */
+  whoAmI: { account: Operator | null; role: Role; owner: boolean };
+  signOut: { signedOut: boolean };
   /** One page; nextCursor is null on the last. */
   listConversations: ConversationPage;
   /** mediaOrigins: the conversation's client's setting, so the console knows which attachments load without a click. */
@@ -379,7 +394,8 @@ export interface ConsoleOutputs {
   tryKb: { content: string; handoff: boolean; confidence: number | null; sources: Array<{ id: number; score: number; question: string }>; cause: string | null };
 }
 
-export type ConsoleHandlers = { [M in ConsoleMethod]: (input: ParsedInput<M>) => Promise<ConsoleOutputs[M]> };
+/** Main's side: each handler gets its checked input and who is calling (roles already checked by dispatch). */
+export type ConsoleHandlers = { [M in ConsoleMethod]: (input: ParsedInput<M>, caller: Caller) => Promise<ConsoleOutputs[M]> };
 export type ConsoleClient = { [M in ConsoleMethod]: (input: ConsoleInput<M>) => Promise<ApiResult<ConsoleOutputs[M]>> };
 
 /** Live events pushed to every open console. */

@@ -16,6 +16,8 @@ const ADMIN = ['admin'] as const satisfies readonly Role[];
  */
 export const METHOD_ROLES = {
   status: EVERYONE,
+  whoAmI: EVERYONE,
+  signOut: EVERYONE,
   listConversations: EVERYONE,
   getTranscript: EVERYONE,
   getMessageInfo: EVERYONE,
@@ -54,6 +56,23 @@ export const METHOD_ROLES = {
   importKb: ADMIN,
   listEngines: ADMIN,
 } as const satisfies Record<ConsoleMethod, readonly Role[]>;
+
+/**
+ * Who is calling a console method, as main resolved it from the transport: the desktop window and
+ * the console token are the installation's owner; a session token is that agent. `account` is null
+ * only for an owner who has not yet said who they are (a fresh install): actions that speak for the
+ * business then ask for a name first (operator_required), as before team mode.
+ */
+export interface Caller {
+  role: Role;
+  account: { id: string; name: string } | null;
+  /** The installation's owner (desktop window, console token), not a signed-in session. */
+  owner: boolean;
+  /** The remote address of an HTTP caller; null over IPC. */
+  address: string | null;
+  /** The session's digest, for sign-out; null for the owner. */
+  session: string | null;
+}
 
 export function mayCall(role: Role, method: ConsoleMethod): boolean {
   return (METHOD_ROLES[method] as readonly Role[]).includes(role);

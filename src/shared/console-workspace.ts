@@ -55,7 +55,11 @@ export interface DeliveryItem {
   to?: { id: string; name: string | null } | null;
 }
 
-export const AUDIT_ACTIONS = ['reply', 'resolve', 'flag', 'stop', 'resume', 'assist', 'retry', 'cancel', 'client_settings', 'operator'] as const;
+export const AUDIT_ACTIONS = [
+  'reply', 'resolve', 'flag', 'stop', 'resume', 'assist', 'retry', 'cancel', 'client_settings', 'operator',
+  // Team mode (v1.2): sign-ins and account changes, assignment and private notes.
+  'sign_in', 'sign_in_failed', 'sign_out', 'agent', 'assign', 'note',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditItem {
@@ -65,6 +69,8 @@ export interface AuditItem {
   action: AuditAction;
   conversationId: string | null;
   detail: string | null;
+  /** The caller's remote address; null from the desktop window and for rows made before team mode. */
+  address: string | null;
 }
 
 export const CONVERSATION_VIEWS = ['all', 'needs_you'] as const;

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Harness } from './harness.ts';
 import { createConsoleServer } from '../../src/main/console-api/console-server.ts';
-import { consoleTokenAtStart, createTokenCheck } from '../../src/main/console-api/console-token.ts';
+import { consoleTokenAtStart } from '../../src/main/console-api/console-token.ts';
 import { secretKeyPath } from '../../src/main/store/data-dir.ts';
 import type { ApiResult, ConsoleEvent, ConsoleMethod, ConsoleOutputs } from '../../src/shared/console-api.ts';
 
@@ -21,7 +21,7 @@ export async function openConsole(h: Harness): Promise<ConsoleClient> {
   const token = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
   const server: Server = createConsoleServer({
     rendererDir: '/nonexistent',
-    verifyToken: createTokenCheck(h.service.store.settings),
+    accounts: h.service.console.accounts,
     handlers: h.service.console.handlers,
     events: h.service.console.events,
   });

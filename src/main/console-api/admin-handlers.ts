@@ -10,6 +10,7 @@ import { BUILTIN_ENGINE } from '../../shared/engine-config.ts';
 import { askEngine } from '../engines/ask.ts';
 import { parsePairs, ImportError } from '../cli/kb-import.ts';
 import { ConsoleError } from './handlers.ts';
+import type { Caller } from '../../shared/console-roles.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -21,7 +22,7 @@ export interface AdminDeps {
   engineTimeoutMs: number;
   fallbackText: string;
   /** Records a client change in the audit (never a secret). */
-  auditClientChange: (detail: Record<string, unknown>) => Promise<void>;
+  auditClientChange: (caller: Caller, detail: Record<string, unknown>) => Promise<void>;
 }
 
 type AdminMethods =
@@ -85,26 +86,26 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
     async listClients() {
       return store.clients.list().map((c) => view(c.id));
     },
-    async addClient(input) {
+    async addClient(input, caller) {
       const settings = settingsFrom(store, DEFAULT_CLIENT_SETTINGS, input.settings);
       const secret = admin(() => deps.admin.add(input.id, settings, clock.now()));
-      await deps.auditClientChange({ client: input.id, change: 'add' });
+      await deps.auditClientChange(caller, { client: input.id, change: 'add' });
       return { id: input.id, secret };
     },
-    async rotateClient(input) {
+    async rotateClient(input, caller) {
       const rotated = admin(() => deps.admin.rotate(input.id, clock.now(), input.retirePrevious));
-      await deps.auditClientChange({ client: input.id, change: 'rotate', retired: rotated.retired });
+      await deps.auditClientChange(caller, { client: input.id, change: 'rotate', retired: rotated.retired });
       return { id: input.id, ...rotated };
     },
-    async setClientEnabled(input) {
+    async setClientEnabled(input, caller) {
       admin(() => deps.admin.setEnabled(input.id, input.enabled, clock.now()));
-      await deps.auditClientChange({ client: input.id, change: input.enabled ? 'enable' : 'disable' });
+      await deps.auditClientChange(caller, { client: input.id, change: input.enabled ? 'enable' : 'disable' });
       return view(input.id);
     },
-    async updateClientSettings(input) {
+    async updateClientSettings(input, caller) {
       const settings = settingsFrom(store, view(input.id).settings as ClientSettings, input.settings);
       admin(() => deps.admin.setSettings(input.id, settings, clock.now()));
-      await deps.auditClientChange({ client: input.id, change: 'settings', settings: input.settings });
+      await deps.auditClientChange(caller, { client: input.id, change: 'settings', settings: input.settings });
       return view(input.id);
     },
     async listKb(input) {

@@ -70,3 +70,30 @@ export function answerThenDrain(req: IncomingMessage, res: ServerResponse, statu
   req.on('error', () => {});
   req.resume();
 }
+
+/** Why a body was refused before any handler saw it (the console's Refusal, minus headers). */
+export interface BodyRefusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/** A POSTed JSON body, checked as every console call is: JSON content type, size, syntax. */
+export async function readJsonBody(req: IncomingMessage): Promise<{ input: unknown } | BodyRefusal> {
+  const [type, ...params] = (req.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
+  const utf8 = params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
+  // Forms and no-cors fetches can send only text/plain, urlencoded or multipart: never JSON.
+  if (type !== 'application/json' || !utf8) return { status: 415, code: 'unsupported_media_type', message: 'console API calls need Content-Type: application/json' };
+  let body: Buffer;
+  try {
+    body = await readApiBody(req);
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) throw error;
+    return { status: 413, code: 'payload_too_large', message: `a console API body is at most ${MAX_API_BODY} bytes` };
+  }
+  try {
+    return { input: body.length ? (JSON.parse(body.toString('utf8')) as unknown) : {} };
+  } catch {
+    return { status: 400, code: 'invalid_input', message: 'body is not JSON' };
+  }
+}

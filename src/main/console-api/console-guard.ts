@@ -51,21 +51,15 @@ export function bearerToken(req: IncomingMessage): string | null {
   return /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1] ?? null;
 }
 
-export function checkToken(req: IncomingMessage, verify: (token: string) => boolean): Refusal | null {
+/** The caller a request's bearer token stands for (the owner's console token, or an agent's session), or why none. */
+export function checkCaller<C>(req: IncomingMessage, callerOf: (token: string) => C | null): { caller: C } | Refusal {
   const given = bearerToken(req);
-  if (given && given.length <= 256 && verify(given)) return null;
+  const caller = given && given.length <= 256 ? callerOf(given) : null;
+  if (caller) return { caller };
   return {
     status: 401,
     code: 'unauthorized',
-    message: `console token ${given ? 'refused' : 'missing'}: ${NO_TOKEN_HINT}`,
+    message: `console token ${given ? 'refused' : 'missing'}: ${NO_TOKEN_HINT}; in team mode, sign in again`,
     headers: { 'www-authenticate': 'Bearer realm="switchboard-console"' },
   };
-}
-
-/** Forms and no-cors fetches can send only text/plain, urlencoded or multipart: never JSON. */
-export function checkJson(req: IncomingMessage): Refusal | null {
-  const [type, ...params] = (req.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
-  const utf8 = params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
-  if (type === 'application/json' && utf8) return null;
-  return { status: 415, code: 'unsupported_media_type', message: 'console API calls need Content-Type: application/json' };
 }

@@ -15,9 +15,13 @@ import { createWorkspaceHandlers } from './workspace-handlers.ts';
 import { createDeliveryHandlers } from './delivery-handlers.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 import { clientAdmin } from '../auth/client-admin.ts';
+import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
+import { createAccountHandlers } from './account-handlers.ts';
 
 export interface AllHandlerDeps {
   store: Store;
+  /** Sessions and sign-out (team mode). */
+  consoleAccounts: ConsoleAccounts;
   /** The heavy reads: on the read thread, or in-process with config.readWorker off. */
   reads: Reads<ConsoleReads>;
   writer: MessageWriter;
@@ -50,11 +54,12 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     }),
     ...createWorkspaceHandlers(deps),
     ...createDeliveryHandlers(deps),
+    ...createAccountHandlers(deps),
     ...createAdminHandlers({
       ...deps,
       admin: clientAdmin(store, deps.box),
-      auditClientChange: async (detail) => {
-        const entry = { at: clock.now(), operator: store.settings.operator(), action: 'client_settings' as const, conversationId: null, detail: auditDetail(detail) };
+      auditClientChange: async (caller, detail) => {
+        const entry = { at: clock.now(), operator: caller.account, action: 'client_settings' as const, conversationId: null, detail: auditDetail(detail) };
         await writer.submit({ kind: 'audit', entry });
       },
     }),

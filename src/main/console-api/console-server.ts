@@ -3,11 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
-import { dispatch, OWNER } from './handlers.ts';
+import { dispatch } from './handlers.ts';
+import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
+import { signInRoute } from './sign-in-routes.ts';
 import type { EventBus } from './events.ts';
 import { CONSOLE_CSP } from '../../shared/csp.ts';
-import { bearerToken, checkHost, checkJson, checkNoQueryToken, checkOrigin, checkToken, type Refusal } from './console-guard.ts';
-import { answerThenDrain, BodyTooLarge, ClientAborted, MAX_API_BODY, readApiBody } from './console-body.ts';
+import { bearerToken, checkCaller, checkHost, checkNoQueryToken, checkOrigin, type Refusal } from './console-guard.ts';
+import { answerThenDrain, ClientAborted, readJsonBody } from './console-body.ts';
 
 /** The endpoint's own limits (src/main/http/server.ts): a slow client is cut off the same way here. */
 export const CONSOLE_HEADERS_TIMEOUT_MS = 30_000;
@@ -16,8 +18,8 @@ export const CONSOLE_REQUEST_TIMEOUT_MS = 60_000;
 export interface ConsoleServerOptions {
   /** Folder of the built renderer (electron-vite's out/renderer). */
   rendererDir: string;
-  /** Says whether a presented bearer token is the console token (see console-token.ts). */
-  verifyToken: (token: string) => boolean;
+  /** Who a bearer token is (the owner's console token, an agent's session), sign-in, revocation. */
+  accounts: ConsoleAccounts;
   handlers: ConsoleHandlers;
   events: EventBus;
   /** One line per noteworthy event (an aborted request, an unexpected error). */
@@ -86,14 +88,15 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
   const log = options.log ?? (() => {});
   const timeouts = options.timeouts ?? { headersMs: CONSOLE_HEADERS_TIMEOUT_MS, requestMs: CONSOLE_REQUEST_TIMEOUT_MS };
 
-  function events(req: IncomingMessage, res: ServerResponse): void {
+  function events(req: IncomingMessage, res: ServerResponse, address: string | null, session: string | null): void {
     // Server-sent events: one stream per open console, a comment every 15 s keeps it open.
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
     res.write(': connected\n\n');
     // A stream outlives the check made when it opened: once its token is revoked (console
-    // rotate-token) it is closed, before any further event, and within a second when none comes.
+    // rotate-token, a sign-out, a disabled or removed agent) it is closed, before any further event,
+    // and within a second when none comes; at once when this process ended the session.
     const token = bearerToken(req) ?? '';
-    const stillValid = (): boolean => options.verifyToken(token);
+    const stillValid = (): boolean => options.accounts.callerOf(token, address) !== null;
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
     const recheck = setInterval(() => {
       if (!stillValid()) close();
@@ -102,6 +105,7 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
       if (!stillValid()) return close();
       res.write(`data: ${JSON.stringify(event)}\n\n`);
     });
+    const stopWatching = session ? options.accounts.onRevoked((ended) => ended.has(session) && close()) : () => {};
     let closed = false;
     function close(): void {
       if (closed) return;
@@ -109,35 +113,29 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
       clearInterval(ping);
       clearInterval(recheck);
       unsubscribe();
+      stopWatching();
       res.end();
     }
     req.on('close', close);
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const refusal = checkOrigin(req) ?? checkToken(req, options.verifyToken);
-    if (refusal) return refuse(req, res, refusal, true);
+    const crossSite = checkOrigin(req);
+    if (crossSite) return refuse(req, res, crossSite, true);
+    const address = req.socket.remoteAddress ?? null;
+    // Sign-in comes before any token: its routes check their own input and limits.
+    if (path.startsWith('/api/auth/')) return signInRoute(req, res, path.slice('/api/auth/'.length), options.accounts, address ?? 'unknown', refuse, data);
+    const authorized = checkCaller(req, (token) => options.accounts.callerOf(token, address));
+    if (!('caller' in authorized)) return refuse(req, res, authorized, true);
+    const { caller } = authorized;
     if (path === '/api/events') {
       if (req.method !== 'GET') return refuse(req, res, { status: 405, code: 'method_not_allowed', message: 'the event stream is read with GET', headers: { allow: 'GET' } }, true);
-      return events(req, res);
+      return events(req, res, address, caller.session);
     }
     if (req.method !== 'POST') return refuse(req, res, { status: 405, code: 'method_not_allowed', message: 'console API methods are called with POST', headers: { allow: 'POST' } }, true);
-    const notJson = checkJson(req);
-    if (notJson) return refuse(req, res, notJson, true);
-    let body: Buffer;
-    try {
-      body = await readApiBody(req);
-    } catch (error) {
-      if (!(error instanceof BodyTooLarge)) throw error;
-      return refuse(req, res, { status: 413, code: 'payload_too_large', message: `a console API body is at most ${MAX_API_BODY} bytes` }, true);
-    }
-    let input: unknown;
-    try {
-      input = body.length ? (JSON.parse(body.toString('utf8')) as unknown) : {};
-    } catch {
-      return refuse(req, res, { status: 400, code: 'invalid_input', message: 'body is not JSON' }, true);
-    }
-    const result = await dispatch(options.handlers, path.slice(5), input, OWNER);
+    const body = await readJsonBody(req);
+    if (!('input' in body)) return refuse(req, res, body, true);
+    const result = await dispatch(options.handlers, path.slice(5), body.input, caller);
     data(res, result.ok ? 200 : statusOf(result.error.code), result);
   }
 

@@ -8,6 +8,7 @@ import type { ConsoleHandlers, DeliveryItem, DeliveryNow } from '../../shared/co
 import type { EventBus } from './events.ts';
 import { ConsoleError } from './console-error.ts';
 import { requireOperator } from './operator-guard.ts';
+import type { Caller } from '../../shared/console-roles.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 
 export interface DeliveryHandlerDeps {
@@ -59,8 +60,8 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
     }
   }
 
-  async function retry(ids: number[] | undefined, clientId: string | undefined) {
-    const operator = requireOperator(store);
+  async function retry(caller: Caller, ids: number[] | undefined, clientId: string | undefined) {
+    const operator = requireOperator(caller);
     let rows: DeliveryRow[];
     if (ids) {
       // Named ones are checked first: a refusal changes nothing.
@@ -105,12 +106,12 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
         }),
       );
     },
-    retryDeliveries: (input) => retry(input.ids, input.clientId),
-    async retryDelivery(input) {
-      return { retried: (await retry([input.deliveryId], undefined)).retried === 1 };
+    retryDeliveries: (input, caller) => retry(caller, input.ids, input.clientId),
+    async retryDelivery(input, caller) {
+      return { retried: (await retry(caller, [input.deliveryId], undefined)).retried === 1 };
     },
-    async cancelDelivery(input) {
-      const operator = requireOperator(store);
+    async cancelDelivery(input, caller) {
+      const operator = requireOperator(caller);
       const d = delivery(store, input.deliveryId);
       const wrong = (now: DeliveryRow): ConsoleError =>
         new ConsoleError('wrong_state', `delivery ${now.id} is ${stateWords(now)}: only a retrying or dead delivery can be cancelled`);

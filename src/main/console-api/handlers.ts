@@ -10,7 +10,7 @@ import type { EventBus } from './events.ts';
 import { ConsoleError } from './console-error.ts';
 import { requireOperator } from './operator-guard.ts';
 import { sendTargetOf } from '../delivery/operator-delivery.ts';
-import { mayCall, type Role } from '../../shared/console-roles.ts';
+import { mayCall, type Caller } from '../../shared/console-roles.ts';
 
 export { ConsoleError };
 
@@ -37,8 +37,8 @@ export interface HandlerDeps {
 export function createConsoleHandlers(deps: HandlerDeps) {
   const { store, reads, clock } = deps;
 
-  async function setState(kind: 'console_stop' | 'console_resume', conversationId: string, undoStop = false) {
-    const operator = requireOperator(store);
+  async function setState(caller: Caller, kind: 'console_stop' | 'console_resume', conversationId: string, undoStop = false) {
+    const operator = requireOperator(caller);
     const result = await deps.writer.submit(kind === 'console_resume' ? { kind, conversationId, operator, now: clock.now(), undoStop } : { kind, conversationId, operator, now: clock.now() });
     if (result?.kind !== 'auto_reply_state') throw new ConsoleError('not_found', `no conversation ${conversationId}`);
     deps.events.emit({ type: 'conversation', conversationId });
@@ -85,12 +85,12 @@ export function createConsoleHandlers(deps: HandlerDeps) {
     async getConversations(input) {
       return reads.conversationsByIds(input.ids);
     },
-    async stopAutoReply(input) {
-      const r = await setState('console_stop', input.conversationId);
+    async stopAutoReply(input, caller) {
+      const r = await setState(caller, 'console_stop', input.conversationId);
       return { previous: r.previous === 'none' ? 'active' : r.previous, cancelledReplies: r.cancelledReplies };
     },
-    async resumeAutoReply(input) {
-      const r = await setState('console_resume', input.conversationId, input.undoStop);
+    async resumeAutoReply(input, caller) {
+      const r = await setState(caller, 'console_resume', input.conversationId, input.undoStop);
       const restoredReplies = r.restoredReplies ?? 0;
       if (restoredReplies > 0) deps.notifyOutbox();
       // Each message at its own arrival: the quiet period is the one the stop interrupted (over: at once).
@@ -121,8 +121,8 @@ export function createConsoleHandlers(deps: HandlerDeps) {
         }),
       );
     },
-    async assist(input) {
-      const operator = requireOperator(store);
+    async assist(input, caller) {
+      const operator = requireOperator(caller);
       if (!store.console.conversation(input.conversationId)) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       const result = await deps.assist(input.conversationId, input.instruction, operator);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
@@ -131,14 +131,6 @@ export function createConsoleHandlers(deps: HandlerDeps) {
   } satisfies Partial<ConsoleHandlers>;
 }
 
-/**
- * The caller of a console method. Until team mode signs agents in, every caller (the desktop
- * window, the console token) is the installation's owner, an admin.
- */
-export interface Caller {
-  role: Role;
-}
-export const OWNER: Caller = { role: 'admin' };
 
 /** The one entry for IPC and HTTP: the caller's role checked, input checked with the contract's schema, errors as data. */
 export async function dispatch(handlers: ConsoleHandlers, method: string, rawInput: unknown, caller: Caller): Promise<ApiResult<unknown>> {
@@ -150,8 +142,8 @@ export async function dispatch(handlers: ConsoleHandlers, method: string, rawInp
     return { ok: false, error: { code: 'invalid_input', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') } };
   }
   try {
-    const handler = handlers[m] as (input: unknown) => Promise<unknown>;
-    return { ok: true, value: await handler(parsed.data) };
+    const handler = handlers[m] as (input: unknown, caller: Caller) => Promise<unknown>;
+    return { ok: true, value: await handler(parsed.data, caller) };
   } catch (error) {
     if (error instanceof ConsoleError) return { ok: false, error: { code: error.code, message: error.message } };
     return { ok: false, error: { code: 'internal_error', message: 'the service failed to do this; it has been logged' } };

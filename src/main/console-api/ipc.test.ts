@@ -2,6 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIpcHandler, isTrustedSender } from './ipc.ts';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
+import type { Caller } from '../../shared/console-roles.ts';
+
+const OWNER_CALLER = (): Caller => ({ role: 'admin', owner: true, account: null, address: null, session: null });
 
 const INDEX = '/opt/Switchboard/resources/app/out/renderer/index.html';
 const handlers = { status: async () => ({ endpoint: 'http://127.0.0.1:8787/custom-im/chat-messages', version: '0.1.0' }) } as unknown as ConsoleHandlers;
@@ -45,13 +48,13 @@ test('on Windows the real renderer is trusted: C:\\…\\index.html is file:///C:
 });
 
 test('IPC calls are dispatched through the same checked contract, errors as data', async () => {
-  const ipc = createIpcHandler(handlers, INDEX, POSIX);
+  const ipc = createIpcHandler(handlers, INDEX, OWNER_CALLER, POSIX);
   assert.deepEqual(await ipc(`file://${INDEX}`, 'status', {}), { ok: true, value: { endpoint: 'http://127.0.0.1:8787/custom-im/chat-messages', version: '0.1.0' } });
   assert.equal((await ipc('https://evil.example/', 'status', {})) .ok, false);
   const unknown = await ipc(`file://${INDEX}`, 'eval', {});
   assert.deepEqual(unknown, { ok: false, error: { code: 'unknown_method', message: 'no console method "eval"' } });
   const bad = await ipc(`file://${INDEX}`, 'getTranscript', { conversationId: 7 });
   assert.equal(!bad.ok && bad.error.code, 'invalid_input');
-  const windowsIpc = createIpcHandler(handlers, 'C:\\Program Files\\Switchboard\\resources\\app.asar\\out\\renderer\\index.html', WINDOWS);
+  const windowsIpc = createIpcHandler(handlers, 'C:\\Program Files\\Switchboard\\resources\\app.asar\\out\\renderer\\index.html', OWNER_CALLER, WINDOWS);
   assert.equal((await windowsIpc('file:///C:/Program%20Files/Switchboard/resources/app.asar/out/renderer/index.html', 'status', {})).ok, true);
 });

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { ApiResult, ConsoleHandlers } from '../../shared/console-api.ts';
-import { dispatch, OWNER } from './handlers.ts';
+import { dispatch } from './handlers.ts';
+import type { Caller } from '../../shared/console-roles.ts';
 
 export const IPC_CALL = 'switchboard:call';
 export const IPC_EVENT = 'switchboard:event';
@@ -45,10 +46,11 @@ export function isTrustedSender(frameUrl: string | undefined, rendererIndex: str
  * frame URL. A call from any other frame (an injected page, a navigation that slipped through)
  * is refused before its input is even looked at.
  */
-export function createIpcHandler(handlers: ConsoleHandlers, rendererIndex: string, options: SenderCheckOptions = {}) {
+/** `owner`: the desktop window's caller, the installation's owner, read at each call (its name can change). */
+export function createIpcHandler(handlers: ConsoleHandlers, rendererIndex: string, owner: () => Caller, options: SenderCheckOptions = {}) {
   return async (frameUrl: string | undefined, method: unknown, input: unknown): Promise<ApiResult<unknown>> => {
     if (!isTrustedSender(frameUrl, rendererIndex, options)) return { ok: false, error: { code: 'forbidden', message: 'IPC from an untrusted frame' } };
     if (typeof method !== 'string') return { ok: false, error: { code: 'unknown_method', message: 'method must be a string' } };
-    return dispatch(handlers, method, input, OWNER);
+    return dispatch(handlers, method, input, owner());
   };
 }

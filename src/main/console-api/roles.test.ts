@@ -17,7 +17,7 @@ test('every method, called as every role: an agent is refused what is an admin\'
   for (const role of ROLES) {
     for (const m of METHODS) {
       called.length = 0;
-      const result = await dispatch(handlers, m, {}, { role });
+      const result = await dispatch(handlers, m, {}, { role, owner: false, account: { id: 'x', name: 'X' }, address: null, session: null });
       const refused = !result.ok && result.error.code === 'forbidden';
       assert.equal(refused, !mayCall(role, m), `${role} ${m}`);
       if (refused) {

@@ -57,15 +57,19 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
   };
 
   return {
-    async getOperator() {
-      return store.settings.operator();
+    async getOperator(_input, caller) {
+      return caller.account;
     },
-    async setOperator(input) {
-      await deps.writer.submit({ kind: 'set_operator', operator: input, now: clock.now() });
+    async setOperator(input, caller) {
+      // An agent's id is their account's: only the name is theirs to change.
+      if (!caller.owner && input.id !== caller.account?.id) throw new ConsoleError('invalid_input', `id: your account id is ${caller.account?.id ?? '(none)'}; only your display name can change`);
+      const other = store.accounts.get(input.id);
+      if (caller.owner && other && !other.owner) throw new ConsoleError('id_taken', `id: ${input.id} is another agent's account; choose another id`);
+      await deps.writer.submit({ kind: 'set_operator', operator: input, owner: caller.owner, now: clock.now() });
       return input;
     },
-    async sendReply(input) {
-      const operator = requireOperator(store);
+    async sendReply(input, caller) {
+      const operator = requireOperator(caller);
       const conv = conversation(input.conversationId);
       const client = deps.lookupClient(conv.clientId);
       const target = sendTargetOf(conv, client?.settings, conv.channel === 'im' ? store.workspace.latestAutoSendUrl(conv.id) : null);
@@ -103,15 +107,15 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       deps.events.emit({ type: 'conversation', conversationId: conv.id });
       return { msgId: replyMsgId, deliveryId: result.deliveryId };
     },
-    async resolveConversation(input) {
-      const operator = requireOperator(store);
+    async resolveConversation(input, caller) {
+      const operator = requireOperator(caller);
       const result = await deps.writer.submit({ kind: 'resolve', conversationId: input.conversationId, operator, now: clock.now() });
       if (result?.kind !== 'resolved') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
-      return { resolvedAt: result.resolvedAt, resolvedBy: operator, undoable: result.undoable };
+      return { resolvedAt: result.resolvedAt, resolvedBy: { id: operator.id, name: operator.name }, undoable: result.undoable };
     },
-    async undoResolve(input) {
-      const operator = requireOperator(store);
+    async undoResolve(input, caller) {
+      const operator = requireOperator(caller);
       const result = await deps.writer.submit({ kind: 'undo_resolve', conversationId: input.conversationId, resolvedAt: input.resolvedAt, operator, now: clock.now() });
       // Checked and refused inside the write's transaction: nothing can slip in between.
       if (result?.kind === 'undo_refused') throw new ConsoleError(`undo_${result.reason}`, result.message);
@@ -119,8 +123,8 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
       return { needsHumanSince: result.needsHumanSince, resolvedAt: result.resolvedAt, resolvedBy: result.resolvedBy };
     },
-    async flagConversation(input) {
-      const operator = requireOperator(store);
+    async flagConversation(input, caller) {
+      const operator = requireOperator(caller);
       const result = await deps.writer.submit({ kind: 'flag', conversationId: input.conversationId, note: input.note || null, operator, now: clock.now() });
       if (result?.kind !== 'flagged') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       // The list and Needs you update; no alert, which is for what the agent did not do themselves.
@@ -145,7 +149,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       return { removed: store.canned.remove(input.id) };
     },
     async listAudit(input) {
-      return deps.reads.audit(input.conversationId, input.limit);
+      return deps.reads.audit(input);
     },
     async sendTestMessage(input) {
       const result = await sendTestMessage({ store, box: deps.box, clock, endpoint: deps.endpoint() }, input.clientId, input.content);

@@ -47,7 +47,8 @@ export type WorkspaceCommand =
   /** "Needs a human" by hand; `note`: why, trimmed, or null. */
   | { kind: 'flag'; conversationId: string; note: string | null; operator: Operator; now: number }
   | { kind: 'mark_read'; conversationId: string; upToId: number }
-  | { kind: 'set_operator'; operator: Operator; now: number }
+  /** `owner`: the installation's owner says who they are (id and name); an agent changes only their name. */
+  | { kind: 'set_operator'; operator: Operator; owner: boolean; now: number }
   | { kind: 'audit'; entry: NewAudit };
 
 export type WorkspaceResult =
@@ -156,8 +157,12 @@ export function executeWorkspaceCommand(store: Store, c: WorkspaceCommand): Work
       return unread === undefined ? null : { kind: 'unread', unread };
     }
     case 'set_operator': {
-      const previous = store.settings.operator();
-      store.settings.putOperator(c.operator);
+      let previous: Operator | null = null;
+      if (c.owner) previous = store.accounts.setOwner({ ...c.operator, now: c.now }).previous;
+      else {
+        previous = store.accounts.get(c.operator.id);
+        store.accounts.rename(c.operator.id, c.operator.name, c.now);
+      }
       const detail = previous ? auditDetail({ previous: `${previous.name} (${previous.id})` }) : null;
       store.audit.insert({ at: c.now, operator: c.operator, action: 'operator', conversationId: null, detail });
       return { kind: 'done' };

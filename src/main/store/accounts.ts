@@ -12,6 +12,7 @@ const agentRow = z.object({
   capacity: z.number().int().min(0),
   password_hash: z.string().nullable(),
   disabled: z.union([z.literal(0), z.literal(1)]),
+  owner: z.union([z.literal(0), z.literal(1)]),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
@@ -24,6 +25,8 @@ export interface Agent {
   /** Null until the agent has chosen a password through a sign-in link. */
   passwordHash: string | null;
   disabled: boolean;
+  /** The installation's owner: the desktop window and the console token sign in as this account. */
+  owner: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -50,7 +53,7 @@ export interface SessionRow {
 
 function toAgent(raw: unknown): Agent {
   const r = agentRow.parse(raw);
-  return { id: r.id, name: r.name, role: r.role, capacity: r.capacity, passwordHash: r.password_hash, disabled: r.disabled === 1, createdAt: r.created_at, updatedAt: r.updated_at };
+  return { id: r.id, name: r.name, role: r.role, capacity: r.capacity, passwordHash: r.password_hash, disabled: r.disabled === 1, owner: r.owner === 1, createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
 function toSession(raw: unknown): SessionRow {
@@ -69,11 +72,19 @@ export function accountQueries(db: Db) {
   const remove = db.prepare('DELETE FROM agents WHERE id = ?');
   const dropLinks = db.prepare('DELETE FROM sign_in_links WHERE agent_id = ?');
   const addLink = db.prepare('INSERT INTO sign_in_links (digest, agent_id, expires_at, created_at) VALUES (?, ?, ?, ?)');
+  const peekLink = db.prepare('SELECT agent_id, expires_at FROM sign_in_links WHERE digest = ? AND expires_at > ?');
   const takeLink = db.prepare('DELETE FROM sign_in_links WHERE digest = ? AND expires_at > ? RETURNING agent_id');
   const addSession = db.prepare('INSERT INTO sessions (digest, agent_id, address, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)');
   const session = db.prepare('SELECT * FROM sessions WHERE digest = ?');
   const touch = db.prepare('UPDATE sessions SET last_seen_at = ? WHERE digest = ? AND ended_at IS NULL AND last_seen_at < ?');
   const end = db.prepare('UPDATE sessions SET ended_at = ?, ended_reason = ? WHERE digest = ? AND ended_at IS NULL');
+  const ownerRow = db.prepare('SELECT * FROM agents WHERE owner = 1');
+  const addOwner = db.prepare("INSERT INTO agents (id, name, role, created_at, updated_at, owner) VALUES (?, ?, 'admin', ?, ?, 1)");
+  const renameOwner = db.prepare('UPDATE agents SET id = ?, name = ?, updated_at = ? WHERE owner = 1');
+  const dropSessions = db.prepare('DELETE FROM sessions WHERE agent_id = ?');
+  const rename = db.prepare('UPDATE agents SET name = ?, updated_at = ? WHERE id = ?');
+  const setRole = db.prepare('UPDATE agents SET role = ?, updated_at = ? WHERE id = ? AND owner = 0');
+  const setCapacity = db.prepare('UPDATE agents SET capacity = ?, updated_at = ? WHERE id = ?');
   const endAll = db.prepare('UPDATE sessions SET ended_at = ?, ended_reason = ? WHERE agent_id = ? AND ended_at IS NULL RETURNING digest');
 
   return {
@@ -87,6 +98,40 @@ export function accountQueries(db: Db) {
     },
     list(): Agent[] {
       return all.all().map(toAgent);
+    },
+    /** The owner account; null until the installation's user has said who they are. */
+    owner(): Agent | null {
+      const row = ownerRow.get();
+      return row ? toAgent(row) : null;
+    },
+    /**
+     * The owner says who they are (the console's "who are you"): the account is made the first
+     * time; later its id and name change. A changed id ends the owner's own sessions and links
+     * (they name the old id). Throws on an id another account has.
+     */
+    setOwner(o: { id: string; name: string; now: number }): { previous: Agent | null } {
+      const previous = this.owner();
+      if (!previous) {
+        addOwner.run(o.id, o.name, o.now, o.now);
+        return { previous };
+      }
+      if (previous.id !== o.id) {
+        // The rows name the old id (a foreign key without ON UPDATE): they go, and with them those sign-ins.
+        dropLinks.run(previous.id);
+        dropSessions.run(previous.id);
+      }
+      renameOwner.run(o.id, o.name, o.now);
+      return { previous };
+    },
+    rename(id: string, name: string, now: number): boolean {
+      return rename.run(name, now, id).changes === 1;
+    },
+    /** The owner stays an admin: the desktop must never lock itself out. */
+    setRole(id: string, role: Role, now: number): boolean {
+      return setRole.run(role, now, id).changes === 1;
+    },
+    setCapacity(id: string, capacity: number, now: number): boolean {
+      return setCapacity.run(capacity, now, id).changes === 1;
     },
     /** Returns whether the agent exists. Disabling does not end sessions by itself: see endSessionsOf. */
     setDisabled(id: string, disabled: boolean, now: number): boolean {
@@ -107,6 +152,11 @@ export function accountQueries(db: Db) {
     replaceSignInLink(agentId: string, digest: string, expiresAt: number, now: number): void {
       dropLinks.run(agentId);
       addLink.run(digest, agentId, expiresAt, now);
+    },
+    /** Who a live link is for, leaving it usable. */
+    peekSignInLink(digest: string, now: number): { agentId: string; expiresAt: number } | null {
+      const row = peekLink.get(digest, now) as { agent_id: string; expires_at: number } | undefined;
+      return row ? { agentId: row.agent_id, expiresAt: row.expires_at } : null;
     },
     /** Uses up a link: the agent it signs in, or null when it is unknown, used or expired. */
     takeSignInLink(digest: string, now: number): string | null {

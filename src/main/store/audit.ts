@@ -3,11 +3,25 @@ import type { AuditAction, AuditItem, CannedReply, Operator } from '../../shared
 
 export interface NewAudit {
   at: number;
-  /** Null for actions that do not require an operator (retries, client changes) made before one was set. */
-  operator: Operator | null;
+  /**
+   * Null for actions that do not require an operator (retries, client changes) made before one was
+   * set. An operator from requireOperator carries the caller's address: every command that audits
+   * records where its action came from without passing it along by hand.
+   */
+  operator: (Operator & { address?: string | null }) | null;
   action: AuditAction;
   conversationId: string | null;
   detail: string | null;
+  /** The caller's remote address (HTTP); absent or null from the desktop window. */
+  address?: string | null;
+}
+
+/** Which audit rows to list: each filter narrows, all together (the admin's audit view). */
+export interface AuditFilter {
+  conversationId?: string;
+  operatorId?: string;
+  action?: AuditAction;
+  limit: number;
 }
 
 /** Shown for audit rows written while no operator was set. */
@@ -21,19 +35,42 @@ interface RawAudit {
   action: AuditAction;
   conversation_id: string | null;
   detail: string | null;
+  address: string | null;
 }
 
 /** Who did what in the console, newest first. */
 export function auditQueries(db: Db) {
-  const insert = db.prepare('INSERT INTO audit (at, operator_id, operator_name, action, conversation_id, detail) VALUES (?, ?, ?, ?, ?, ?)');
-  const recent = db.prepare('SELECT * FROM audit ORDER BY id DESC LIMIT ?');
-  const ofConversation = db.prepare('SELECT * FROM audit WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
+  const insert = db.prepare('INSERT INTO audit (at, operator_id, operator_name, action, conversation_id, detail, address) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  // One statement per mix of filters, made when first used: `:x IS NULL OR col = :x` would keep
+  // SQLite from using the index of the filter given (conversation, operator or action).
+  const statements = new Map<string, ReturnType<Db['prepare']>>();
+  const statementFor = (filter: AuditFilter) => {
+    const where = [
+      filter.conversationId !== undefined ? 'conversation_id = :conversation' : null,
+      filter.operatorId !== undefined ? 'operator_id = :operator' : null,
+      filter.action !== undefined ? 'action = :action' : null,
+    ].filter((w) => w !== null);
+    const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT :limit`;
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
   return {
     insert(a: NewAudit): void {
-      insert.run(a.at, a.operator?.id ?? null, a.operator?.name ?? null, a.action, a.conversationId, a.detail);
+      insert.run(a.at, a.operator?.id ?? null, a.operator?.name ?? null, a.action, a.conversationId, a.detail, a.address ?? a.operator?.address ?? null);
     },
+    /** A conversation's rows, or everyone's, newest first. */
     list(conversationId: string | undefined, limit: number): AuditItem[] {
-      const rows = (conversationId === undefined ? recent.all(limit) : ofConversation.all(conversationId, limit)) as unknown as RawAudit[];
+      return search(conversationId === undefined ? { limit } : { conversationId, limit });
+    },
+    search,
+  };
+  function search(filter: AuditFilter): AuditItem[] {
+      const params: Record<string, string | number> = { limit: filter.limit };
+      if (filter.conversationId !== undefined) params['conversation'] = filter.conversationId;
+      if (filter.operatorId !== undefined) params['operator'] = filter.operatorId;
+      if (filter.action !== undefined) params['action'] = filter.action;
+      const rows = statementFor(filter).all(params) as unknown as RawAudit[];
       return rows.map((r) => ({
         id: r.id,
         at: r.at,
@@ -41,9 +78,9 @@ export function auditQueries(db: Db) {
         action: r.action,
         conversationId: r.conversation_id,
         detail: r.detail,
+        address: r.address,
       }));
-    },
-  };
+  }
 }
 
 interface RawCanned {

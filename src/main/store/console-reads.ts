@@ -58,7 +58,7 @@ export function consoleReads(store: Store) {
       );
       return { rows, labels: store.conversations.labels(rows.map((d) => d.conversationId)), recipients };
     },
-    audit: store.audit.list,
+    audit: store.audit.search,
   };
 }
 

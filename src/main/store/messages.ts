@@ -144,7 +144,8 @@ export function messageQueries(db: Db) {
         r.confidence,
         JSON.stringify(r.sources),
         r.cause ?? null,
-        r.operator ? JSON.stringify(r.operator) : null,
+        // Who, not where from: the caller's address stays in the audit.
+        r.operator ? JSON.stringify({ id: r.operator.id, name: r.operator.name }) : null,
         r.instruction ?? null,
         r.createdAt,
       );

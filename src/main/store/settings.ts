@@ -1,8 +1,4 @@
 import type { Db } from './db.ts';
-import { operatorSchema, type Operator } from '../../shared/console-workspace.ts';
-
-/** The console user's identity: one per install, like the console itself. */
-export const OPERATOR_SETTING = 'operator';
 
 /** Small server-wide values that must survive restarts (the console token, for one). */
 export function settingsQueries(db: Db) {
@@ -19,20 +15,6 @@ export function settingsQueries(db: Db) {
     },
     delete(key: string): void {
       remove.run(key);
-    },
-    /** The operator, checked as it is read back: a hand-edited value counts as not set. */
-    operator(): Operator | null {
-      const raw = get.get(OPERATOR_SETTING) as { value: string } | undefined;
-      if (!raw) return null;
-      try {
-        const parsed = operatorSchema.safeParse(JSON.parse(raw.value));
-        return parsed.success ? parsed.data : null;
-      } catch {
-        return null;
-      }
-    },
-    putOperator(operator: Operator): void {
-      put.run(OPERATOR_SETTING, JSON.stringify(operatorSchema.parse(operator)));
     },
     /** Changes whenever another connection (the CLI) commits: the cue to reload cached clients. */
     dataVersion(): number {

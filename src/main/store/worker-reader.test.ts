@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { threadId } from 'node:worker_threads';
 import { startReadWorker, inProcessReads, ReadError } from './worker-reader.ts';
 import { fixtureReads } from './worker-reader.fixture.ts';
-import { dispatch, OWNER } from '../console-api/handlers.ts';
+import { dispatch } from '../console-api/handlers.ts';
+import type { Caller } from '../../shared/console-roles.ts';
+
+const OWNER: Caller = { role: 'admin', owner: true, account: null, address: null, session: null };
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
 
 const ENTRY = new URL('./worker-reader.fixture.ts', import.meta.url);

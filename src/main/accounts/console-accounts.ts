@@ -1,0 +1,155 @@
+import type { AccountQueries } from '../store/accounts.ts';
+import type { NewAudit } from '../store/audit.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Caller } from '../../shared/console-roles.ts';
+import type { SignedIn, SignInOutputs } from '../../shared/sign-in-api.ts';
+import { ownerCaller } from '../console-api/operator-guard.ts';
+import { checkSession, digestOf, newSecret } from './sessions.ts';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import { createSignInThrottle, type SignInThrottle } from './sign-in-throttle.ts';
+
+export interface ConsoleAccountsDeps {
+  accounts: AccountQueries;
+  clock: Clock;
+  /** Whether a bearer token is the installation's console token (the owner's, see console-token.ts). */
+  verifyToken: (token: string) => boolean;
+  /** Records a sign-in, failed sign-in or sign-out (through the writer, like every audit row). */
+  audit: (entry: NewAudit) => void;
+  throttle?: SignInThrottle;
+  /** How long a session's check is trusted before the database is asked again (the CLI is another process). */
+  recheckMs?: number;
+}
+
+/** Why a sign-in was refused: the same `failed` for an unknown account as for a wrong password. */
+export type SignInRefusal = { code: 'sign_in_failed'; status: 401 } | { code: 'too_many_attempts'; status: 429; retryAfterSeconds: number };
+export type SignInResult = { ok: true; value: SignedIn } | { ok: false; error: SignInRefusal };
+
+/** Hashed once: an unknown account still costs one scrypt, so timing does not tell it from a wrong password. */
+let decoyHash: Promise<string> | null = null;
+const decoy = (): Promise<string> => (decoyHash ??= hashPassword('switchboard decoy password, never a real one'));
+
+/**
+ * Who is calling the console, from the bearer token an HTTP request carries: the console token is
+ * the owner; a session token is its agent while the session lives. Sign-in, the one-time link,
+ * sign-out and revocation (a disabled, reset or removed agent) live here too, so that an open
+ * event stream asks the same place whether its token still counts.
+ */
+export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
+  const { accounts, clock } = deps;
+  const throttle = deps.throttle ?? createSignInThrottle();
+  const recheckMs = deps.recheckMs ?? 1000;
+  // A session's check, trusted for recheckMs: an event stream re-asks every second, a console
+  // calls several methods at once; neither should read the database each time.
+  const checked = new Map<string, { at: number; caller: Caller | null }>();
+  const revokedListeners = new Set<(digests: ReadonlySet<string>) => void>();
+
+  function sessionCaller(token: string, address: string | null): Caller | null {
+    const digest = digestOf(token);
+    const now = clock.now();
+    const known = checked.get(digest);
+    if (known && now - known.at < recheckMs) return known.caller ? { ...known.caller, address } : null;
+    const result = checkSession(accounts, token, now);
+    const caller: Caller | null = result.ok
+      ? { role: result.agent.role, owner: result.agent.owner, account: { id: result.agent.id, name: result.agent.name }, address, session: digest }
+      : null;
+    checked.set(digest, { at: now, caller });
+    if (checked.size > 10_000) checked.delete(checked.keys().next().value!);
+    return caller;
+  }
+
+  function startSession(agent: { id: string; name: string; role: 'admin' | 'agent' }, address: string | null): SignedIn {
+    const token = newSecret();
+    accounts.addSession({ digest: digestOf(token), agentId: agent.id, address, now: clock.now() });
+    return { token, account: { id: agent.id, name: agent.name, role: agent.role } };
+  }
+
+  function audit(action: 'sign_in' | 'sign_in_failed' | 'sign_out', who: { id: string; name: string } | null, address: string | null, detail: Record<string, unknown> | null): void {
+    deps.audit({ at: clock.now(), operator: who, action, conversationId: null, detail: detail ? JSON.stringify(detail) : null, address });
+  }
+
+  function revoke(digests: Iterable<string>): void {
+    const set = new Set(digests);
+    if (!set.size) return;
+    for (const d of set) checked.delete(d);
+    for (const l of revokedListeners) l(set);
+  }
+
+  return {
+    /** The caller a bearer token stands for, or null (refused). */
+    callerOf(token: string, address: string | null): Caller | null {
+      if (token.length > 256) return null;
+      if (deps.verifyToken(token)) return ownerCaller(accounts, address);
+      return sessionCaller(token, address);
+    },
+
+    async signIn(input: { id: string; password: string }, address: string): Promise<SignInResult> {
+      const now = clock.now();
+      const limited = throttle.check(input.id, address, now);
+      if (!limited.allowed) {
+        audit('sign_in_failed', null, address, { id: input.id.slice(0, 64), reason: `too many attempts (per ${limited.by})` });
+        return { ok: false, error: { code: 'too_many_attempts', status: 429, retryAfterSeconds: limited.retryAfterSeconds } };
+      }
+      const agent = accounts.get(input.id);
+      const hash = agent?.passwordHash ?? null;
+      const matches = await verifyPassword(hash ?? (await decoy()), input.password);
+      if (!agent || !hash || agent.disabled || !matches) {
+        throttle.fail(input.id, address, clock.now());
+        // The reason stays in the audit, for the admin; the answer is the same whatever it was.
+        const reason = !agent ? 'unknown account' : agent.disabled ? 'account disabled' : !hash ? 'no password chosen yet' : 'wrong password';
+        audit('sign_in_failed', agent ? { id: agent.id, name: agent.name } : null, address, { id: input.id.slice(0, 64), reason });
+        return { ok: false, error: { code: 'sign_in_failed', status: 401 } };
+      }
+      throttle.succeed(input.id);
+      audit('sign_in', { id: agent.id, name: agent.name }, address, null);
+      return { ok: true, value: startSession(agent, address) };
+    },
+
+    linkInfo(link: string): SignInOutputs['linkInfo'] | null {
+      const found = accounts.peekSignInLink(digestOf(link), clock.now());
+      const agent = found ? accounts.get(found.agentId) : null;
+      if (!found || !agent || agent.disabled) return null;
+      return { id: agent.id, name: agent.name, expiresAt: found.expiresAt };
+    },
+
+    /** The agent chooses a password through their link: it is used up, and they are signed in. */
+    async usePasswordLink(input: { link: string; password: string }, address: string): Promise<{ ok: true; value: SignedIn } | { ok: false; code: 'invalid_input' | 'link_not_valid'; message: string }> {
+      const problem = passwordProblem(input.password);
+      if (problem) return { ok: false, code: 'invalid_input', message: problem };
+      const digest = digestOf(input.link);
+      const found = accounts.peekSignInLink(digest, clock.now());
+      const agent = found ? accounts.get(found.agentId) : null;
+      if (!found || !agent || agent.disabled) return { ok: false, code: 'link_not_valid', message: 'this sign-in link is used, expired or replaced: ask an admin for a new one' };
+      const hash = await hashPassword(input.password);
+      // Taken only now (hashing took a while): a second use of the link meanwhile finds it gone.
+      if (accounts.takeSignInLink(digest, clock.now()) !== agent.id) return { ok: false, code: 'link_not_valid', message: 'this sign-in link was just used: sign in with your password' };
+      accounts.setPasswordHash(agent.id, hash, clock.now());
+      throttle.succeed(agent.id);
+      audit('sign_in', { id: agent.id, name: agent.name }, address, { via: 'sign-in link, password chosen' });
+      return { ok: true, value: startSession(agent, address) };
+    },
+
+    /** Ends the caller's own session; its event streams close. */
+    signOut(caller: Caller): boolean {
+      if (!caller.session) return false;
+      const ended = accounts.endSession(caller.session, 'signed_out', clock.now());
+      audit('sign_out', caller.account, caller.address, null);
+      revoke([caller.session]);
+      return ended;
+    },
+
+    /** Ends every session of an agent (disabled, reset, removed) at once: calls refused, streams closed. */
+    revokeAgent(agentId: string, reason: string): number {
+      const digests = accounts.endSessionsOf(agentId, reason, clock.now());
+      revoke(digests);
+      return digests.length;
+    },
+
+    /** Sessions ended by this process: an open event stream of one of them closes before its next event. */
+    onRevoked(listener: (digests: ReadonlySet<string>) => void): () => void {
+      revokedListeners.add(listener);
+      return () => void revokedListeners.delete(listener);
+    },
+  };
+}
+
+export type ConsoleAccounts = ReturnType<typeof createConsoleAccounts>;
