@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { join, dirname } from 'node:path';
+import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants, enableCompileCache } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +33,8 @@ const { secretKeyPath } = await import('./store/data-dir.ts');
 const { createConsoleServer } = await import('./console-api/console-server.ts');
 const { consoleTokenAtStart } = await import('./console-api/console-token.ts');
 const { parsePort, UsageError } = await import('./cli/args.ts');
+const { planConsoleListener } = await import('./console-api/console-listener-plan.ts');
+const { urlHost } = await import('./console-api/console-access.ts');
 
 /** `npm run serve`: the message endpoint and the browser console, without Electron. */
 async function main(): Promise<void> {
@@ -41,13 +43,17 @@ async function main(): Promise<void> {
       port: { type: 'string' },
       host: { type: 'string' },
       'console-port': { type: 'string' },
+      'console-host': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'public-origin': { type: 'string' },
       'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    console.log('usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--console-port 8788] [--data-dir DIR]');
+    console.log('usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--console-port 8788] [--console-host 127.0.0.1] [--tls-cert FILE --tls-key FILE | --public-origin https://NAME] [--data-dir DIR]');
     return;
   }
   const dataDir = values['data-dir'] ?? defaultDataDir();
@@ -55,7 +61,15 @@ async function main(): Promise<void> {
     port: values.port === undefined ? undefined : parsePort(values.port, '--port'),
     host: values.host,
     consolePort: values['console-port'] === undefined ? undefined : parsePort(values['console-port'], '--console-port'),
+    consoleHost: values['console-host'],
+    // Paths on the command line are the shell's, from where serve was started; in config.json, from the data folder.
+    tlsCert: values['tls-cert'] === undefined ? undefined : resolve(values['tls-cert']),
+    tlsKey: values['tls-key'] === undefined ? undefined : resolve(values['tls-key']),
+    publicOrigin: values['public-origin'],
   });
+  // Refused here, before the service opens the database: a wrong flag costs nothing.
+  const listener = planConsoleListener(config, dataDir);
+  for (const warning of listener.warnings) console.error(warning);
   const service = await startService({ config, dataDir });
   const { token, replacedPlainToken } = consoleTokenAtStart(service.store.settings, secretKeyPath(dataDir));
   if (replacedPlainToken) console.error('console: the token stored in plain text by an older version was replaced by a hashed one; old console URLs stop working, use the one printed below');
@@ -66,16 +80,20 @@ async function main(): Promise<void> {
     handlers: service.console.handlers,
     events: service.console.events,
     log: (line) => console.error(line),
+    tls: listener.tls,
+    access: listener.access,
   });
-  await new Promise<void>((resolve, reject) => {
+  await new Promise<void>((done, reject) => {
     consoleServer.once('error', reject);
-    consoleServer.listen(config.consolePort, '127.0.0.1', () => resolve());
+    consoleServer.listen(config.consolePort, listener.host, () => done());
   });
   const consoleAddress = consoleServer.address() as AddressInfo;
 
   console.log(`endpoint: ${service.endpointUrl}`);
+  // Behind a proxy the printed origin is the proxy's: say where the proxy should send requests.
+  if (listener.access.publicOrigin !== null) console.log(`console listener: ${listener.tls ? 'https' : 'http'}://${urlHost(consoleAddress.address)}:${consoleAddress.port} (the proxy for ${listener.access.publicOrigin} forwards here)`);
   // The fragment is never sent to a server, so the token stays out of logs and Referer headers.
-  console.log(`console: http://127.0.0.1:${consoleAddress.port}/#token=${token}`);
+  console.log(`console: ${listener.originFor(consoleAddress.port)}/#token=${token}`);
   console.log(`data: ${dataDir}`);
 
   let stopping = false;
@@ -98,7 +116,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof UsageError || (error as NodeJS.ErrnoException).code === 'EADDRINUSE' || error instanceof TypeError) {
+  if (error instanceof ConfigError || error instanceof UsageError || ['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES'].includes((error as NodeJS.ErrnoException).code ?? '') || error instanceof TypeError) {
     console.error(`switchboard: ${(error as Error).message}`);
   } else {
     console.error(`switchboard: failed to start: ${(error as Error).stack ?? String(error)}`);

@@ -13,6 +13,8 @@ export interface ServeProcess {
   /** The console address without the token, and the token alone (for API calls with Bearer). */
   consoleBase: string;
   consoleToken: string;
+  /** Behind --public-origin: where the listener itself is (the `console listener:` line). */
+  listener: string | null;
   base: string;
   stderr(): string;
   exit(): Promise<number | null>;
@@ -30,10 +32,12 @@ export async function spawnServe(dataDir: string, extra: string[] = []): Promise
   const lines = createInterface({ input: child.stdout! });
   let endpoint = '';
   let consoleUrl = '';
+  let listener: string | null = null;
   const ready = new Promise<void>((resolve, reject) => {
     lines.on('line', (line) => {
       if (line.startsWith('endpoint: ')) endpoint = line.slice(10);
       if (line.startsWith('console: ')) consoleUrl = line.slice(9);
+      if (line.startsWith('console listener: ')) listener = line.slice(18).split(' ')[0]!;
       if (endpoint && consoleUrl) resolve();
     });
     void exited.then((code) => reject(new Error(`serve exited with ${code}: ${err}`)));
@@ -45,6 +49,7 @@ export async function spawnServe(dataDir: string, extra: string[] = []): Promise
     console: consoleUrl,
     consoleBase: `${new URL(consoleUrl).origin}/`,
     consoleToken: new URLSearchParams(new URL(consoleUrl).hash.slice(1)).get('token') ?? '',
+    listener,
     base: endpoint.replace('/custom-im/chat-messages', ''),
     stderr: () => err,
     exit: () => exited,

@@ -6,11 +6,35 @@ import { DEFAULT_INTAKE } from '../http/intake-budget.ts';
 
 export const DEFAULT_FALLBACK_TEXT = 'Thanks for your message. A member of our team will get back to you shortly.';
 
+/** An origin only (https://host[:port]): the scheme, host and port a browser compares, nothing else. */
+const httpsOrigin = z.string().superRefine((text, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return void ctx.addIssue({ code: 'custom', message: `"${text.slice(0, 100)}" is not a URL: give https://NAME[:PORT]` });
+  }
+  if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must start with https:// (the proxy in front terminates TLS)' });
+  else if (url.username || url.password || url.pathname !== '/' || url.search || url.hash || /[?#]|\/./.test(text.replace(/^https:\/\//, ''))) {
+    ctx.addIssue({ code: 'custom', message: `must be an origin only, https://NAME[:PORT], with no path, query or fragment (got "${text.slice(0, 100)}")` });
+  }
+}).transform((text) => new URL(text).origin);
+
 /** Server-wide settings: protocol defaults, overridable by <data-dir>/config.json and flags. */
 export const serverConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8787),
   consolePort: z.number().int().min(0).max(65535).default(8788),
+  /**
+   * Team mode (section 9): the console listener's address. Loopback by default; any other address
+   * needs tlsCert and tlsKey (HTTPS) or publicOrigin (a TLS proxy in front), or serve refuses to start.
+   */
+  consoleHost: z.string().min(1).default('127.0.0.1'),
+  /** PEM files of the console's certificate (its chain) and private key; relative paths are from the data folder. */
+  tlsCert: z.string().min(1).optional(),
+  tlsKey: z.string().min(1).optional(),
+  /** The https:// origin a TLS proxy in front of the console answers at; Host and Origin checks accept it. */
+  publicOrigin: httpsOrigin.optional(),
   bodyLimitBytes: z.number().int().min(1024).default(10 * 1024 * 1024),
   timestampToleranceSeconds: z.number().int().min(1).default(300),
   replayWindowSeconds: z.number().int().min(1).default(600),
@@ -108,6 +132,10 @@ export const serverConfigSchema = z.strictObject({
     // A pruned record is a forgotten signature: a replay of it would be accepted again.
     message: 'must be at least the replay window (replayWindowSeconds)',
     path: ['idempotencyRetentionHours'],
+  })
+  .refine((c) => (c.tlsCert === undefined) === (c.tlsKey === undefined), {
+    message: 'give both the certificate (tlsCert, --tls-cert) and its key (tlsKey, --tls-key), or neither',
+    path: ['tlsCert'],
   })
   .refine((c) => c.intake.perAddressBytes >= c.bodyLimitBytes && c.intake.totalBytes >= c.intake.perAddressBytes, {
     // Otherwise a body within the limit could never be read from a new connection.

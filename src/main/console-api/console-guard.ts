@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { acceptsHost, acceptsOrigin, describeAccess, LOOPBACK_ACCESS, type ConsoleAccess } from './console-access.ts';
 
 /** Why a console request is refused, before any handler sees it. */
 export interface Refusal {
@@ -8,14 +9,12 @@ export interface Refusal {
   headers?: Record<string, string>;
 }
 
-const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
-
 export const NO_TOKEN_HINT = 'open the console URL that serve printed (its #token=… part), or run `npm run cli -- console rotate-token` for a new one';
 
 /** DNS rebinding: a page of attacker.example resolving to 127.0.0.1 still sends its own Host. */
-export function checkHost(req: IncomingMessage): Refusal | null {
-  if (LOOPBACK_HOST.test(req.headers.host ?? '')) return null;
-  return { status: 421, code: 'misdirected_request', message: 'console answers only to a loopback Host name' };
+export function checkHost(req: IncomingMessage, access: ConsoleAccess = LOOPBACK_ACCESS): Refusal | null {
+  if (acceptsHost(access, req.headers.host ?? '')) return null;
+  return { status: 421, code: 'misdirected_request', message: describeAccess(access) };
 }
 
 /** The query string reaches logs and Referer headers: the token belongs in the fragment. */
@@ -33,9 +32,9 @@ export function checkNoQueryToken(url: URL): Refusal | null {
  * origin but the same site, so both `Origin` and `Sec-Fetch-Site: same-site` are refused; a
  * request without either (curl, scripts) is judged by its token alone.
  */
-export function checkOrigin(req: IncomingMessage): Refusal | null {
+export function checkOrigin(req: IncomingMessage, access: ConsoleAccess = LOOPBACK_ACCESS): Refusal | null {
   const origin = req.headers.origin;
-  if (origin !== undefined && origin.toLowerCase() !== `http://${(req.headers.host ?? '').toLowerCase()}`) {
+  if (origin !== undefined && !acceptsOrigin(access, origin, req.headers.host ?? '')) {
     return { status: 403, code: 'forbidden_origin', message: `requests from ${origin.slice(0, 100)} are refused: the console API answers only its own page` };
   }
   const site = req.headers['sec-fetch-site'];

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
@@ -10,6 +11,7 @@ import type { EventBus } from './events.ts';
 import { CONSOLE_CSP } from '../../shared/csp.ts';
 import { bearerToken, checkCaller, checkHost, checkNoQueryToken, checkOrigin, type Refusal } from './console-guard.ts';
 import { answerThenDrain, ClientAborted, readJsonBody } from './console-body.ts';
+import type { ConsoleAccess } from './console-access.ts';
 
 /** The endpoint's own limits (src/main/http/server.ts): a slow client is cut off the same way here. */
 export const CONSOLE_HEADERS_TIMEOUT_MS = 30_000;
@@ -24,6 +26,10 @@ export interface ConsoleServerOptions {
   events: EventBus;
   /** One line per noteworthy event (an aborted request, an unexpected error). */
   log?: (line: string) => void;
+  /** Team mode: HTTPS with this certificate and key (PEM); plain HTTP without. */
+  tls?: { cert: string | Buffer; key: string | Buffer } | null;
+  /** The Host names and origins answered (console-access.ts); loopback names only by default. */
+  access?: ConsoleAccess;
   /** Tests shorten these; the defaults are the endpoint's. */
   timeouts?: { headersMs: number; requestMs: number; checkEveryMs?: number };
 }
@@ -120,7 +126,7 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const crossSite = checkOrigin(req);
+    const crossSite = checkOrigin(req, options.access);
     if (crossSite) return refuse(req, res, crossSite, true);
     const address = req.socket.remoteAddress ?? null;
     // Sign-in comes before any token: its routes check their own input and limits.
@@ -173,30 +179,30 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     return content;
   }
 
-  const server = createServer(
-    // requireHostHeader off: a request without Host gets checkHost's refusal, as JSON, not Node's bare 400.
-    { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs ?? 30_000, requireHostHeader: false },
-    (req, res) => {
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '/', 'http://localhost');
-      } catch {
-        // `//` is a URL with an empty host: it once threw here, outside every catch, and ended the process.
-        return refuse(req, res, { status: 400, code: 'bad_request', message: 'the request target is not a valid path' }, false);
+  // requireHostHeader off: a request without Host gets checkHost's refusal, as JSON, not Node's bare 400.
+  const serverOptions = { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs ?? 30_000, requireHostHeader: false };
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      // `//` is a URL with an empty host: it once threw here, outside every catch, and ended the process.
+      return refuse(req, res, { status: 400, code: 'bad_request', message: 'the request target is not a valid path' }, false);
+    }
+    const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
+    const early = checkHost(req, options.access) ?? checkNoQueryToken(url);
+    if (early) return refuse(req, res, early, isApi);
+    (isApi ? api(req, res, url.pathname) : page(res, url.pathname)).catch((error: unknown) => {
+      if (error instanceof ClientAborted) {
+        log(`console: ${req.method} ${url.pathname} aborted by the client before its body was complete`);
+        return;
       }
-      const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
-      const early = checkHost(req) ?? checkNoQueryToken(url);
-      if (early) return refuse(req, res, early, isApi);
-      (isApi ? api(req, res, url.pathname) : page(res, url.pathname)).catch((error: unknown) => {
-        if (error instanceof ClientAborted) {
-          log(`console: ${req.method} ${url.pathname} aborted by the client before its body was complete`);
-          return;
-        }
-        log(`console: ${req.method} ${url.pathname} failed: ${(error as Error).stack ?? String(error)}`);
-        if (!res.headersSent) refuse(req, res, { status: 500, code: 'internal_error', message: 'console error; it has been logged' }, isApi);
-        else res.destroy();
-      });
-    },
-  );
-  return server;
+      log(`console: ${req.method} ${url.pathname} failed: ${(error as Error).stack ?? String(error)}`);
+      if (!res.headersSent) refuse(req, res, { status: 500, code: 'internal_error', message: 'console error; it has been logged' }, isApi);
+      else res.destroy();
+    });
+  };
+  // A failed handshake (plain HTTP sent to the TLS port, a client that distrusts the certificate)
+  // only closes that connection: Node emits tlsClientError and destroys the socket.
+  return options.tls ? createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, handle) : createServer(serverOptions, handle);
 }
