@@ -42,7 +42,7 @@ export default defineConfig({
   },
   preload: {
     // A sandboxed preload cannot require() modules: bundle everything into one CommonJS file.
-    build: { externalizeDeps: false, rollupOptions: { input: { index: resolve('src/preload/index.ts') }, output: { format: 'cjs' } } },
+    build: { externalizeDeps: false, rollupOptions: { input: { index: resolve('src/preload/index.ts'), team: resolve('src/preload/team.ts') }, output: { format: 'cjs' } } },
   },
   renderer: {
     root: resolve('src/renderer'),

@@ -9,9 +9,12 @@ import { alertNotification } from './window/alert-notification.ts';
 import { secretKeyPath } from './store/data-dir.ts';
 import { createIpcHandler, IPC_CALL, IPC_EVENT } from './console-api/ipc.ts';
 import { ownerCaller } from './console-api/operator-guard.ts';
+import { createTeamClient } from './team-client/team-client.ts';
+import { wireTeamShell, type TeamShell } from './team-client/team-shell.ts';
 
 // Composition root of the desktop app: wires the service into a secure window, decides nothing.
 let service: RunningService | undefined;
+let team: TeamShell | undefined;
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 if (!app.requestSingleInstanceLock()) {
@@ -26,7 +29,9 @@ if (!app.requestSingleInstanceLock()) {
   });
 
   app.on('web-contents-created', (_event, contents) => {
-    contents.on('will-navigate', (event) => event.preventDefault());
+    contents.on('will-navigate', (event, url) => {
+      if (!team?.allowsNavigation(contents, url)) event.preventDefault();
+    });
     contents.setWindowOpenHandler(({ url }) => {
       if (/^https?:\/\//.test(url)) void shell.openExternal(url);
       return { action: 'deny' };
@@ -50,7 +55,8 @@ if (!app.requestSingleInstanceLock()) {
     service.console.events.subscribe((event) => {
       if (win.isDestroyed()) return;
       win.webContents.send(IPC_EVENT, event);
-      const note = alertNotification(event, win.isFocused());
+      // While a team server is shown, its console alerts; this computer's own service stays quiet.
+      const note = team?.active() ? null : alertNotification(event, win.isFocused());
       if (note && Notification.isSupported()) {
         const shown = new Notification(note);
         shown.on('click', () => {
@@ -62,8 +68,12 @@ if (!app.requestSingleInstanceLock()) {
         shown.show();
       }
     });
-    win.once('ready-to-show', () => win.show());
+    team = wireTeamShell({ client: createTeamClient({ dataDir, keychain: safeStorage }), localWindow: win, rendererIndex, teamPreload: join(here, '../preload/team.cjs') });
+    win.once('ready-to-show', () => {
+      if (!team?.active()) win.show();
+    });
     await win.loadFile(rendererIndex);
+    team.start();
   });
 
   app.on('window-all-closed', () => app.quit());

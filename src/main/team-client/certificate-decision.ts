@@ -1,4 +1,4 @@
-import type { CertificateTrust } from '../../shared/team-server.ts';
+import type { CertificateTrust } from '../../shared/team-ipc.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 import { normalizeFingerprint, pinKey } from './fingerprint.ts';
 import type { Pins } from './pin-store.ts';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ApiResult } from '../../shared/console-api.ts';
-import type { TeamConnected, TeamServerProbe } from '../../shared/team-server.ts';
+import type { TeamConnected, TeamServerProbe } from '../../shared/team-ipc.ts';
 import { certificateVerdict, decideConnect, pinOf, trustOf } from './certificate-decision.ts';
 import { probeCertificate, type ProbeOptions } from './certificate-probe.ts';
 import { createPinStore } from './pin-store.ts';

@@ -17,6 +17,7 @@ import { ShortcutSheet } from './views/ShortcutSheet.tsx';
 import { UndoToast } from './views/UndoToast.tsx';
 import { canWrite } from './store/connection-slice.ts';
 import { HeaderPrefs } from './views/HeaderPrefs.tsx';
+import { TeamServer } from './views/TeamServer.tsx';
 import { ErrorBoundary } from './views/ErrorBoundary.tsx';
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
@@ -209,6 +210,7 @@ export function App() {
         <ConnectionStatus />
         <AlertControls />
         <OperatorBadge />
+        <TeamServer />
         <HeaderPrefs onShortcuts={() => setSheet(true)} />
       </header>
       {auth !== 'ok' && (

@@ -1,3 +1,4 @@
+import type { TeamDialogBridge } from '../../../shared/team-ipc.ts';
 import { createConsoleClient, type ApiResult, type ConsoleClient, type ConsoleEvent, type ConsoleMethod } from '../../../shared/console-api.ts';
 import { consoleToken, takeTokenFromUrl, tokenAccepted, tokenRefused } from './console-token.ts';
 import { openEventStream, type StreamState } from './event-stream.ts';
@@ -7,6 +8,8 @@ import { reconnectMaxMs, streamSilenceMs } from './timing.ts';
 interface PreloadBridge {
   call(method: ConsoleMethod, input: unknown): Promise<ApiResult<unknown>>;
   onEvent(listener: (event: ConsoleEvent) => void): () => void;
+  /** The Team server dialog's calls (src/preload/index.ts). */
+  team?: TeamDialogBridge;
 }
 
 declare global {

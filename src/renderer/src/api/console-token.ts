@@ -1,3 +1,5 @@
+import { forgetSession, keepSession, keptSession } from './team-session.ts';
+
 /**
  * The headless console's token (protocol section 9). `serve` prints it in the URL fragment, which
  * a browser never sends to a server; the page moves it into localStorage and out of the address
@@ -40,6 +42,9 @@ function moveTokenFromUrl(): boolean {
 /** Moves `#token=…` from the address bar into storage; call once, before the first API call. */
 export function takeTokenFromUrl(): void {
   moveTokenFromUrl();
+  // The desktop's window on a team server starts with empty storage: the session kept from the last run.
+  const kept = keptSession();
+  if (!localStorage.getItem(KEY) && kept !== null) localStorage.setItem(KEY, kept);
   if (!localStorage.getItem(KEY)) set('missing');
   // Opening the printed URL in a tab already on this page changes only the fragment, which
   // reloads nothing: start again with the new token.
@@ -55,6 +60,7 @@ export function consoleToken(): string | null {
 /** The server took `token`: a token kept in reserve is no longer needed. */
 export function tokenAccepted(token: string): void {
   if (localStorage.getItem(KEY) === token) localStorage.removeItem(PREVIOUS);
+  keepSession(token);
 }
 
 /**
@@ -62,6 +68,7 @@ export function tokenAccepted(token: string): void {
  * from before a new `#token=` comes back, and the page starts again with it.
  */
 export function tokenRefused(token: string | null): void {
+  forgetSession(token);
   if (token !== null && localStorage.getItem(KEY) === token) {
     const previous = localStorage.getItem(PREVIOUS);
     localStorage.removeItem(PREVIOUS);

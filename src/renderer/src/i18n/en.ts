@@ -1,6 +1,7 @@
 import { enIntegrate } from './en-integrate.ts';
 import { enTranscript } from './en-transcript.ts';
 import { enDeliveryActions } from './en-delivery-actions.ts';
+import { enTeamServer } from './en-team-server.ts';
 
 export const en = {
   app: { title: 'Switchboard', endpoint: 'Endpoint', theme: 'Theme', light: 'Light', dark: 'Dark', language: 'Language' },
@@ -236,6 +237,7 @@ export const en = {
     },
   },
   integrate: enIntegrate,
+  ...enTeamServer,
   error: { generic: 'Something went wrong: {{message}}', dismiss: 'Dismiss', viewFailed: 'This part of the console could not be displayed. The rest keeps working; reloading the page may help.', reload: 'Reload the page' },
   work: {
     darkTheme: 'Dark theme',

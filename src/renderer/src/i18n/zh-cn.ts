@@ -2,6 +2,7 @@ import type { Messages } from './en.ts';
 import { zhCNIntegrate } from './zh-cn-integrate.ts';
 import { zhCNTranscript } from './zh-cn-transcript.ts';
 import { zhCNDeliveryActions } from './zh-cn-delivery-actions.ts';
+import { zhCNTeamServer } from './zh-cn-team-server.ts';
 
 export const zhCN: Messages = {
   app: { title: 'Switchboard', endpoint: '接入地址', theme: '主题', light: '浅色', dark: '深色', language: '语言' },
@@ -234,6 +235,7 @@ export const zhCN: Messages = {
     },
   },
   integrate: zhCNIntegrate,
+  ...zhCNTeamServer,
   error: { generic: '出错了：{{message}}', dismiss: '关闭', viewFailed: '控制台的这一部分无法显示。其余部分仍可使用；重新加载页面可能有帮助。', reload: '重新加载页面' },
   work: {
     darkTheme: '深色主题',
