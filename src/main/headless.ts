@@ -35,6 +35,7 @@ const { consoleTokenAtStart } = await import('./console-api/console-token.ts');
 const { parsePort, UsageError } = await import('./cli/args.ts');
 const { planConsoleListener } = await import('./console-api/console-listener-plan.ts');
 const { urlHost } = await import('./console-api/console-access.ts');
+const { trustedProxiesOf } = await import('./console-api/client-address.ts');
 
 /** `npm run serve`: the message endpoint and the browser console, without Electron. */
 async function main(): Promise<void> {
@@ -47,13 +48,14 @@ async function main(): Promise<void> {
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'public-origin': { type: 'string' },
+      'trusted-proxy': { type: 'string', multiple: true },
       'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    console.log('usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--console-port 8788] [--console-host 127.0.0.1] [--tls-cert FILE --tls-key FILE | --public-origin https://NAME] [--data-dir DIR]');
+    console.log('usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--console-port 8788] [--console-host 127.0.0.1] [--tls-cert FILE --tls-key FILE | --public-origin https://NAME [--trusted-proxy ADDR]...] [--data-dir DIR]');
     return;
   }
   const dataDir = values['data-dir'] ?? defaultDataDir();
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
     tlsCert: values['tls-cert'] === undefined ? undefined : resolve(values['tls-cert']),
     tlsKey: values['tls-key'] === undefined ? undefined : resolve(values['tls-key']),
     publicOrigin: values['public-origin'],
+    trustedProxies: values['trusted-proxy'],
   });
   // Refused here, before the service opens the database: a wrong flag costs nothing.
   const listener = planConsoleListener(config, dataDir);
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
     log: (line) => console.error(line),
     tls: listener.tls,
     access: listener.access,
+    trustedProxies: trustedProxiesOf(config),
   });
   await new Promise<void>((done, reject) => {
     consoleServer.once('error', reject);

@@ -35,6 +35,11 @@ export const serverConfigSchema = z.strictObject({
   tlsKey: z.string().min(1).optional(),
   /** The https:// origin a TLS proxy in front of the console answers at; Host and Origin checks accept it. */
   publicOrigin: httpsOrigin.optional(),
+  /**
+   * Addresses of the proxies whose X-Forwarded-For names the caller (sign-in limits and the audit
+   * go by it). Unset: loopback when publicOrigin is set (a proxy on the same machine), else none.
+   */
+  trustedProxies: z.array(z.ipv4().or(z.ipv6())).max(64).optional(),
   bodyLimitBytes: z.number().int().min(1024).default(10 * 1024 * 1024),
   timestampToleranceSeconds: z.number().int().min(1).default(300),
   replayWindowSeconds: z.number().int().min(1).default(600),

@@ -12,6 +12,7 @@ import { CONSOLE_CSP } from '../../shared/csp.ts';
 import { bearerToken, checkCaller, checkHost, checkNoQueryToken, checkOrigin, type Refusal } from './console-guard.ts';
 import { answerThenDrain, ClientAborted, readJsonBody } from './console-body.ts';
 import type { ConsoleAccess } from './console-access.ts';
+import { clientAddress } from './client-address.ts';
 
 /** The endpoint's own limits (src/main/http/server.ts): a slow client is cut off the same way here. */
 export const CONSOLE_HEADERS_TIMEOUT_MS = 30_000;
@@ -30,6 +31,8 @@ export interface ConsoleServerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer } | null;
   /** The Host names and origins answered (console-access.ts); loopback names only by default. */
   access?: ConsoleAccess;
+  /** Proxies whose X-Forwarded-For names the caller (client-address.ts); none by default. */
+  trustedProxies?: ReadonlySet<string>;
   /** Tests shorten these; the defaults are the endpoint's. */
   timeouts?: { headersMs: number; requestMs: number; checkEveryMs?: number };
 }
@@ -91,6 +94,7 @@ function statusOf(code: string): number {
 const TOKEN_RECHECK_MS = 1000;
 
 export function createConsoleServer(options: ConsoleServerOptions): Server {
+  const trustedProxies = options.trustedProxies ?? new Set<string>();
   const log = options.log ?? (() => {});
   const timeouts = options.timeouts ?? { headersMs: CONSOLE_HEADERS_TIMEOUT_MS, requestMs: CONSOLE_REQUEST_TIMEOUT_MS };
 
@@ -128,7 +132,7 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
   async function api(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const crossSite = checkOrigin(req, options.access);
     if (crossSite) return refuse(req, res, crossSite, true);
-    const address = req.socket.remoteAddress ?? null;
+    const address = clientAddress(req, trustedProxies);
     // Sign-in comes before any token: its routes check their own input and limits.
     if (path.startsWith('/api/auth/')) return signInRoute(req, res, path.slice('/api/auth/'.length), options.accounts, address ?? 'unknown', refuse, data);
     const authorized = checkCaller(req, (token) => options.accounts.callerOf(token, address));
