@@ -33,6 +33,7 @@ const { secretKeyPath } = await import('./store/data-dir.ts');
 const { createConsoleServer } = await import('./console-api/console-server.ts');
 const { consoleTokenAtStart } = await import('./console-api/console-token.ts');
 const { parsePort, UsageError } = await import('./cli/args.ts');
+const { consoleOriginOf } = await import('./accounts/console-origin.ts');
 
 /** `npm run serve`: the message endpoint and the browser console, without Electron. */
 async function main(): Promise<void> {
@@ -56,7 +57,9 @@ async function main(): Promise<void> {
     host: values.host,
     consolePort: values['console-port'] === undefined ? undefined : parsePort(values['console-port'], '--console-port'),
   });
-  const service = await startService({ config, dataDir });
+  // Known once the console listens (its port may be 0 in the config); sign-in links made before cannot happen.
+  let consoleOrigin: string | null = null;
+  const service = await startService({ config, dataDir, consoleOrigin: () => consoleOrigin });
   const { token, replacedPlainToken } = consoleTokenAtStart(service.store.settings, secretKeyPath(dataDir));
   if (replacedPlainToken) console.error('console: the token stored in plain text by an older version was replaced by a hashed one; old console URLs stop working, use the one printed below');
   const rendererDir = join(ROOT, 'out', 'renderer');
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
     consoleServer.listen(config.consolePort, '127.0.0.1', () => resolve());
   });
   const consoleAddress = consoleServer.address() as AddressInfo;
+  consoleOrigin = consoleOriginOf(config, consoleAddress.port);
 
   console.log(`endpoint: ${service.endpointUrl}`);
   // The fragment is never sent to a server, so the token stays out of logs and Referer headers.

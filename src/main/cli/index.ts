@@ -13,6 +13,8 @@ import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
 import { enginesCommand } from './engines-commands.ts';
 import { consoleCommand } from './console-commands.ts';
+import { agentsCommand, AGENTS_USAGE } from './agents-commands.ts';
+import { consoleOriginOf } from '../accounts/console-origin.ts';
 import { processSendIo, sendCommand } from './send-command.ts';
 import { processReceiveIo, receiveCommand } from './receive-command.ts';
 
@@ -35,6 +37,7 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   kb import FILE          (JSON array of {question, answer}, or CSV with header question,answer)
   kb list
   console rotate-token    (a new console token; the old one stops working)
+${AGENTS_USAGE}
 integrator tools (no data folder needed; "npm run cli -- send --help" and "receive --help" say more):
   send --client ID --secret S [--endpoint URL] --event EVENT_TYPE
        [--from USER] [--from-type 1..4] [--to USER] [--group ID] [--at USER,...]
@@ -87,6 +90,15 @@ function configuredConsolePort(dataDir: string): number | null {
   }
 }
 
+/** Where sign-in links point: the config's public origin, else its console port on 127.0.0.1 (unknown when the port is 0: any free port). */
+function configuredConsoleOrigin(dataDir: string): string | null {
+  try {
+    return consoleOriginOf(loadServerConfig(dataDir));
+  } catch {
+    return null;
+  }
+}
+
 /** send and receive: integrator tools with their own flags, and no data folder or database. */
 async function integratorTool(command: 'send' | 'receive', argv: string[]): Promise<number> {
   try {
@@ -98,7 +110,7 @@ async function integratorTool(command: 'send' | 'receive', argv: string[]): Prom
   }
 }
 
-const COMMANDS = ['clients', 'console', 'deliveries', 'engines', 'kb'];
+const COMMANDS = ['agents', 'clients', 'console', 'deliveries', 'engines', 'kb'];
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
@@ -124,6 +136,10 @@ const OPTIONS = {
   retries: { type: 'string' },
   question: { type: 'string' },
   answer: { type: 'string' },
+  name: { type: 'string' },
+  role: { type: 'string' },
+  capacity: { type: 'string' },
+  origin: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -149,7 +165,7 @@ async function main(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
-    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use clients, console, deliveries, engines, kb, send or receive`);
+    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, clients, console, deliveries, engines, kb, send or receive`);
     store = createStore(openDatabase(databasePath(dataDir)));
     const now = Date.now();
     const out =
@@ -161,7 +177,9 @@ async function main(argv: string[]): Promise<number> {
             ? await enginesCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values)
             : group === 'console'
               ? consoleCommand(store, secretKeyPath(dataDir), configuredConsolePort(dataDir), rest)
-              : kbCommand(store, now, rest, values);
+              : group === 'agents'
+                ? agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
+                : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;
   } catch (error) {
