@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { cliAsync, spawnServe, type ServeProcess } from './helpers/processes.ts';
 
 /** A sign-in route or console call over HTTP, as the page makes it. */
-async function post(base: string, path: string, body: unknown, token?: string): Promise<{ status: number; json: { ok: boolean; value?: any; error?: { code: string } } }> {
+async function post(base: string, path: string, body: unknown, token?: string): Promise<{ status: number; json: { ok: boolean; value: { token: string }; error?: { code: string } } }> {
   const res = await fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   });
-  return { status: res.status, json: (await res.json()) as { ok: boolean; value?: any; error?: { code: string } } };
+  return { status: res.status, json: (await res.json()) as { ok: boolean; value: { token: string }; error?: { code: string } } };
 }
 
 describe('agents from the CLI while serve runs (team mode)', () => {
@@ -35,7 +35,7 @@ describe('agents from the CLI while serve runs (team mode)', () => {
     assert.ok(link.startsWith(`${base}/#sign-in-link=`), link);
     const chosen = await post(base, '/api/auth/usePasswordLink', { link: link.split('#sign-in-link=')[1], password: 'a long enough passphrase' });
     assert.equal(chosen.status, 200, JSON.stringify(chosen.json));
-    const token = chosen.json.value.token as string;
+    const token = chosen.json.value.token;
     assert.deepEqual((await post(base, '/api/whoAmI', {}, token)).json.value, { account: { id: 'ann', name: 'Ann Lee' }, role: 'agent', owner: false });
 
     const stream = await fetch(`${base}/api/events`, { headers: { authorization: `Bearer ${token}` } });

@@ -112,6 +112,8 @@ async function integratorTool(command: 'send' | 'receive', argv: string[]): Prom
 
 const COMMANDS = ['agents', 'clients', 'console', 'deliveries', 'engines', 'kb'];
 
+const AGENT_FLAGS = ['name', 'role', 'capacity', 'origin'];
+
 const OPTIONS = {
   'data-dir': { type: 'string' },
   secret: { type: 'string' },
@@ -152,7 +154,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // One option set serves every command: the suggestion comes from all of it.
     const group = argv.find((a) => COMMANDS.includes(a)) ?? 'npm run cli';
-    console.error(`error: ${flagError(error, group, Object.keys(OPTIONS), 'npm run cli -- --help (it lists every command and setting)').message}`);
+    // The agents' flags are suggested for agents only: "clients add --nope" does not mean --name.
+    const known = Object.keys(OPTIONS).filter((f) => group === 'agents' || !AGENT_FLAGS.includes(f));
+    console.error(`error: ${flagError(error, group, known, 'npm run cli -- --help (it lists every command and setting)').message}`);
     return 2;
   }
   const { values, positionals } = parsed;
