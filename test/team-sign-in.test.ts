@@ -262,7 +262,7 @@ describe('team mode over HTTP: sign-in, sessions, roles and revocation (protocol
       assert.deepEqual([self.status, self.json.error?.code], [400, 'self_protected'], method);
     }
     const list = (await call('listAgents', {}, admin)).json.value as unknown as Array<{ id: string; role: string; state: string; owner: boolean }>;
-    assert.deepEqual(list.filter((a) => a.id === 'olga' || a.id === 'jo').map((a) => [a.id, a.role, a.state, a.owner]), [['jo', 'admin', 'active', false], ['olga', 'admin', 'invited', true]]);
+    assert.deepEqual(list.filter((a) => a.id === 'olga' || a.id === 'jo').map((a) => [a.id, a.role, a.state, a.owner]), [['jo', 'admin', 'active', false], ['olga', 'admin', 'active', true]]);
     const renamed = await call('updateAgent', { id: 'ann', name: 'Ann L.', capacity: 2, role: 'admin' }, admin);
     assert.deepEqual([renamed.json.value.name, renamed.json.value.capacity, renamed.json.value.role], ['Ann L.', 2, 'admin']);
     const [row] = await audit('agent');

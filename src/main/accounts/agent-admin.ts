@@ -42,7 +42,8 @@ export function agentViews(accounts: AccountQueries, agents: Agent[], now: numbe
       name: a.name,
       role: a.role,
       capacity: a.capacity,
-      state: a.disabled ? 'disabled' : a.passwordHash === null ? 'invited' : 'active',
+      // The owner signs in through the desktop window or the console token: no password needed.
+      state: a.disabled ? 'disabled' : a.passwordHash === null && !a.owner ? 'invited' : 'active',
       owner: a.owner,
       presence: presenceOf?.(a.id) ?? 'unknown',
       lastSignInAt: seen?.lastSignInAt ?? null,
