@@ -181,4 +181,20 @@ describe('team sign-in in the browser (real Chromium against serve)', { skip }, 
     assert.deepEqual(agentAnswers.filter((a) => a.status === 403), [], 'the agent\'s console never asked for what its role may not');
     assert.deepEqual(a11y, [], 'axe: no serious or critical findings');
   });
+
+  it('too many failed sign-ins: the page says how long to wait (429), in the page\'s words', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(server.consoleBase);
+    await page.getByTestId('auth-problem').waitFor();
+    for (let i = 1; i <= 6; i++) {
+      await page.getByLabel('Account ID').fill('nobody');
+      await page.getByLabel('Password').fill(`guess number ${i}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const problem = page.getByTestId('sign-in-problem');
+      const expected = i <= 5 ? 'That account ID and password do not match an active account.' : 'Too many failed sign-ins. Wait 15 minutes, then try again.';
+      await problem.getByText(expected).waitFor();
+    }
+    await context.close();
+  });
 });
