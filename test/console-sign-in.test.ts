@@ -96,10 +96,16 @@ describe('team sign-in in the browser (real Chromium against serve)', { skip }, 
     assert.ok(agentAnswers.some((a) => a.path === '/api/whoAmI' && a.status === 200 && a.authorization === `Bearer ${token}`), 'and sent as a bearer token');
   });
 
-  it('sign-out returns to the sign-in page; a wrong password gets the page\'s words; the right one signs in again', async () => {
+  it('sign-out returns to the sign-in page (another tab of that session says it ended); a wrong password gets the page\'s words; the right one signs in again', async () => {
+    const otherTab = await agentContext.newPage();
+    await otherTab.goto(server.consoleBase);
+    await otherTab.getByTestId('account-menu').waitFor();
     await agent.getByTestId('account-menu').click();
     await agent.getByTestId('sign-out').click();
     await agent.getByTestId('signed-out').waitFor();
+    // Its event stream closed with the session: it learns at once, without a click.
+    await otherTab.getByTestId('session-ended').waitFor();
+    await otherTab.close();
     assert.equal(await agent.evaluate("localStorage.getItem('sb.consoleToken')"), null);
     await axeEverywhere(agent, 'sign-in', a11y);
 

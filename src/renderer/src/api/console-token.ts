@@ -29,6 +29,8 @@ export type AuthState = 'ok' | 'missing' | 'refused' | 'ended' | 'signed_out';
 let state: AuthState = 'ok';
 /** A one-time sign-in link taken from the address bar (`#sign-in-link=…`), kept only in memory. */
 let link: string | null = null;
+/** This page started with an agent's session: a token gone meanwhile (sign-out in another tab) is a session that ended. */
+let onSession = false;
 const listeners = new Set<() => void>();
 
 function set(next: AuthState): void {
@@ -63,6 +65,7 @@ function moveTokenFromUrl(): boolean {
 export function takeTokenFromUrl(): void {
   moveTokenFromUrl();
   link = takeFromHash(LINK_FRAGMENT);
+  onSession = localStorage.getItem(SESSION) !== null;
   const signedOut = sessionStorage.getItem(SIGNED_OUT) !== null;
   sessionStorage.removeItem(SIGNED_OUT);
   if (!localStorage.getItem(KEY)) set(signedOut ? 'signed_out' : 'missing');
@@ -129,6 +132,7 @@ export function tokenAccepted(token: string): void {
  * from before a new `#token=` comes back, and the page starts again with it.
  */
 export function tokenRefused(token: string | null): void {
+  if (token === null && onSession && localStorage.getItem(KEY) === null) return set('ended');
   if (token !== null && localStorage.getItem(KEY) === token && localStorage.getItem(SESSION) !== null) {
     // A session ends for good (sign-out elsewhere, 12 h idle, 30 days, disabled or reset): sign in again.
     localStorage.removeItem(KEY);
