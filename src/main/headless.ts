@@ -73,7 +73,9 @@ async function main(): Promise<void> {
   // Refused here, before the service opens the database: a wrong flag costs nothing.
   const listener = planConsoleListener(config, dataDir);
   for (const warning of listener.warnings) console.error(warning);
-  const service = await startService({ config, dataDir });
+  // Known once the console listens (its port may be 0 in the config); sign-in links made before cannot happen.
+  let consoleOrigin: string | null = null;
+  const service = await startService({ config, dataDir, consoleOrigin: () => consoleOrigin });
   const { token, replacedPlainToken } = consoleTokenAtStart(service.store.settings, secretKeyPath(dataDir));
   if (replacedPlainToken) console.error('console: the token stored in plain text by an older version was replaced by a hashed one; old console URLs stop working, use the one printed below');
   const rendererDir = join(ROOT, 'out', 'renderer');
@@ -92,6 +94,8 @@ async function main(): Promise<void> {
     consoleServer.listen(config.consolePort, listener.host, () => done());
   });
   const consoleAddress = consoleServer.address() as AddressInfo;
+  // The origin agents open: the public origin, or the https:// name the certificate covers, or loopback.
+  consoleOrigin = listener.originFor(consoleAddress.port);
 
   console.log(`endpoint: ${service.endpointUrl}`);
   // Behind a proxy the printed origin is the proxy's: say where the proxy should send requests.

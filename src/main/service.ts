@@ -60,6 +60,8 @@ export interface ServiceOptions {
   random?: () => number;
   /** Time source of the per-turn budget of due replies and delivery starts (tests count turns). */
   turnClock?: () => number;
+  /** The console's address as others open it (serve), for sign-in links; absent in the desktop app. */
+  consoleOrigin?: () => string | null;
 }
 
 export interface RunningService {
@@ -301,6 +303,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const consoleHandlers = createAllConsoleHandlers({
     consoleAccounts,
+    consoleOrigin: options.consoleOrigin,
     store,
     reads: reader.reads,
     writer,

@@ -15,9 +15,11 @@ import {
 import { decodeCursor } from './list-cursor.ts';
 import type { CommandLine, TranscriptEntry } from './console-transcript.ts';
 import type { Caller, Role } from './console-roles.ts';
+import { accountInputs, type AccountOutputs } from './console-accounts.ts';
 
 export * from './console-workspace.ts';
 export * from './console-transcript.ts';
+export * from './console-accounts.ts';
 
 /**
  * The one contract between the console (renderer) and the service (main). Each method has an
@@ -187,6 +189,7 @@ export const consoleInputs = {
   tryKb: z.object({ question: z.string().trim().min(1).max(2000) }),
   stats: z.object({ minutes: z.number().int().min(5).max(24 * 60).default(60) }),
   listEngines: z.object({}),
+  ...accountInputs,
 } as const;
 
 export type ConsoleMethod = keyof typeof consoleInputs;
@@ -318,7 +321,7 @@ export interface DashboardStats {
   now: { pending: number; dead: number; needsHuman: number };
 }
 
-export interface ConsoleOutputs {
+export interface ConsoleOutputs extends AccountOutputs {
   status: { endpoint: string; version: string };
   /** `account` is null only for an owner who has not said who they are yet. */
   whoAmI: { account: Operator | null; role: Role; owner: boolean };

@@ -55,6 +55,12 @@ export const METHOD_ROLES = {
   removeKb: ADMIN,
   importKb: ADMIN,
   listEngines: ADMIN,
+  listAgents: ADMIN,
+  addAgent: ADMIN,
+  updateAgent: ADMIN,
+  setAgentDisabled: ADMIN,
+  resetAgent: ADMIN,
+  removeAgent: ADMIN,
 } as const satisfies Record<ConsoleMethod, readonly Role[]>;
 
 /**

@@ -35,5 +35,8 @@ export interface SignInOutputs {
   usePasswordLink: SignedIn;
 }
 
+/** Protocol v1.2, team mode: a password has at least 12 characters (code points, as a person counts them). */
+export const PASSWORD_MIN = 12;
+
 /** Where a sign-in link takes the agent: the console page, with the link secret in the fragment. */
 export const LINK_FRAGMENT = 'sign-in-link';

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { PASSWORD_MIN } from '../../shared/sign-in-api.ts';
 
 /**
  * scrypt from node:crypto, run on libuv's thread pool (never on the event loop). N = 2^15, r = 8,
@@ -8,8 +9,8 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  */
 export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1, keyLength: 32, saltBytes: 16 } as const;
 
-/** Protocol v1.2, team mode: at least 12 characters. The upper bound keeps one hash's input small. */
-export const PASSWORD_MIN_CHARS = 12;
+/** Protocol v1.2, team mode: at least 12 characters (the page checks the same). The upper bound keeps one hash's input small. */
+export const PASSWORD_MIN_CHARS = PASSWORD_MIN;
 export const PASSWORD_MAX_CHARS = 1024;
 
 /** Why `password` cannot be used, or null. Counted in code points, as a person counts characters. */

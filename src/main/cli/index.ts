@@ -13,6 +13,9 @@ import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
 import { enginesCommand } from './engines-commands.ts';
 import { consoleCommand } from './console-commands.ts';
+import { planConsoleListener } from '../console-api/console-listener-plan.ts';
+import { agentsCommand, AGENTS_USAGE } from './agents-commands.ts';
+import { consoleOriginOf } from '../accounts/console-origin.ts';
 import { processSendIo, sendCommand } from './send-command.ts';
 import { processReceiveIo, receiveCommand } from './receive-command.ts';
 
@@ -35,6 +38,7 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   kb import FILE          (JSON array of {question, answer}, or CSV with header question,answer)
   kb list
   console rotate-token    (a new console token; the old one stops working)
+${AGENTS_USAGE}
 integrator tools (no data folder needed; "npm run cli -- send --help" and "receive --help" say more):
   send --client ID --secret S [--endpoint URL] --event EVENT_TYPE
        [--from USER] [--from-type 1..4] [--to USER] [--group ID] [--at USER,...]
@@ -87,6 +91,26 @@ function configuredConsolePort(dataDir: string): number | null {
   }
 }
 
+/**
+ * Where sign-in links point: the console `serve` prints with this data folder's config (its public
+ * origin, the https:// name its certificate covers, or its console port on 127.0.0.1); unknown
+ * when the port is 0 (any free port). A certificate the CLI cannot read falls back to the plain rule.
+ */
+function configuredConsoleOrigin(dataDir: string): string | null {
+  let config: ReturnType<typeof loadServerConfig>;
+  try {
+    config = loadServerConfig(dataDir);
+  } catch {
+    return null;
+  }
+  if (config.consolePort === 0 || config.publicOrigin) return consoleOriginOf(config);
+  try {
+    return planConsoleListener(config, dataDir).originFor(config.consolePort);
+  } catch {
+    return consoleOriginOf(config);
+  }
+}
+
 /** send and receive: integrator tools with their own flags, and no data folder or database. */
 async function integratorTool(command: 'send' | 'receive', argv: string[]): Promise<number> {
   try {
@@ -98,7 +122,9 @@ async function integratorTool(command: 'send' | 'receive', argv: string[]): Prom
   }
 }
 
-const COMMANDS = ['clients', 'console', 'deliveries', 'engines', 'kb'];
+const COMMANDS = ['agents', 'clients', 'console', 'deliveries', 'engines', 'kb'];
+
+const AGENT_FLAGS = ['name', 'role', 'capacity', 'origin'];
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
@@ -124,6 +150,10 @@ const OPTIONS = {
   retries: { type: 'string' },
   question: { type: 'string' },
   answer: { type: 'string' },
+  name: { type: 'string' },
+  role: { type: 'string' },
+  capacity: { type: 'string' },
+  origin: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -136,7 +166,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // One option set serves every command: the suggestion comes from all of it.
     const group = argv.find((a) => COMMANDS.includes(a)) ?? 'npm run cli';
-    console.error(`error: ${flagError(error, group, Object.keys(OPTIONS), 'npm run cli -- --help (it lists every command and setting)').message}`);
+    // The agents' flags are suggested for agents only: "clients add --nope" does not mean --name.
+    const known = Object.keys(OPTIONS).filter((f) => group === 'agents' || !AGENT_FLAGS.includes(f));
+    console.error(`error: ${flagError(error, group, known, 'npm run cli -- --help (it lists every command and setting)').message}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -149,7 +181,7 @@ async function main(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
-    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use clients, console, deliveries, engines, kb, send or receive`);
+    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, clients, console, deliveries, engines, kb, send or receive`);
     store = createStore(openDatabase(databasePath(dataDir)));
     const now = Date.now();
     const out =
@@ -161,7 +193,9 @@ async function main(argv: string[]): Promise<number> {
             ? await enginesCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values)
             : group === 'console'
               ? consoleCommand(store, secretKeyPath(dataDir), configuredConsolePort(dataDir), rest)
-              : kbCommand(store, now, rest, values);
+              : group === 'agents'
+                ? agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
+                : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;
   } catch (error) {

@@ -22,6 +22,8 @@ export interface AllHandlerDeps {
   store: Store;
   /** Sessions and sign-out (team mode). */
   consoleAccounts: ConsoleAccounts;
+  /** Where sign-in links point (serve's console address); null or absent in the desktop app. */
+  consoleOrigin?: () => string | null;
   /** The heavy reads: on the read thread, or in-process with config.readWorker off. */
   reads: Reads<ConsoleReads>;
   writer: MessageWriter;

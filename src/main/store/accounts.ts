@@ -85,6 +85,10 @@ export function accountQueries(db: Db) {
   const rename = db.prepare('UPDATE agents SET name = ?, updated_at = ? WHERE id = ?');
   const setRole = db.prepare('UPDATE agents SET role = ?, updated_at = ? WHERE id = ? AND owner = 0');
   const setCapacity = db.prepare('UPDATE agents SET capacity = ?, updated_at = ? WHERE id = ?');
+  const sessionActivity = db.prepare(
+    'SELECT agent_id, max(created_at) AS last, sum(ended_at IS NULL AND last_seen_at > ? AND created_at > ?) AS open FROM sessions GROUP BY agent_id',
+  );
+  const linkExpiry = db.prepare('SELECT agent_id, max(expires_at) AS expires FROM sign_in_links WHERE expires_at > ? GROUP BY agent_id');
   const endAll = db.prepare('UPDATE sessions SET ended_at = ?, ended_reason = ? WHERE agent_id = ? AND ended_at IS NULL RETURNING digest');
 
   return {
@@ -176,6 +180,20 @@ export function accountQueries(db: Db) {
     },
     endSession(digest: string, reason: string, now: number): boolean {
       return end.run(now, reason, digest).changes === 1;
+    },
+    /**
+     * Per agent: the newest session's start, the sessions still live (not ended, used after
+     * `seenAfter`, started after `startedAfter`), and when their pending link expires. For the
+     * admin's list: a few rows per agent, read in two statements whatever the number of agents.
+     */
+    activity(now: number, seenAfter: number, startedAfter: number): Map<string, { lastSignInAt: number | null; openSessions: number; linkExpiresAt: number | null }> {
+      const out = new Map<string, { lastSignInAt: number | null; openSessions: number; linkExpiresAt: number | null }>();
+      const entry = (id: string) => out.get(id) ?? out.set(id, { lastSignInAt: null, openSessions: 0, linkExpiresAt: null }).get(id)!;
+      for (const r of sessionActivity.all(seenAfter, startedAfter) as Array<{ agent_id: string; last: number; open: number }>) {
+        Object.assign(entry(r.agent_id), { lastSignInAt: r.last, openSessions: r.open });
+      }
+      for (const r of linkExpiry.all(now) as Array<{ agent_id: string; expires: number }>) entry(r.agent_id).linkExpiresAt = r.expires;
+      return out;
     },
     /** Ends every open session of the agent; the digests ended, so their event streams can be closed. */
     endSessionsOf(agentId: string, reason: string, now: number): string[] {

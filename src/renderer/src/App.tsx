@@ -1,8 +1,7 @@
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole } from './store/index.ts';
 import { subscribe } from './api/bridge.ts';
-import { authState, onAuthChange } from './api/console-token.ts';
 import { i18n } from './i18n/index.ts';
 import { ConversationList } from './views/ConversationList.tsx';
 import { Transcript } from './views/Transcript.tsx';
@@ -12,7 +11,8 @@ import { assertNever } from '../../shared/assert-never.ts';
 import { isShortcut, isTyping } from './keyboard.ts';
 import { ConnectionStatus } from './views/ConnectionStatus.tsx';
 import { AlertControls } from './views/AlertControls.tsx';
-import { OperatorBadge, OperatorDialog } from './views/Operator.tsx';
+import { OperatorDialog } from './views/Operator.tsx';
+import { AccountMenu } from './views/AccountMenu.tsx';
 import { ShortcutSheet } from './views/ShortcutSheet.tsx';
 import { UndoToast } from './views/UndoToast.tsx';
 import { canWrite } from './store/connection-slice.ts';
@@ -71,7 +71,6 @@ export function App() {
   const theme = useConsole((s) => s.theme);
   const endpoint = useConsole((s) => s.endpoint);
   const error = useConsole((s) => s.error);
-  const auth = useSyncExternalStore(onAuthChange, authState);
   const searchRef = useRef<HTMLInputElement>(null);
   const composeRef = useRef<HTMLTextAreaElement>(null);
   const unreadTotal = useConsole((s) => s.unreadTotal);
@@ -209,16 +208,12 @@ export function App() {
         </span>
         <ConnectionStatus />
         <AlertControls />
-        <OperatorBadge />
+        <AccountMenu />
         <TeamServer />
         <HeaderPrefs onShortcuts={() => setSheet(true)} />
       </header>
-      {auth !== 'ok' && (
-        <div role="alert" className="error" data-testid="auth-problem">
-          {t(`auth.${auth}`)}
-        </div>
-      )}
-      {error && auth === 'ok' && (
+      {/* A tab without a token the service takes shows the sign-in page instead (Root.tsx). */}
+      {error && (
         <div role="alert" className="error">
           <span>{t('error.generic', { message: error })}</span>
           <button type="button" className="dismiss" onClick={() => setError(null)}>

@@ -2,6 +2,7 @@ import type { StateCreator } from 'zustand';
 import type { ClientView, ConsoleOutputs, DashboardStats, KbEntryView } from '../../../shared/console-api.ts';
 import { api } from '../api/bridge.ts';
 import type { ConsoleState } from './index.ts';
+import { allowed } from './accounts-slice.ts';
 
 export interface ClientsSlice {
   clients: ClientView[];
@@ -46,6 +47,7 @@ export const clientsSlice: Slice<ClientsSlice> = (set, get) => ({
   clientsLoaded: false,
   freshSecret: null,
   async loadClients() {
+    if (!allowed(get(), 'listClients')) return;
     const r = await api.listClients({});
     if (!r.ok) return set({ error: r.error.message });
     const first = !get().clientsLoaded;

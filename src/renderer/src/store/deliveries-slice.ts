@@ -4,6 +4,7 @@ import { deliveryStatus, tryStatus, type DeliveryStatus } from '../../../shared/
 import { api } from '../api/bridge.ts';
 import { operatorWrite } from './operator-write.ts';
 import type { ConsoleState } from './index.ts';
+import { allowed } from './accounts-slice.ts';
 
 /** How a retried delivery's next attempt went; `sending` until it is recorded, `waiting` once we stopped looking. */
 export type RetryResult =
@@ -188,6 +189,7 @@ export const deliveriesSlice: Slice<DeliveriesSlice> = (set, get, store) => {
       void get().loadDeliveries({ fresh: true });
     },
     async loadDeliveries(options = {}) {
+      if (!allowed(get(), 'listDeliveries')) return;
       const { clientId, states } = get().deliveryFilter;
       const r = await api.listDeliveries({ clientId, states, limit: 1000 });
       if (!r.ok) return set({ error: r.error.message });

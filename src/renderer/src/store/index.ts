@@ -10,8 +10,9 @@ import { connectionSlice, type ConnectionSlice } from './connection-slice.ts';
 import { alertsSlice, type AlertsSlice } from './alerts-slice.ts';
 import { conversationsSlice, type ConversationsSlice } from './conversations-slice.ts';
 import { transcriptSlice, type TranscriptSlice } from './transcript-slice.ts';
+import { accountsSlice, allowed, type AccountsSlice } from './accounts-slice.ts';
 
-export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start';
+export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start' | 'agents';
 export type Theme = 'light' | 'dark';
 
 interface UiSlice {
@@ -35,7 +36,7 @@ interface RequestsSlice {
 }
 
 export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice &
-  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice;
+  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -67,6 +68,7 @@ const requestsSlice: Slice<RequestsSlice> = (set, get) => ({
     void get().loadRequests();
   },
   async loadRequests() {
+    if (!allowed(get(), 'listRequests')) return;
     const r = await api.listRequests({ onlyFailed: get().onlyFailed, ...requestQuery(get().requestFilter), limit: 500 });
     if (r.ok) set({ requests: r.value });
     else set({ error: r.error.message });
@@ -88,4 +90,5 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...cannedSlice(...a),
   ...connectionSlice(...a),
   ...alertsSlice(...a),
+  ...accountsSlice(...a),
 }));

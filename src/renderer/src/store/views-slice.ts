@@ -132,6 +132,8 @@ export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
         return void s.loadClients();
       case 'kb':
         return void s.loadKb();
+      case 'agents':
+        return void Promise.all([s.loadAgents(), s.loadAudit()]);
       default:
         return assertNever(view);
     }

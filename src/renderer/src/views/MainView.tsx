@@ -1,5 +1,6 @@
 import type { View } from '../store/index.ts';
 import { assertNever } from '../../../shared/assert-never.ts';
+import { Agents } from './Agents.tsx';
 import { Clients } from './Clients.tsx';
 import { Dashboard } from './Dashboard.tsx';
 import { Deliveries } from './Deliveries.tsx';
@@ -25,6 +26,8 @@ export function MainView({ view }: { view: Exclude<View, 'conversations'> }) {
       return <KnowledgeBase />;
     case 'start':
       return <FirstRun />;
+    case 'agents':
+      return <Agents />;
     default:
       return assertNever(view, 'view');
   }

@@ -2,8 +2,23 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConsole, type View } from '../store/index.ts';
 import { i18n } from '../i18n/index.ts';
+import type { ConsoleMethod } from '../../../shared/console-api.ts';
+import { mayCall } from '../../../shared/console-roles.ts';
 
-const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb'];
+const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'agents'];
+
+/** The method a view cannot do without: a view its caller may not call (METHOD_ROLES) is not offered. */
+const NEEDS: Record<View, ConsoleMethod> = {
+  conversations: 'listConversations',
+  needs_you: 'listConversations',
+  deliveries: 'listDeliveries',
+  dashboard: 'stats',
+  requests: 'listRequests',
+  clients: 'listClients',
+  kb: 'listKb',
+  start: 'addClient',
+  agents: 'listAgents',
+};
 
 /** Runs `fn` at most every `ms`, and once more after the last call. */
 function throttle(fn: () => void, ms: number): () => void {
@@ -27,7 +42,7 @@ function throttle(fn: () => void, ms: number): () => void {
 }
 
 const label = (t: (k: string) => string, v: View): string =>
-  v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
+  v === 'agents' ? t('accounts.nav') : v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
 
 /** The view switcher, with the needs-you count; also keeps <html lang> on the chosen language. */
 export function Nav() {
@@ -38,6 +53,8 @@ export function Nav() {
   // The queue comes a page at a time: with more pages to come, the count is a lower bound.
   const more = useConsole((s) => s.needsYouCursor !== null);
   const noClients = useConsole((s) => s.clientsLoaded && s.clients.length === 0);
+  const role = useConsole((s) => s.me.role);
+  const may = (v: View): boolean => mayCall(role, NEEDS[v]);
 
   useEffect(() => {
     const follow = (lng: string): void => void (document.documentElement.lang = lng);
@@ -60,7 +77,7 @@ export function Nav() {
     });
   }, []);
 
-  const views = view === 'start' || noClients ? (['start', ...VIEWS] as View[]) : VIEWS;
+  const views = (view === 'start' || noClients ? (['start', ...VIEWS] as View[]) : VIEWS).filter(may);
   return (
     <nav aria-label={t('views.nav.label')}>
       {views.map((v) => (

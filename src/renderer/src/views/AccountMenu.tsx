@@ -1,0 +1,53 @@
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useConsole } from '../store/index.ts';
+import { Avatar } from './Avatar.tsx';
+import { OperatorBadge } from './Operator.tsx';
+
+const MENU_ID = 'account-menu';
+
+/**
+ * The header's "who is signed in": an agent's session shows their name and role, with a menu to
+ * sign out; the installation's owner (desktop window, the console URL serve printed) keeps the
+ * operator badge, where they say who they are.
+ */
+export function AccountMenu() {
+  const { t } = useTranslation();
+  const me = useConsole((s) => s.me);
+  const loadMe = useConsole((s) => s.loadMe);
+  const signOut = useConsole((s) => s.signOut);
+  const button = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
+  useEffect(() => void loadMe(), [loadMe]);
+  useEffect(() => {
+    const el = menu.current;
+    if (!el) return;
+    // Under its button, right edges aligned (a popover sits in the top layer, outside the header's flow).
+    const place = (e: Event): void => {
+      if ((e as ToggleEvent).newState !== 'open' || !button.current) return;
+      const r = button.current.getBoundingClientRect();
+      el.style.top = `${Math.round(r.bottom + 6)}px`;
+      el.style.right = `${Math.round(document.documentElement.clientWidth - r.right)}px`;
+    };
+    el.addEventListener('beforetoggle', place);
+    return () => el.removeEventListener('beforetoggle', place);
+  });
+  if (me.owner || !me.account) return <OperatorBadge />;
+  const role = t(`accounts.role.${me.role}`);
+  return (
+    <>
+      <button type="button" ref={button} className="operator account" popoverTarget={MENU_ID} data-testid="account-menu">
+        <Avatar id={`op:${me.account.id}`} name={me.account.name} size="sm" />
+        <span className="ellipsis">{me.account.name}</span>
+        <span className="badge">{role}</span>
+        <span className="sr-only">{t('accounts.menu.button')}</span>
+      </button>
+      <div id={MENU_ID} ref={menu} popover="auto" className="account-menu">
+        <p>{t('accounts.menu.signedInAs', { name: me.account.name, id: me.account.id })}</p>
+        <button type="button" onClick={() => void signOut()} data-testid="sign-out">
+          {t('accounts.menu.signOut')}
+        </button>
+      </div>
+    </>
+  );
+}
