@@ -1,6 +1,7 @@
 import { enIntegrate } from './en-integrate.ts';
 import { enTranscript } from './en-transcript.ts';
 import { enDeliveryActions } from './en-delivery-actions.ts';
+import { enTeam } from './en-team.ts';
 
 export const en = {
   app: { title: 'Switchboard', endpoint: 'Endpoint', theme: 'Theme', light: 'Light', dark: 'Dark', language: 'Language' },
@@ -438,6 +439,7 @@ export const en = {
     refused: 'The console token was refused: it was rotated or is wrong. Open the console URL that `npm run serve` printed, or run `npm run cli -- console rotate-token` and add the #token=… it prints to this address.',
   },
   deliveryActions: enDeliveryActions,
+  team: enTeam,
 };
 
 export type Messages = typeof en;

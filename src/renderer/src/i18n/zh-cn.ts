@@ -2,6 +2,7 @@ import type { Messages } from './en.ts';
 import { zhCNIntegrate } from './zh-cn-integrate.ts';
 import { zhCNTranscript } from './zh-cn-transcript.ts';
 import { zhCNDeliveryActions } from './zh-cn-delivery-actions.ts';
+import { zhCNTeam } from './zh-cn-team.ts';
 
 export const zhCN: Messages = {
   app: { title: 'Switchboard', endpoint: '接入地址', theme: '主题', light: '浅色', dark: '深色', language: '语言' },
@@ -431,4 +432,5 @@ export const zhCN: Messages = {
     refused: '控制台令牌被拒绝：它已轮换或不正确。请打开 `npm run serve` 打印的控制台地址，或运行 `npm run cli -- console rotate-token`，把它打印的 #token=… 加到本地址后面。',
   },
   deliveryActions: zhCNDeliveryActions,
+  team: zhCNTeam,
 };

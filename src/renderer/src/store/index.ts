@@ -10,6 +10,7 @@ import { connectionSlice, type ConnectionSlice } from './connection-slice.ts';
 import { alertsSlice, type AlertsSlice } from './alerts-slice.ts';
 import { conversationsSlice, type ConversationsSlice } from './conversations-slice.ts';
 import { transcriptSlice, type TranscriptSlice } from './transcript-slice.ts';
+import { teamSlice, type TeamSlice } from './team-slice.ts';
 
 export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start';
 export type Theme = 'light' | 'dark';
@@ -35,7 +36,7 @@ interface RequestsSlice {
 }
 
 export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice &
-  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice;
+  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & TeamSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -88,4 +89,5 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...cannedSlice(...a),
   ...connectionSlice(...a),
   ...alertsSlice(...a),
+  ...teamSlice(...a),
 }));
