@@ -73,7 +73,8 @@ export function createTeam(deps: TeamDeps) {
 
   /** Tells `assignee` a conversation is theirs now (not when they took it themselves). */
   function announceAssigned(conversationId: string, assignee: string, by: Operator | null): void {
-    events.emit({ type: 'assigned', conversationId, assignee, by, ...labelOf(conversationId), recipients: [assignee] });
+    // The operator as named, never the address their call came from (that stays in the audit).
+    events.emit({ type: 'assigned', conversationId, assignee, by: by && { id: by.id, name: by.name }, ...labelOf(conversationId), recipients: [assignee] });
   }
 
   const autoAssign = createAutoAssign({

@@ -17,3 +17,12 @@ test('nothing while the operator is looking at the window, and nothing for other
   assert.equal(alertNotification({ type: 'conversation', conversationId: 'c_1' }, false), null);
   assert.equal(alertNotification({ type: 'delivery', conversationId: 'c_1', state: 'dead' }, false), null);
 });
+
+test('team mode: a conversation given to the owner, and a colleague\'s note naming them, notify too', () => {
+  const assigned = { type: 'assigned', conversationId: 'c_1', assignee: 'boss', by: { id: 'ann', name: 'Ann' }, said: 'refund?', recipients: ['boss'] } as const;
+  assert.deepEqual(alertNotification(assigned, false), { title: 'Switchboard: Ann assigned you a conversation', body: 'refund?', silent: false });
+  assert.equal(alertNotification({ ...assigned, by: null }, false)?.title, 'Switchboard: A conversation was assigned to you');
+  const mention = { type: 'mention', conversationId: 'c_1', noteId: 3, by: { id: 'ann', name: 'Ann' }, text: '@boss look', recipients: ['boss'] } as const;
+  assert.deepEqual(alertNotification(mention, false), { title: 'Switchboard: Ann mentioned you in a note', body: '@boss look', silent: false });
+  assert.equal(alertNotification(mention, true), null);
+});
