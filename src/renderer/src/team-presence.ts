@@ -30,7 +30,10 @@ export function useTeamPresence(): void {
     const onVisible = (): void => void useConsole.getState().heartbeat();
     document.addEventListener('visibilitychange', onVisible);
     const stop = useConsole.subscribe((now, before) => {
-      if (now.selectedId !== before.selectedId || now.view !== before.view) void now.heartbeat();
+      if (now.selectedId === before.selectedId && now.view === before.view) return;
+      // Another conversation, or away from them: what was being typed is not being typed now.
+      if (now.typingIn !== null && now.typingIn !== now.selectedId) now.stopTyping();
+      void now.heartbeat();
     });
     return () => {
       clearInterval(beat);

@@ -38,6 +38,8 @@ export interface TeamSlice {
   setIdle(idle: boolean): void;
   /** A key in the compose box of `conversationId`: "typing" now, cleared after a pause. */
   noteTyping(conversationId: string): void;
+  /** The draft went out, or the agent moved on: no longer "typing". */
+  stopTyping(): void;
   /** Sends the whole state now (on a change, and every heartbeatEveryMs). */
   heartbeat(): Promise<void>;
   assign(conversationId: string, agentId: string | null): Promise<void>;
@@ -139,13 +141,16 @@ export const teamSlice: Slice<TeamSlice> = (set, get) => {
     },
     noteTyping(conversationId) {
       if (typingTimer) clearTimeout(typingTimer);
-      typingTimer = setTimeout(() => {
-        typingTimer = null;
-        set({ typingIn: null });
-        void get().heartbeat();
-      }, TEAM_TIMING.typingIdleMs);
+      typingTimer = setTimeout(() => get().stopTyping(), TEAM_TIMING.typingIdleMs);
       if (get().typingIn === conversationId) return;
       set({ typingIn: conversationId });
+      void get().heartbeat();
+    },
+    stopTyping() {
+      if (typingTimer) clearTimeout(typingTimer);
+      typingTimer = null;
+      if (get().typingIn === null) return;
+      set({ typingIn: null });
       void get().heartbeat();
     },
     async heartbeat() {
@@ -196,6 +201,7 @@ export const teamSlice: Slice<TeamSlice> = (set, get) => {
       );
       set({ sending: false });
       if (!sent) return false;
+      get().stopTyping();
       set((s) => ({ drafts: { ...s.drafts, [conversationId]: (s.drafts[conversationId] ?? '') === draft ? '' : (s.drafts[conversationId] ?? '') } }));
       get().noteDraftStart(conversationId, get().drafts[conversationId] ?? '');
       if (sent.mentioned.length > 0) get().announce(i18n.t('team.note.mentioned', { names: sent.mentioned.map(nameOf).join(', ') }));

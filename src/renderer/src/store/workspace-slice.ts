@@ -186,6 +186,7 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
       // Only the text that was sent leaves the box: what the operator typed while it was on its way stays.
       set((s) => ({ drafts: { ...s.drafts, [conversationId]: (s.drafts[conversationId] ?? '') === draft ? '' : (s.drafts[conversationId] ?? '') }, suggestion: s.suggestion?.conversationId === conversationId ? null : s.suggestion }));
       get().noteDraftStart(conversationId, get().drafts[conversationId] ?? '');
+      get().stopTyping();
       await refresh();
       return true;
     },

@@ -18,14 +18,40 @@ export function useActivityText(conversationId: string): { text: string; typing:
   return null;
 }
 
-/** In the conversation's header and its list row: "Ann is viewing", "Ann is typing a reply". */
-export function ActivityNote({ conversationId, compact = false }: { conversationId: string; compact?: boolean }) {
+/** In the conversation's header: "Ann is viewing", "Ann is typing a reply". */
+export function ActivityNote({ conversationId }: { conversationId: string }) {
   const shown = useActivityText(conversationId);
   if (!shown) return null;
   return (
-    <span className={`activity${shown.typing ? ' typing' : ''}${compact ? ' compact' : ''}`} data-testid="activity" title={shown.text}>
+    <span className={`activity${shown.typing ? ' typing' : ''}`} data-testid="activity" title={shown.text}>
       <span className="activity-mark" aria-hidden="true" />
       <span className="activity-text">{shown.text}</span>
+    </span>
+  );
+}
+
+/**
+ * On a list row: someone typing takes the place of the last line, as chat apps show it; someone
+ * only looking is a mark among the badges (its words for screen readers and on hover).
+ */
+export function RowActivity({ conversationId, children }: { conversationId: string; children: React.ReactNode }) {
+  const shown = useActivityText(conversationId);
+  if (!shown) return <span className="last">{children}</span>;
+  if (shown.typing) {
+    return (
+      <span className="last activity typing" data-testid="activity" title={shown.text}>
+        <span className="activity-mark" aria-hidden="true" />
+        <span className="activity-text">{shown.text}</span>
+      </span>
+    );
+  }
+  return (
+    <span className="last">
+      <span className="activity viewing-mark" data-testid="activity" title={shown.text}>
+        <span className="activity-mark" aria-hidden="true" />
+        <span className="sr-only">{shown.text}</span>
+      </span>
+      {children}
     </span>
   );
 }

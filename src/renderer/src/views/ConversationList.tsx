@@ -10,7 +10,7 @@ import { StateBadge } from './StateBadge.tsx';
 import { conversationTitle, refBeside, titleHover } from '../../../shared/console-display.ts';
 import { useNow, When } from './relative-time.tsx';
 import { AssignmentTabs, RowAssignee } from './ListTeam.tsx';
-import { ActivityNote } from './Activity.tsx';
+import { RowActivity } from './Activity.tsx';
 
 /** Every row is this tall (the virtual list does not measure them). */
 const ROW_HEIGHT = 64;
@@ -176,9 +176,8 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
                     </small>
                   </span>
                   <When at={c.lastMessageAt} now={now} className="when" />
-                  <span className="last">{previewOf(t, c)}</span>
+                  <RowActivity conversationId={c.id}>{previewOf(t, c)}</RowActivity>
                   <span className="badges">
-                    <ActivityNote conversationId={c.id} compact />
                     <RowAssignee id={c.assignee ?? null} />
                     {c.unread > 0 && (
                       <span className="badge unread" title={t('views.list.unread', { count: c.unread })}>
