@@ -220,6 +220,26 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await waitFor('Omar told', async () => (await liveText(omar))?.includes(`Assigned to you: ${visitor}`));
   });
 
+  it('ten minutes without input make an agent away, by themselves; a key brings them back', async () => {
+    const token = await signedInAgent(base, h.admin, 'lee', 'Lee', h.clock.now(), { capacity: 0 });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
+    contexts.push(context);
+    await context.addInitScript(`localStorage.setItem('sb.consoleToken', ${JSON.stringify(token)})`);
+    const lee = await context.newPage();
+    await lee.clock.install();
+    await lee.goto(`${base}/`);
+    await lee.locator('[data-testid=presence-button]').waitFor();
+    const presence = () => h.service.console.team.members().find((m) => m.id === 'lee')?.presence;
+    await waitFor('Lee online', async () => presence() === 'online');
+    await lee.clock.fastForward('09:59');
+    assert.equal(presence(), 'online', 'nine minutes and 59 seconds: still here');
+    await lee.clock.fastForward('00:31');
+    await waitFor('Lee away', async () => presence() === 'away');
+    await lee.locator('[data-testid=presence-button] [data-presence=away]').waitFor();
+    await lee.keyboard.press('Shift');
+    await waitFor('Lee back', async () => presence() === 'online');
+  });
+
   it('in Chinese too: the team views pass axe in both themes', async () => {
     await chooseLanguage(omar, 'zh-CN');
     await omar.locator('[data-testid=assignment-tabs] [data-assignment=mine]:has-text("我的")').waitFor();
