@@ -79,12 +79,13 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await h?.stop();
   });
 
-  it('both see a new conversation within 1 s, and auto-assignment gives it to one of them', async () => {
+  it('both see a new conversation within 1 s, and auto-assignment gives it to one of them', async (t) => {
     const sent = Date.now();
     assert.equal((await visit('I was charged twice, can a person help?')).status, 200);
     await Promise.all([listRow(ann, visitor).waitFor(), listRow(omar, visitor).waitFor()]);
     const tookMs = Date.now() - sent;
     assert.ok(tookMs < 1000, `both lists showed it ${tookMs} ms after it was sent`);
+    t.diagnostic(`both lists showed the new conversation ${tookMs} ms after the request was answered`);
     // Equal load: Ann (first by id). Both rows name her, with her presence.
     for (const page of [ann, omar]) await listRow(page, visitor).locator('[data-testid=row-assignee][data-assignee=ann]').waitFor();
     await ann.click('[data-testid=assignment-tabs] [data-assignment=mine]');
