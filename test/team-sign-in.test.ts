@@ -101,7 +101,7 @@ describe('team mode over HTTP: sign-in, sessions, roles and revocation (protocol
     const { link, agent } = added.json.value;
     assert.equal(link.url, null, 'this service has no console address others open: the link is its fragment');
     assert.match(link.fragment, /^#sign-in-link=[A-Za-z0-9_-]{43}$/);
-    assert.deepEqual({ state: agent.state, role: agent.role, presence: agent.presence }, { state: 'invited', role: 'agent', presence: 'unknown' });
+    assert.deepEqual({ state: agent.state, role: agent.role, presence: agent.presence }, { state: 'invited', role: 'agent', presence: 'offline' });
     const secret = (link.fragment as string).split('=')[1]!;
     const info = await post('/api/auth/linkInfo', { link: secret });
     assert.deepEqual({ status: info.status, id: info.json.value.id, name: info.json.value.name }, { status: 200, id: 'ann', name: 'Ann Lee' });

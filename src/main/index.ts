@@ -52,6 +52,7 @@ if (!app.requestSingleInstanceLock()) {
     const ipc = createIpcHandler(service.console.handlers, rendererIndex, () => ownerCaller(accounts, null));
     ipcMain.handle(IPC_CALL, (event, method: unknown, input: unknown) => ipc(event.senderFrame?.url, method, input));
     const win = new BrowserWindow(consoleWindowOptions(join(here, '../preload/index.cjs')));
+    // The window is the owner's console: in team mode it gets the owner's own alerts, assignments and mentions.
     service.console.events.subscribe((event) => {
       if (win.isDestroyed()) return;
       win.webContents.send(IPC_EVENT, event);
@@ -67,7 +68,7 @@ if (!app.requestSingleInstanceLock()) {
         });
         shown.show();
       }
-    });
+    }, { caller: () => ownerCaller(accounts, null) });
     team = wireTeamShell({ client: createTeamClient({ dataDir, keychain: safeStorage }), localWindow: win, rendererIndex, teamPreload: join(here, '../preload/team.cjs') });
     win.once('ready-to-show', () => {
       if (!team?.active()) win.show();

@@ -40,6 +40,7 @@ import { ownerCaller } from './console-api/operator-guard.ts';
 import { boundTo, type OwnerHandlers } from './console-api/bound-handlers.ts';
 import type { ConsoleHandlers } from '../shared/console-api.ts';
 import { createIntakeBudget } from './http/intake-budget.ts';
+import { createTeam, type Team } from './team/team-service.ts';
 
 export interface ServiceOptions {
   config: ServerConfig;
@@ -78,6 +79,8 @@ export interface RunningService {
     accounts: ConsoleAccounts;
     /** The handlers called as the installation's owner (the desktop window's caller), for in-process callers and tests. */
     asOwner: OwnerHandlers;
+    /** The team workflow's live side: presence, auto-assignment, routing of alerts (team mode). */
+    team: Team;
   };
   /** Sends a dead delivery again with a fresh retry schedule, or one waiting for a retry now; false otherwise. */
   retryDelivery(id: number): Promise<boolean>;
@@ -127,7 +130,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   replay.load(store.idempotency.signaturesSince(clock.now() - config.replayWindowSeconds * 1000));
   const metrics = createMetrics();
   const events = createEventBus();
-  const alert = createAlerts(store, events);
+  // Team mode routes each alert (its assignee, auto-assignment, the queue's watchers); alone, every console gets it.
+  const team = createTeam({ store, writer, clock, events, config: config.team, raise: createAlerts(store, events), log });
+  const alert = team.needsHuman;
+  const stopWatchingStreams = events.watchStreams((agentId) => team.streamOpened(agentId));
   const loadEngine = (name: string) => {
     const row = store.engines.get(name);
     if (!row) return undefined;
@@ -322,7 +328,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     engineTimeoutMs: config.engineTimeoutMs,
     fallbackText: config.fallbackText,
     contextLines: 50,
+    team,
+    presenceOf: (agentId) => team.presenceOf(agentId),
   });
+  team.start();
   async function retryDelivery(id: number): Promise<boolean> {
     const result = await writer.submit({ kind: 'delivery_retry', deliveryId: id, now: clock.now() });
     const changed = result?.kind === 'changed' && result.count > 0;
@@ -342,6 +351,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     { name: 'replies being made', busy: () => scheduler.firing(), settled: () => scheduler.fireEnded() },
     { name: 'delivery attempts in flight', busy: () => outbox.busy(), settled: () => (outbox.inFlight() > 0 ? outbox.attemptEnded() : nextTurn()) },
     { name: 'pruning', busy: () => maintenance.busy(), settled: () => maintenance.settled() },
+    { name: 'team work (auto-assignment, returns to the queue)', busy: () => team.busy(), settled: () => team.settled() },
   ];
 
   let stopped: Promise<void> | null = null;
@@ -351,7 +361,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     host: address.address,
     store,
     outbox,
-    console: { handlers: consoleHandlers, events, accounts: consoleAccounts, asOwner: boundTo(consoleHandlers, () => ownerCaller(store.accounts, null)) },
+    console: { handlers: consoleHandlers, events, accounts: consoleAccounts, asOwner: boundTo(consoleHandlers, () => ownerCaller(store.accounts, null)), team },
     retryDelivery,
     quiesce: (options) => quiesce(busyParts, options),
     stop() {
@@ -363,6 +373,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         requestLog.flush(clock.now(), true);
         scheduler.stop();
         staffWait.stop();
+        team.stop();
+        stopWatchingStreams();
         loopDelay.stop();
         await outbox.stop();
         sender.close();

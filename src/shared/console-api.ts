@@ -16,10 +16,12 @@ import { decodeCursor } from './list-cursor.ts';
 import type { CommandLine, TranscriptEntry } from './console-transcript.ts';
 import type { Caller, Role } from './console-roles.ts';
 import { accountInputs, type AccountOutputs } from './console-accounts.ts';
+import { ASSIGNMENTS, draftBaseSchema, teamInputs, type ArrivedEntry, type TeamEvent, type TeamOutputs } from './console-team.ts';
 
 export * from './console-workspace.ts';
 export * from './console-transcript.ts';
 export * from './console-accounts.ts';
+export * from './console-team.ts';
 
 /**
  * The one contract between the console (renderer) and the service (main). Each method has an
@@ -27,6 +29,9 @@ export * from './console-accounts.ts';
  * side's handler object `satisfies ConsoleHandlers`; the preload and browser bridges are derived
  * from METHOD_NAMES. Errors cross as data, never as exceptions.
  */
+
+/** A caller's unread count looks this many lines back from their read marker at most. */
+export const UNREAD_WINDOW = 200;
 
 /** The most conversations one listConversations call returns. */
 export const LIST_PAGE_MAX = 200;
@@ -36,7 +41,8 @@ export interface ConversationPage {
   nextCursor: string | null;
 }
 
-export type ApiError = { code: string; message: string };
+/** `arrived`: on conversation_changed (409), what came after the draft's base; nothing was sent. */
+export type ApiError = { code: string; message: string; arrived?: ArrivedEntry[] };
 
 /**
  * Why undoResolve changed nothing; the error code is `undo_<reason>`. Each is a refusal, not a
@@ -73,6 +79,8 @@ export const consoleInputs = {
     search: z.string().max(200).optional(),
     /** needs_you: conversations flagged needs_human, longest wait first. */
     view: z.enum(CONVERSATION_VIEWS).default('all'),
+    /** Team mode: the caller's own conversations, those nobody has, or all. */
+    assignment: z.enum(ASSIGNMENTS).optional(),
     limit: z.number().int().min(1).max(LIST_PAGE_MAX).default(100),
     /** The previous page's nextCursor; absent for the first page. */
     cursor: z
@@ -131,6 +139,9 @@ export const consoleInputs = {
     content: z.string().trim().min(1, 'write a reply').max(20_000),
     /** The customer messages it answers; default: those since the last answer. */
     replyTo: z.array(z.string().min(1).max(128)).max(100).optional(),
+    /** The draft's base (team workflow): refused with conversation_changed if a customer or a colleague spoke since, unless `force`. */
+    base: draftBaseSchema.optional(),
+    force: z.boolean().optional(),
   }),
   /** Clears needs_human, recording who and when. */
   resolveConversation: z.object({ conversationId: z.string().min(1).max(64) }),
@@ -190,6 +201,7 @@ export const consoleInputs = {
   stats: z.object({ minutes: z.number().int().min(5).max(24 * 60).default(60) }),
   listEngines: z.object({}),
   ...accountInputs,
+  ...teamInputs,
 } as const;
 
 export type ConsoleMethod = keyof typeof consoleInputs;
@@ -229,8 +241,13 @@ export interface ConversationSummary {
   customerName: string | null;
   /** The group's latest group_name, when the integrator sends one. */
   groupName: string | null;
-  /** Customer messages the operator has not seen. */
+  /**
+   * Customer messages the caller has not seen (their own read marker; counted among the newest
+   * UNREAD_WINDOW lines after it, and for an agent only those since their account was made).
+   */
   unread: number;
+  /** The account the conversation is assigned to (team workflow); null or absent: nobody has it. */
+  assignee?: string | null;
   /** When needs_human was last set; null while it is clear. */
   needsHumanSince: number | null;
   /** Why it was last set (null before the service recorded reasons); stale once it is clear. */
@@ -321,7 +338,7 @@ export interface DashboardStats {
   now: { pending: number; dead: number; needsHuman: number };
 }
 
-export interface ConsoleOutputs extends AccountOutputs {
+export interface ConsoleOutputs extends AccountOutputs, TeamOutputs {
   status: { endpoint: string; version: string };
   /** `account` is null only for an owner who has not said who they are yet. */
   whoAmI: { account: Operator | null; role: Role; owner: boolean };
@@ -403,6 +420,7 @@ export type ConsoleClient = { [M in ConsoleMethod]: (input: ConsoleInput<M>) => 
 
 /** Live events pushed to every open console. */
 export type ConsoleEvent =
+  | TeamEvent
   | { type: 'conversation'; conversationId: string }
   | { type: 'request'; status: number; code: string | null }
   | { type: 'delivery'; conversationId: string; state: string }
@@ -423,6 +441,8 @@ export type ConsoleEvent =
       saidBy?: string;
       /** Who it is, as the console titles the conversation (a console that has not listed it yet still names it). */
       who?: ConversationLabel;
+      /** Team mode: only these accounts' consoles get it (its assignee, or the queue's watchers); absent: every console. */
+      recipients?: string[];
     };
 
 /** Builds a client from a transport: the preload (IPC) and the browser (HTTP) bridges are both this. */

@@ -26,7 +26,8 @@ export interface CommandLine {
 
 /** One line of a conversation: what engines read as context and the console shows. */
 export interface TranscriptLine {
-  kind: 'message' | 'reply' | 'suggestion';
+  /** A note is a private line among colleagues (team workflow): never delivered, never read by an engine. */
+  kind: 'message' | 'reply' | 'suggestion' | 'note';
   id: number;
   msgId: string;
   role: MessageRole;

@@ -4,6 +4,7 @@ export const ID_PREFIX = {
   message: 'm_',
   reply: 'r_',
   suggestion: 's_',
+  note: 'n_',
   request: 'req_',
 } as const;
 

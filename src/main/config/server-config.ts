@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_INTAKE } from '../http/intake-budget.ts';
+import { teamConfigSchema } from './team-config.ts';
 
 export const DEFAULT_FALLBACK_TEXT = 'Thanks for your message. A member of our team will get back to you shortly.';
 
@@ -132,6 +133,8 @@ export const serverConfigSchema = z.strictObject({
    * leaves half the slots to the others.
    */
   deliveryConcurrencyPerOrigin: z.number().int().min(1).max(1024).default(32),
+  /** Team workflow: auto-assignment and when an offline agent's conversations go back to the queue (team-config.ts). */
+  team: teamConfigSchema,
 })
   .refine((c) => c.idempotencyRetentionHours * 3600 >= c.replayWindowSeconds, {
     // A pruned record is a forgotten signature: a replay of it would be accepted again.

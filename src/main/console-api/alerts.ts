@@ -8,7 +8,7 @@ import { titleWithRef } from '../../shared/console-display.ts';
 
 type AlertReason = Extract<ConsoleEvent, { type: 'alert' }>['reason'];
 
-const clip = (text: string, max: number): string => {
+export const clip = (text: string, max: number): string => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
@@ -43,13 +43,14 @@ export function alertText(conv: ConversationRow | undefined, last: LastAsked, re
  * flag changed (once, by a conditional update); main emits after the commit.
  */
 export function createAlerts(store: Store, events: EventBus) {
-  return (conversationId: string, reason: AlertReason): void => {
+  /** `recipients`: team mode's routing (the assignee, or the queue's watchers); absent: every console. */
+  return (conversationId: string, reason: AlertReason, recipients?: string[]): void => {
     // The console's own test message (Clients → Integrate) is no customer: it must not call anyone.
     const conv = store.conversations.byId(conversationId);
     if (conv?.channel === 'web' && conv.customerId === TEST_VISITOR) return;
     const last = conv ? store.workspace.lastCustomerText(conversationId) : null;
     const who = conv && { peer: conv.peer, groupId: conv.groupId, groupName: conv.groupName, customerId: conv.customerId, customerName: conv.customerName };
     const saidBy = conv?.groupId && last?.by ? { saidBy: clip(last.by, 60) } : {};
-    events.emit({ type: 'alert', conversationId, reason, text: alertText(conv, last, reason), said: last === null ? null : clip(last.text, 200), ...saidBy, ...(who ? { who } : {}) });
+    events.emit({ type: 'alert', conversationId, reason, text: alertText(conv, last, reason), said: last === null ? null : clip(last.text, 200), ...saidBy, ...(who ? { who } : {}), ...(recipients ? { recipients } : {}) });
   };
 }

@@ -17,6 +17,8 @@ import { auditDetail } from '../conversations/workspace-commands.ts';
 import { clientAdmin } from '../auth/client-admin.ts';
 import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
 import { createAccountHandlers } from './account-handlers.ts';
+import { createTeamHandlers } from './team-handlers.ts';
+import type { Team } from '../team/team-service.ts';
 
 export interface AllHandlerDeps {
   store: Store;
@@ -24,6 +26,8 @@ export interface AllHandlerDeps {
   consoleAccounts: ConsoleAccounts;
   /** Where sign-in links point (serve's console address); null or absent in the desktop app. */
   consoleOrigin?: () => string | null;
+  /** Online, away or offline, from the team workflow's presence (the agents view). */
+  presenceOf?: (agentId: string) => 'online' | 'away' | 'offline';
   /** The heavy reads: on the read thread, or in-process with config.readWorker off. */
   reads: Reads<ConsoleReads>;
   writer: MessageWriter;
@@ -44,6 +48,8 @@ export interface AllHandlerDeps {
   engineTimeoutMs: number;
   fallbackText: string;
   contextLines: number;
+  /** The team workflow's live side (presence, auto-assignment, who hears of what). */
+  team: Team;
 }
 
 /** Every console method, from its parts: conversations, the agent's workspace, deliveries, administration. */
@@ -57,6 +63,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     ...createWorkspaceHandlers(deps),
     ...createDeliveryHandlers(deps),
     ...createAccountHandlers(deps),
+    ...createTeamHandlers(deps),
     ...createAdminHandlers({
       ...deps,
       admin: clientAdmin(store, deps.box),

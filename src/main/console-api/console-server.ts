@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
+import type { Caller } from '../../shared/console-roles.ts';
 import { dispatch } from './handlers.ts';
 import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
 import { signInRoute } from './sign-in-routes.ts';
@@ -81,6 +82,8 @@ function statusOf(code: string): number {
   if (code === 'engine_timeout') return 504;
   // An Undo refused because the conversation moved on (or the window closed): a conflict with its state, not bad input.
   if (code.startsWith('undo_')) return 409;
+  // A reply or note whose author had not seen what arrived since they started it: nothing was sent.
+  if (code === 'conversation_changed') return 409;
   return code === 'internal_error' ? 500 : 400;
 }
 
@@ -98,7 +101,8 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
   const log = options.log ?? (() => {});
   const timeouts = options.timeouts ?? { headersMs: CONSOLE_HEADERS_TIMEOUT_MS, requestMs: CONSOLE_REQUEST_TIMEOUT_MS };
 
-  function events(req: IncomingMessage, res: ServerResponse, address: string | null, session: string | null): void {
+  function events(req: IncomingMessage, res: ServerResponse, address: string | null, caller: Caller): void {
+    const session = caller.session;
     // Server-sent events: one stream per open console, a comment every 15 s keeps it open.
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
     res.write(': connected\n\n');
@@ -111,10 +115,14 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     const recheck = setInterval(() => {
       if (!stillValid()) close();
     }, TOKEN_RECHECK_MS);
-    const unsubscribe = options.events.subscribe((event) => {
-      if (!stillValid()) return close();
-      res.write(`data: ${JSON.stringify(event)}\n\n`);
-    });
+    // Events for other accounts (team mode: an alert for a colleague's conversation, their mention) never reach this stream.
+    const unsubscribe = options.events.subscribe(
+      (event) => {
+        if (!stillValid()) return close();
+        res.write(`data: ${JSON.stringify(event)}\n\n`);
+      },
+      { caller, stream: true },
+    );
     const stopWatching = session ? options.accounts.onRevoked((ended) => ended.has(session) && close()) : () => {};
     let closed = false;
     function close(): void {
@@ -140,7 +148,7 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     const { caller } = authorized;
     if (path === '/api/events') {
       if (req.method !== 'GET') return refuse(req, res, { status: 405, code: 'method_not_allowed', message: 'the event stream is read with GET', headers: { allow: 'GET' } }, true);
-      return events(req, res, address, caller.session);
+      return events(req, res, address, caller);
     }
     if (req.method !== 'POST') return refuse(req, res, { status: 405, code: 'method_not_allowed', message: 'console API methods are called with POST', headers: { allow: 'POST' } }, true);
     const body = await readJsonBody(req);

@@ -1,15 +1,45 @@
 import type { ConsoleEvent } from '../../shared/console-api.ts';
+import type { Caller } from '../../shared/console-roles.ts';
+
+/**
+ * Whether a console signed in as `caller` gets `event`: an event with recipients (team mode's
+ * alerts, assignments, mentions) goes only to those accounts' consoles; the rest go to every one.
+ */
+export function isFor(event: ConsoleEvent, caller: Pick<Caller, 'account'>): boolean {
+  const recipients = 'recipients' in event ? event.recipients : undefined;
+  return recipients === undefined || (caller.account !== null && recipients.includes(caller.account.id));
+}
+
+export interface Subscription {
+  /** Who the console is: events are filtered for them (read at each event: the owner's name and id can change). */
+  caller?: Caller | (() => Caller);
+  /** An event stream of a console in a browser (presence counts it as a sign of life while it is open). */
+  stream?: boolean;
+}
 
 /** Fan-out of live events to every open console (SSE streams, Electron windows). */
 export function createEventBus() {
-  const listeners = new Set<(event: ConsoleEvent) => void>();
+  const listeners = new Set<{ listener: (event: ConsoleEvent) => void; caller: (() => Caller) | null }>();
+  const streamWatchers = new Set<(accountId: string) => () => void>();
   return {
     emit(event: ConsoleEvent): void {
-      for (const l of listeners) l(event);
+      for (const l of listeners) if (!l.caller || isFor(event, l.caller())) l.listener(event);
     },
-    subscribe(listener: (event: ConsoleEvent) => void): () => void {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
+    subscribe(listener: (event: ConsoleEvent) => void, options: Subscription = {}): () => void {
+      const given = options.caller;
+      const entry = { listener, caller: given === undefined ? null : typeof given === 'function' ? given : () => given };
+      listeners.add(entry);
+      const account = options.stream ? entry.caller?.().account : null;
+      const closers = account ? [...streamWatchers].map((watch) => watch(account.id)) : [];
+      return () => {
+        listeners.delete(entry);
+        for (const close of closers) close();
+      };
+    },
+    /** `watch` is told of each account's event stream as it opens, and returns what to do when it closes. */
+    watchStreams(watch: (accountId: string) => () => void): () => void {
+      streamWatchers.add(watch);
+      return () => void streamWatchers.delete(watch);
     },
     get size() {
       return listeners.size;

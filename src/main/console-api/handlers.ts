@@ -11,6 +11,7 @@ import { ConsoleError } from './console-error.ts';
 import { requireOperator } from './operator-guard.ts';
 import { sendTargetOf } from '../delivery/operator-delivery.ts';
 import { mayCall, type Caller } from '../../shared/console-roles.ts';
+import { readerOf } from './reader.ts';
 
 export { ConsoleError };
 
@@ -49,11 +50,11 @@ export function createConsoleHandlers(deps: HandlerDeps) {
     async status() {
       return { endpoint: deps.endpoint(), version: '0.1.0' };
     },
-    async listConversations(input) {
-      return reads.conversations({ ...input, now: clock.now() });
+    async listConversations(input, caller) {
+      return reads.conversations({ ...input, now: clock.now(), reader: readerOf(store.accounts, caller) });
     },
-    async getTranscript(input) {
-      const page = await reads.transcriptPage(input.conversationId, input.limit, input.beforeId);
+    async getTranscript(input, caller) {
+      const page = await reads.transcriptPage(input.conversationId, input.limit, input.beforeId, readerOf(store.accounts, caller));
       if (!page) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       const { conversation, entries, hasEarlier, latestAutoSendUrl } = page;
       const client = deps.lookupClient(conversation.clientId);
@@ -82,8 +83,8 @@ export function createConsoleHandlers(deps: HandlerDeps) {
         now: { pending: counts.pending, dead: counts.dead, needsHuman },
       };
     },
-    async getConversations(input) {
-      return reads.conversationsByIds(input.ids);
+    async getConversations(input, caller) {
+      return reads.conversationsByIds(input.ids, readerOf(store.accounts, caller));
     },
     async stopAutoReply(input, caller) {
       const r = await setState(caller, 'console_stop', input.conversationId);
@@ -145,7 +146,7 @@ export async function dispatch(handlers: ConsoleHandlers, method: string, rawInp
     const handler = handlers[m] as (input: unknown, caller: Caller) => Promise<unknown>;
     return { ok: true, value: await handler(parsed.data, caller) };
   } catch (error) {
-    if (error instanceof ConsoleError) return { ok: false, error: { code: error.code, message: error.message } };
+    if (error instanceof ConsoleError) return { ok: false, error: { code: error.code, message: error.message, ...(error.arrived ? { arrived: error.arrived } : {}) } };
     return { ok: false, error: { code: 'internal_error', message: 'the service failed to do this; it has been logged' } };
   }
 }

@@ -13,6 +13,9 @@ import { requireOperator } from './operator-guard.ts';
 import { operatorDeliveryInfo, sendTargetOf } from '../delivery/operator-delivery.ts';
 import { newId } from '../store/ids.ts';
 import { sendTestMessage, TEST_RESOLVER } from './test-message.ts';
+import { readerOf } from './reader.ts';
+import { conflictMessage } from './conflict.ts';
+import type { Team } from '../team/team-service.ts';
 
 export interface WorkspaceDeps {
   store: Store;
@@ -26,6 +29,8 @@ export interface WorkspaceDeps {
   box: SecretBox;
   endpoint: () => string;
   notifyOutbox: () => void;
+  /** Team mode (a reply takes an unassigned conversation), and the cue that a slot or the queue changed. */
+  team: Pick<Team, 'teamMode' | 'changed'>;
 }
 
 type WorkspaceMethods =
@@ -100,11 +105,17 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
         sendUrl: target.url,
         messageInfo: JSON.stringify(info),
         pauseMs: client.settings.pauseMinutes * 60_000,
+        base: input.base ?? null,
+        force: input.force ?? false,
+        takeIfFree: deps.team.teamMode(),
         now,
       });
+      // Nothing was stored or sent: the console shows what arrived and asks before sending anyway.
+      if (result?.kind === 'conversation_changed') throw new ConsoleError('conversation_changed', conflictMessage(result.arrived, 'reply'), { arrived: result.arrived });
       if (result?.kind !== 'operator_reply') throw new ConsoleError('not_found', `no conversation ${conv.id}`);
       deps.notifyOutbox();
       deps.events.emit({ type: 'conversation', conversationId: conv.id });
+      deps.team.changed();
       return { msgId: replyMsgId, deliveryId: result.deliveryId };
     },
     async resolveConversation(input, caller) {
@@ -112,6 +123,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       const result = await deps.writer.submit({ kind: 'resolve', conversationId: input.conversationId, operator, now: clock.now() });
       if (result?.kind !== 'resolved') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+      deps.team.changed();
       return { resolvedAt: result.resolvedAt, resolvedBy: { id: operator.id, name: operator.name }, undoable: result.undoable };
     },
     async undoResolve(input, caller) {
@@ -121,6 +133,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       if (result?.kind === 'undo_refused') throw new ConsoleError(`undo_${result.reason}`, result.message);
       if (result?.kind !== 'resolve_undone') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+      deps.team.changed();
       return { needsHumanSince: result.needsHumanSince, resolvedAt: result.resolvedAt, resolvedBy: result.resolvedBy };
     },
     async flagConversation(input, caller) {
@@ -128,11 +141,15 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       const result = await deps.writer.submit({ kind: 'flag', conversationId: input.conversationId, note: input.note || null, operator, now: clock.now() });
       if (result?.kind !== 'flagged') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       // The list and Needs you update; no alert, which is for what the agent did not do themselves.
-      if (!result.already) deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+      if (!result.already) {
+        deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
+        deps.team.changed();
+      }
       return { needsHumanSince: result.needsHumanSince, alreadyFlagged: result.already };
     },
-    async markRead(input) {
-      const result = await deps.writer.submit({ kind: 'mark_read', conversationId: input.conversationId, upToId: input.upToId });
+    async markRead(input, caller) {
+      const reader = readerOf(store.accounts, caller);
+      const result = await deps.writer.submit({ kind: 'mark_read', conversationId: input.conversationId, upToId: input.upToId, reader });
       if (result?.kind !== 'unread') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
       return { unread: result.unread };

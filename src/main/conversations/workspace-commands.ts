@@ -2,9 +2,11 @@ import type { Store } from '../store/index.ts';
 import type { NewAudit } from '../store/audit.ts';
 import type { EngineAnswer } from '../engines/engine.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
+import type { DraftBase } from '../../shared/console-team.ts';
 import { effectiveAutoReply } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
 import { flagConversation, resolveConversation, undoResolve, type FlagResult, type ResolveResult, type UndoResolveResult } from './resolve-commands.ts';
+import { arrivedAfter, type ConflictResult } from './team-commands.ts';
 
 /** An operator reply (protocol section 7), its delivery built on the main thread. */
 export interface OperatorReplyCommand {
@@ -20,6 +22,11 @@ export interface OperatorReplyCommand {
   messageInfo: string;
   /** The client's pause after a staff message (0: no pause). */
   pauseMs: number;
+  /** The draft's base (team workflow): refused if a customer or a colleague spoke since, unless `force`. */
+  base?: DraftBase | null;
+  force?: boolean;
+  /** Team mode: the reply takes a conversation nobody has for its author. */
+  takeIfFree?: boolean;
   now: number;
 }
 
@@ -46,17 +53,17 @@ export type WorkspaceCommand =
   | { kind: 'undo_resolve'; conversationId: string; resolvedAt: number; operator: Operator; now: number }
   /** "Needs a human" by hand; `note`: why, trimmed, or null. */
   | { kind: 'flag'; conversationId: string; note: string | null; operator: Operator; now: number }
-  | { kind: 'mark_read'; conversationId: string; upToId: number }
   /** `owner`: the installation's owner says who they are (id and name); an agent changes only their name. */
   | { kind: 'set_operator'; operator: Operator; owner: boolean; now: number }
   | { kind: 'audit'; entry: NewAudit };
 
 export type WorkspaceResult =
-  | { kind: 'operator_reply'; replyId: number; deliveryId: number }
+  /** `assigned`: the reply took the conversation for its author (it had no assignee). */
+  | { kind: 'operator_reply'; replyId: number; deliveryId: number; assigned: boolean }
+  | ConflictResult
   | ResolveResult
   | UndoResolveResult
   | FlagResult
-  | { kind: 'unread'; unread: number }
   | { kind: 'done' };
 
 /** The audit's detail: short, so a long reply does not make the audit a second transcript. */
@@ -75,6 +82,9 @@ export function auditDetail(fields: Record<string, unknown>): string {
 function operatorReply(store: Store, c: OperatorReplyCommand): WorkspaceResult | null {
   const conv = store.conversations.byId(c.conversationId);
   if (!conv) return null;
+  // Checked in the write's own transaction: nothing can slip in between the check and the reply.
+  const arrived = arrivedAfter(store, conv.id, c.base, c.force ?? false, c.operator.id);
+  if (arrived.length > 0) return { kind: 'conversation_changed', arrived };
   const replyId = store.messages.insertReply({
     conversationId: conv.id,
     kind: 'operator',
@@ -108,8 +118,11 @@ function operatorReply(store: Store, c: OperatorReplyCommand): WorkspaceResult |
   }
   store.conversations.clearNeedsHuman(conv.id);
   store.conversations.touch(conv.id, 1, c.now);
-  store.audit.insert({ at: c.now, operator: c.operator, action: 'reply', conversationId: conv.id, detail: auditDetail({ msg_id: c.replyMsgId, content: c.content }) });
-  return { kind: 'operator_reply', replyId, deliveryId };
+  store.audit.insert({ at: c.now, operator: c.operator, action: 'reply', conversationId: conv.id, detail: auditDetail({ msg_id: c.replyMsgId, content: c.content, ...(c.force && c.base ? { sent_anyway: true } : {}) }) });
+  // Only a conversation nobody has: a colleague's stays theirs (the conditional update decides, not a read before it).
+  const assigned = c.takeIfFree === true && store.team.takeIfFree(conv.id, c.operator.id, c.now);
+  if (assigned) store.audit.insert({ at: c.now, operator: c.operator, action: 'assign', conversationId: conv.id, detail: auditDetail({ from: null, to: c.operator.id, by: 'reply' }) });
+  return { kind: 'operator_reply', replyId, deliveryId, assigned };
 }
 
 function consoleSuggestion(store: Store, c: ConsoleSuggestionCommand): WorkspaceResult | null {
@@ -152,13 +165,13 @@ export function executeWorkspaceCommand(store: Store, c: WorkspaceCommand): Work
       return undoResolve(store, c.conversationId, c.resolvedAt, c.operator, c.now);
     case 'flag':
       return flagConversation(store, c.conversationId, c.operator, c.note, c.now);
-    case 'mark_read': {
-      const unread = store.conversations.markRead(c.conversationId, c.upToId);
-      return unread === undefined ? null : { kind: 'unread', unread };
-    }
     case 'set_operator': {
       let previous: Operator | null = null;
-      if (c.owner) previous = store.accounts.setOwner({ ...c.operator, now: c.now }).previous;
+      if (c.owner) {
+        previous = store.accounts.setOwner({ ...c.operator, now: c.now }).previous;
+        // The console read before it had a name, on the shared marker: that reading is now the owner's.
+        if (!previous) store.team.adoptSharedMarkers(c.operator.id);
+      }
       else {
         previous = store.accounts.get(c.operator.id);
         store.accounts.rename(c.operator.id, c.operator.name, c.now);

@@ -14,6 +14,7 @@ import { executeDeliveryCommand, type DeliveryCommand } from '../delivery/delive
 import { consoleResume, consoleStop, stopConversation, type StateResult } from './state-commands.ts';
 import { executeWorkspaceCommand, type WorkspaceCommand, type WorkspaceResult } from './workspace-commands.ts';
 import { checkStaffWait, type StaffWaitCommand, type StaffWaitResult } from './staff-wait-commands.ts';
+import { executeTeamCommand, type TeamCommand, type TeamResult } from './team-commands.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 
 /** An authenticated, validated request as plain data: it crosses to the writer thread. */
@@ -55,6 +56,7 @@ export type WriteCommand =
   | DeliveryCommand
   | WorkspaceCommand
   | StaffWaitCommand
+  | TeamCommand
   | { kind: 'console_stop'; conversationId: string; operator: Operator; now: number }
   | { kind: 'console_resume'; conversationId: string; operator: Operator; now: number; undoStop?: boolean };
 
@@ -66,6 +68,7 @@ export type WriteResult =
   | StateResult
   | WorkspaceResult
   | StaffWaitResult
+  | TeamResult
   | null;
 
 export type IngestAlert = 'handoff' | 'customer_waiting';
@@ -333,12 +336,17 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'resolve':
     case 'undo_resolve':
     case 'flag':
-    case 'mark_read':
     case 'set_operator':
     case 'audit':
       return executeWorkspaceCommand(store, command);
     case 'staff_wait':
       return checkStaffWait(store, command);
+    case 'assign':
+    case 'claim':
+    case 'return_to_queue':
+    case 'note':
+    case 'mark_read':
+      return executeTeamCommand(store, command);
     default:
       return assertNever(command, 'write command');
   }

@@ -1,11 +1,12 @@
 import type { Db } from './db.ts';
-import type { ConversationPage, ConversationSummary, ConversationView } from '../../shared/console-api.ts';
+import type { Assignment, ConversationPage, ConversationSummary, ConversationView } from '../../shared/console-api.ts';
 import type { AutoReplyState, Channel, MessageRole } from '../../shared/conversation.ts';
 import { encodeCursor, type ListCursor } from '../../shared/list-cursor.ts';
 import { toConversationRow, type RawConversation } from './conversations.ts';
 import { TRANSCRIPT_TEXT_MAX } from '../../shared/console-api.ts';
+import { UNREAD_FOR, type Reader } from './team.ts';
 
-type RawConv = RawConversation & { last_line: string | null; last_reply?: string | null; last_customer?: string | null; match_id?: number; match_text?: string | null };
+type RawConv = RawConversation & { last_line: string | null; last_reply?: string | null; last_customer?: string | null; match_id?: number; match_text?: string | null; my_unread?: number };
 
 /** How much of a matching message precedes the match in its excerpt. */
 const EXCERPT_LEAD = 24;
@@ -21,7 +22,9 @@ export function excerpt(content: string, needle: string): string {
 }
 
 export const toSummary = (r: RawConv): ConversationSummary => {
-  const { createdAt: _createdAt, ...plain } = toConversationRow(r);
+  const { createdAt: _createdAt, ...stored } = toConversationRow(r);
+  // The caller's own count when read for an account; the shared counter for a console without one.
+  const plain = r.my_unread === undefined ? stored : { ...stored, unread: r.my_unread };
   const asked = r.last_customer ? (JSON.parse(r.last_customer) as [string, string | null]) : null;
   const row = r.last_customer === undefined ? plain : { ...plain, lastCustomerText: asked?.[0] ?? null, lastCustomerBy: plain.groupId ? (asked?.[1] ?? null) : null };
   if (r.last_reply) {
@@ -50,6 +53,10 @@ export interface ConversationFilter {
   state?: AutoReplyState | 'needs_human' | undefined;
   search?: string | undefined;
   view?: ConversationView | undefined;
+  /** Team workflow: the reader's own conversations, those nobody has, or all (default). */
+  assignment?: Assignment | undefined;
+  /** Whose unread counts, Mine and Needs you these are; null or absent: a console with no account (shared counts, everyone's queue). */
+  reader?: Reader | null | undefined;
   limit: number;
   /** Decoded and checked against the view and search where the call enters (consoleInputs). */
   cursor?: ListCursor | undefined;
@@ -127,7 +134,16 @@ function filterClauses(f: ConversationFilter): { where: string[]; args: Args } {
   else if (f.state === 'active') add("(c.auto_reply = 'active' OR (c.auto_reply = 'paused' AND c.paused_until <= ?))", f.now);
   else if (f.state === 'paused') add("c.auto_reply = 'paused' AND c.paused_until > ?", f.now);
   else if (f.state === 'stopped') add("c.auto_reply = 'stopped'");
-  if (f.view === 'needs_you') add('c.needs_human = 1');
+  if (f.view === 'needs_you') {
+    add('c.needs_human = 1');
+    // Needs you is the reader's: theirs and the queue's, not what a colleague has taken.
+    if (f.reader) add('(c.assignee IS NULL OR c.assignee = ?)', f.reader.id);
+  }
+  if (f.assignment === 'unassigned') add('c.assignee IS NULL');
+  else if (f.assignment === 'mine') {
+    if (f.reader) add('c.assignee = ?', f.reader.id);
+    else add('0');
+  }
   return { where, args };
 }
 
@@ -151,6 +167,9 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
     : null;
   const patterns: string[] = Array(4).fill(pattern(f.search));
   const items: ConversationSummary[] = [];
+  // The reader's unread count is a column of the page's rows only, like their last line.
+  const unread = f.reader ? `, ${UNREAD_FOR} AS my_unread` : '';
+  const unreadArgs: Args = f.reader ? [f.reader.id, f.reader.floor] : [];
 
   if (f.cursor?.k !== 'match') {
     const where = [...base.where];
@@ -172,10 +191,10 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
     // the table and a sort of the matches (+ keeps the order index out) is 3x cheaper than
     // walking the order index and fetching each row from it.
     const inner = fieldMatch ? order.replace(/^c\./, '+c.') : order;
-    const sql = `SELECT c.*, ${LAST_TEXT}${needsYou ? `, ${LAST_CUSTOMER}` : ''}
+    const sql = `SELECT c.*, ${LAST_TEXT}${unread}${needsYou ? `, ${LAST_CUSTOMER}` : ''}
                  FROM (SELECT c.* FROM conversations c ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${inner} LIMIT ?) c
                  ORDER BY ${order}`;
-    const rows = (db.prepare(sql).all(...args, f.limit + 1) as unknown as RawConv[]).map(toSummary);
+    const rows = (db.prepare(sql).all(...unreadArgs, ...args, f.limit + 1) as unknown as RawConv[]).map(toSummary);
     if (rows.length > f.limit) {
       const page = rows.slice(0, f.limit);
       const last = page.at(-1)!;
@@ -190,7 +209,7 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
   // newer one), so pages never repeat a conversation, even when messages arrive between pages.
   const text = messageSearch(f.search!);
   const want = f.limit - items.length;
-  const sql = `SELECT c.*, ${LAST_TEXT}, m.id AS match_id, m.content AS match_text
+  const sql = `SELECT c.*, ${LAST_TEXT}${unread}, m.id AS match_id, m.content AS match_text
                FROM ${text.from} JOIN conversations c ON c.id = m.conversation_id
                WHERE ${text.where}
                  ${base.where.map((w) => `AND ${w}`).join(' ')}
@@ -198,7 +217,7 @@ export function conversationPage(db: Db, f: ConversationFilter): ConversationPag
                  AND NOT EXISTS (SELECT 1 FROM messages n WHERE n.conversation_id = m.conversation_id AND n.id > m.id AND instr(lower(n.content), ?) > 0)
                ORDER BY ${text.order} LIMIT ?`;
   const before = f.cursor?.k === 'match' ? f.cursor.before : Number.MAX_SAFE_INTEGER;
-  const rows = db.prepare(sql).all(...text.args, before, text.needle, ...base.args, ...patterns, text.needle, want + 1) as unknown as RawConv[];
+  const rows = db.prepare(sql).all(...unreadArgs, ...text.args, before, text.needle, ...base.args, ...patterns, text.needle, want + 1) as unknown as RawConv[];
   const more = rows.length > want;
   const page = more ? rows.slice(0, want) : rows;
   items.push(...page.map((r) => ({ ...toSummary(r), matchText: excerpt(r.match_text ?? '', text.needle) })));

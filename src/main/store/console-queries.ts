@@ -8,14 +8,18 @@ import { quoteQueries } from './quotes.ts';
 import { peopleQueries } from './people.ts';
 import { shownOf } from './info-sql.ts';
 import { parseShown, shownInfo } from './shown-info.ts';
+import { UNREAD_FOR, type Reader } from './team.ts';
 
-type RawConv = RawConversation & { last_line: string | null };
+type RawConv = RawConversation & { last_line: string | null; my_unread?: number };
 
 export { messageSearch, SHORT_SEARCH_WINDOW, type ConversationFilter } from './console-list.ts';
 
 /** Read models for the console: lists and transcripts shaped for display. */
 export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => Map<number, string>) {
   const byId = db.prepare(`SELECT c.*, ${LAST_TEXT} FROM conversations c WHERE c.id = ?`);
+  const byIdFor = db.prepare(`SELECT c.*, ${LAST_TEXT}, ${UNREAD_FOR} AS my_unread FROM conversations c WHERE c.id = ?`);
+  const notes = db.prepare('SELECT * FROM notes WHERE conversation_id = ? AND after_message_id >= ? AND after_message_id < ? ORDER BY id');
+  const accountNames = db.prepare('SELECT id, name FROM agents WHERE id IN (SELECT value FROM json_each(?))');
   const quoted = quoteQueries(db);
   const people = peopleQueries(db);
   // A message's answer is only as good as its delivery: the why-line needs the state of the
@@ -50,8 +54,9 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
   );
 
   return {
-    conversation(id: string): ConversationSummary | undefined {
-      const r = byId.get(id) as RawConv | undefined;
+    /** With `reader`, its unread count is theirs; without, the shared one (a console with no account). */
+    conversation(id: string, reader: Reader | null = null): ConversationSummary | undefined {
+      const r = (reader ? byIdFor.get(reader.id, reader.floor, id) : byId.get(id)) as RawConv | undefined;
       return r && toSummary(r);
     },
     /** One page of the console list; see conversationPage. */
@@ -125,7 +130,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
           stored,
         };
       });
-      const replyEntries: Array<TranscriptEntry & { afterMessageId: number }> = [];
+      const replyEntries: Array<TranscriptEntry & { afterMessageId: number; tie?: number }> = [];
       for (const r of replies.all(conversationId, firstId, beforeId) as Array<{
         id: number;
         kind: string;
@@ -173,6 +178,28 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
           ...(r.delivery_at ? { mentions: (JSON.parse(r.delivery_at) as string[]).map((id) => ({ id, name: null })) } : {}),
         });
       }
+      // Notes sit after the replies that were there when they were written (tie: just after that reply's id).
+      const noteRows = notes.all(conversationId, firstId, beforeId) as Array<{ id: number; msg_id: string; after_message_id: number; after_reply_id: number; author: string; content: string; mentions: string; created_at: number }>;
+      const mentioned = noteRows.flatMap((n) => JSON.parse(n.mentions) as string[]);
+      const named = new Map(mentioned.length ? (accountNames.all(JSON.stringify([...new Set(mentioned)])) as Array<{ id: string; name: string }>).map((a) => [a.id, a.name]) : []);
+      const noteEntries = noteRows.map((n) => {
+        const author = JSON.parse(n.author) as Operator;
+        const ids = JSON.parse(n.mentions) as string[];
+        return {
+          kind: 'note' as const,
+          id: n.id,
+          msgId: n.msg_id,
+          role: 'staff' as const,
+          speaker: author.id,
+          speakerName: author.name,
+          operator: author,
+          content: n.content,
+          at: n.created_at,
+          ...(ids.length ? { mentions: ids.map((id) => ({ id, name: named.get(id) ?? null })) } : {}),
+          afterMessageId: n.after_message_id,
+          tie: n.after_reply_id + 0.5,
+        };
+      });
       // Who every line of the page @-mentions, by the latest names sent: one lookup for the page.
       const mentioning = [...messageEntries, ...replyEntries].filter((e) => e.mentions !== undefined);
       const names = clientId !== undefined ? people.names(clientId, mentioning.flatMap((e) => e.mentions!.map((m) => m.id))) : new Map<string, string>();
@@ -182,9 +209,9 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
       for (const e of replyEntries) {
         e.sources = e.sources?.map((src) => (questions.has(src.id) ? { ...src, question: questions.get(src.id)! } : src));
       }
-      return interleave(messageEntries, replyEntries).map((e) => {
+      return interleave(messageEntries, [...replyEntries, ...noteEntries]).map((e) => {
         if (!('afterMessageId' in e)) return e;
-        const { afterMessageId: _after, ...entry } = e;
+        const { afterMessageId: _after, tie: _tie, ...entry } = e;
         return entry;
       });
     },

@@ -1,4 +1,5 @@
 import type { Store } from './index.ts';
+import type { Reader } from './team.ts';
 
 /**
  * The console's reads that can take long on a big store (lists and message search, transcripts,
@@ -20,10 +21,10 @@ function recipientOf(messageInfo: string): string | null {
 export function consoleReads(store: Store) {
   return {
     conversations: store.console.conversations,
-    conversationsByIds: (ids: readonly string[]) => ids.flatMap((id) => store.console.conversation(id) ?? []),
-    /** The transcript page and what the console shows around it; null for an unknown conversation. */
-    transcriptPage(conversationId: string, limit: number, beforeId?: number) {
-      const conversation = store.console.conversation(conversationId);
+    conversationsByIds: (ids: readonly string[], reader: Reader | null = null) => ids.flatMap((id) => store.console.conversation(id, reader) ?? []),
+    /** The transcript page and what the console shows around it (unread counts `reader`'s); null for an unknown conversation. */
+    transcriptPage(conversationId: string, limit: number, beforeId?: number, reader: Reader | null = null) {
+      const conversation = store.console.conversation(conversationId, reader);
       if (!conversation) return null;
       const entries = store.console.transcript(conversationId, limit, beforeId);
       const first = entries.find((e) => e.kind === 'message');

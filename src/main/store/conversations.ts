@@ -25,6 +25,8 @@ export interface RawConversation {
   needs_human_reason?: string | null;
   resolved_at: number | null;
   resolved_by: string | null;
+  /** Absent on rows read from a store before migration 028, and in fixtures. */
+  assignee?: string | null;
 }
 
 const isReason = (v: unknown): v is NeedsHumanReason => (NEEDS_HUMAN_REASONS as readonly unknown[]).includes(v);
@@ -52,6 +54,7 @@ export function toConversationRow(r: RawConversation): ConversationRow {
     needsHumanReason: reasonOf(r.needs_human_reason),
     resolvedAt: r.resolved_at,
     resolvedBy: r.resolved_by,
+    assignee: r.assignee ?? null,
   };
 }
 
@@ -132,6 +135,7 @@ export function conversationQueries(db: Db) {
         needsHumanReason: null,
         resolvedAt: null,
         resolvedBy: null,
+        assignee: null,
       };
     },
     setAutoReply(id: string, state: AutoReplyState, pausedUntil: number | null): void {

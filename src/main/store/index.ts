@@ -18,6 +18,7 @@ import { staffWaitQueries } from './staff-wait.ts';
 import { peopleQueries } from './people.ts';
 import { quoteQueries } from './quotes.ts';
 import { accountQueries } from './accounts.ts';
+import { teamQueries } from './team.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -29,6 +30,8 @@ export function createStore(db: Db) {
     connection: db,
     clients: clientQueries(db),
     accounts: accountQueries(db),
+    /** Assignment, notes and per-account read markers (team workflow). */
+    team: teamQueries(db),
     conversations: conversationQueries(db),
     messages: messageQueries(db),
     people: peopleQueries(db),

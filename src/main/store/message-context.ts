@@ -37,11 +37,12 @@ interface RawReply {
  */
 export function interleave<M extends { id: number }, R extends { id: number }>(
   messages: readonly M[],
-  replies: ReadonlyArray<R & { afterMessageId: number }>,
+  replies: ReadonlyArray<R & { afterMessageId: number; tie?: number }>,
 ): Array<M | R> {
+  // `tie` places a line among the replies after the same message by a reply id of its own choosing (a note's).
   const keyed = [
     ...messages.map((m) => ({ order: m.id * 2, id: m.id, item: m as M | R })),
-    ...replies.map((r) => ({ order: r.afterMessageId * 2 + 1, id: r.id, item: r as M | R })),
+    ...replies.map((r) => ({ order: r.afterMessageId * 2 + 1, id: r.tie ?? r.id, item: r as M | R })),
   ];
   return keyed.sort((a, b) => a.order - b.order || a.id - b.id).map((k) => k.item);
 }

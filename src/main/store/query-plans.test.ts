@@ -68,10 +68,14 @@ function consoleListPages(store: Store): void {
     { search: 'hello 1' }, { search: 'c1' }, { search: 'c1', clientId: 'a', state: 'active' }, { search: 'he' }, { view: 'needs_you', search: 'hello' },
   ];
   for (let i = 3; i < 10; i++) store.conversations.flagNeedsHuman(`c${i}`, i % 3, 'handoff');
-  for (const f of filters) {
+  // Team mode: an account's own unread counts, Needs you and tabs (the reader's), on the same filters.
+  const team: typeof filters = [{ assignment: 'mine' }, { assignment: 'unassigned' }, { assignment: 'mine', view: 'needs_you' }, { assignment: 'unassigned', search: 'hello' }];
+  const reader = { id: 'agent', floor: 0 };
+  const runs = [...filters.map((f) => ({ f, reader: null })), ...[...filters, ...team].map((f) => ({ f, reader }))];
+  for (const { f, reader: r0 } of runs) {
     let cursor: string | undefined;
     for (let page = 0; page < 2; page++) {
-      const r = store.console.conversations({ ...consoleInputs.listConversations.parse({ ...f, limit: 3, cursor }), now: 0 });
+      const r = store.console.conversations({ ...consoleInputs.listConversations.parse({ ...f, limit: 3, cursor }), now: 0, reader: r0 });
       if (!r.nextCursor) break;
       cursor = r.nextCursor;
     }

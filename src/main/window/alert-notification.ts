@@ -28,7 +28,14 @@ function titleOf(reason: AlertReason): string {
  * Kept as data so it is tested without the Electron binary.
  */
 export function alertNotification(event: ConsoleEvent, windowFocused: boolean): NotificationConstructorOptions | null {
-  if (event.type !== 'alert' || windowFocused) return null;
+  if (windowFocused) return null;
+  // Team mode: a conversation given to the owner, or a colleague's note that names them.
+  if (event.type === 'assigned') {
+    const by = event.by ? `${event.by.name} assigned you a conversation` : 'A conversation was assigned to you';
+    return { title: `Switchboard: ${by}`, body: event.said ?? '', silent: false };
+  }
+  if (event.type === 'mention') return { title: `Switchboard: ${event.by.name} mentioned you in a note`, body: event.text, silent: false };
+  if (event.type !== 'alert') return null;
   return {
     title: titleOf(event.reason),
     body: event.text,

@@ -19,6 +19,8 @@ import { canWrite } from './store/connection-slice.ts';
 import { HeaderPrefs } from './views/HeaderPrefs.tsx';
 import { TeamServer } from './views/TeamServer.tsx';
 import { ErrorBoundary } from './views/ErrorBoundary.tsx';
+import { useTeamPresence } from './team-presence.ts';
+import { PresenceMenu } from './views/PresenceMenu.tsx';
 
 /** Reloads at most every `ms` while live events pour in, and once more after the last one. */
 /** A view that could not be displayed: the rest of the console keeps working, and a reload may help. */
@@ -76,6 +78,7 @@ export function App() {
   const unreadTotal = useConsole((s) => s.unreadTotal);
   const announcement = useConsole((s) => s.announcement);
   const [sheet, setSheet] = useState(false);
+  useTeamPresence();
 
   useEffect(() => {
     document.documentElement.dataset['theme'] = theme;
@@ -132,6 +135,7 @@ export function App() {
       void st.loadConversations();
       void st.loadRequests();
       void st.loadOperator();
+      void st.loadTeam();
       if (st.selectedId) reloadTranscript();
     };
     return subscribe(
@@ -151,6 +155,17 @@ export function App() {
             state.onAlert(event);
             changed.add(event.conversationId);
             mergeList();
+            break;
+          case 'presence':
+          case 'activity':
+            state.onTeamEvent(event);
+            break;
+          case 'assigned':
+          case 'mention':
+            state.onTeamEvent(event);
+            changed.add(event.conversationId);
+            mergeList();
+            if (event.conversationId === state.selectedId) reloadTranscript();
             break;
           default:
             assertNever(event, 'console event');
@@ -208,6 +223,7 @@ export function App() {
         </span>
         <ConnectionStatus />
         <AlertControls />
+        <PresenceMenu />
         <AccountMenu />
         <TeamServer />
         <HeaderPrefs onShortcuts={() => setSheet(true)} />

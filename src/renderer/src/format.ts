@@ -48,7 +48,7 @@ export function clockTime(at: number, lang: string): string {
   return formatter(lang, 'clock').format(at);
 }
 
-const KIND_ORDER: Record<TranscriptEntry['kind'], number> = { message: 0, reply: 1, suggestion: 2 };
+const KIND_ORDER: Record<TranscriptEntry['kind'], number> = { message: 0, reply: 1, suggestion: 2, note: 3 };
 
 /**
  * Strict time order. Messages and replies number their ids separately, so a tie in time goes

@@ -3,6 +3,7 @@ import { enTranscript } from './en-transcript.ts';
 import { enDeliveryActions } from './en-delivery-actions.ts';
 import { enTeamServer } from './en-team-server.ts';
 import { enAccounts } from './en-accounts.ts';
+import { enTeam } from './en-team.ts';
 
 export const en = {
   app: { title: 'Switchboard', endpoint: 'Endpoint', theme: 'Theme', light: 'Light', dark: 'Dark', language: 'Language' },
@@ -442,6 +443,7 @@ export const en = {
   },
   deliveryActions: enDeliveryActions,
   accounts: enAccounts,
+  team: enTeam,
 };
 
 export type Messages = typeof en;

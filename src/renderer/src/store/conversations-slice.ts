@@ -1,5 +1,5 @@
 import type { StateCreator } from 'zustand';
-import { LIST_PAGE_MAX, type CONVERSATION_FILTERS, type ConsoleInput, type ConversationPage, type ConversationSummary } from '../../../shared/console-api.ts';
+import { LIST_PAGE_MAX, type Assignment, type CONVERSATION_FILTERS, type ConsoleInput, type ConversationPage, type ConversationSummary } from '../../../shared/console-api.ts';
 import type { Channel } from '../../../shared/conversation.ts';
 import { api } from '../api/bridge.ts';
 import { serialQueue } from '../../../shared/serial-queue.ts';
@@ -17,7 +17,8 @@ export const RELOAD_KEEP_MAX = 1000;
 
 export interface ConversationsSlice {
   conversations: ConversationSummary[];
-  filter: { state?: Filter; channel?: Channel; clientId?: string; search: string };
+  /** `assignment`: team mode's Mine / Unassigned / All tabs (absent: all). */
+  filter: { state?: Filter; channel?: Channel; clientId?: string; search: string; assignment?: Assignment };
   selectedId: string | null;
   loaded: boolean;
   /** Where the next page starts; null once the whole list is loaded. */
@@ -35,13 +36,14 @@ export interface ConversationsSlice {
 }
 
 export const isFiltered = (f: ConversationsSlice['filter']): boolean =>
-  f.state !== undefined || f.channel !== undefined || f.clientId !== undefined || f.search !== '';
+  f.state !== undefined || f.channel !== undefined || f.clientId !== undefined || f.search !== '' || (f.assignment !== undefined && f.assignment !== 'all');
 
 const query = (f: ConversationsSlice['filter']): ConsoleInput<'listConversations'> => ({
   state: f.state,
   channel: f.channel,
   clientId: f.clientId,
   search: f.search || undefined,
+  assignment: f.assignment === 'all' ? undefined : f.assignment,
 });
 
 /** Pages from the top until `rows` rows (or the end): one result, or the first error. */

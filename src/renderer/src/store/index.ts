@@ -11,6 +11,7 @@ import { alertsSlice, type AlertsSlice } from './alerts-slice.ts';
 import { conversationsSlice, type ConversationsSlice } from './conversations-slice.ts';
 import { transcriptSlice, type TranscriptSlice } from './transcript-slice.ts';
 import { accountsSlice, allowed, type AccountsSlice } from './accounts-slice.ts';
+import { teamSlice, type TeamSlice } from './team-slice.ts';
 
 export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start' | 'agents';
 export type Theme = 'light' | 'dark';
@@ -36,7 +37,7 @@ interface RequestsSlice {
 }
 
 export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice &
-  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice;
+  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice & TeamSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -91,4 +92,5 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...connectionSlice(...a),
   ...alertsSlice(...a),
   ...accountsSlice(...a),
+  ...teamSlice(...a),
 }));

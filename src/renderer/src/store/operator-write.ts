@@ -1,4 +1,4 @@
-import type { ApiResult } from '../../../shared/console-api.ts';
+import type { ApiResult, ArrivedEntry } from '../../../shared/console-api.ts';
 import type { ConsoleState } from './index.ts';
 
 /**
@@ -11,7 +11,7 @@ export async function operatorWrite<T>(
   set: (patch: Partial<ConsoleState>) => void,
   run: () => Promise<ApiResult<T>>,
   again: () => Promise<unknown>,
-  onError?: (message: string, code: string) => void,
+  onError?: (message: string, code: string, arrived?: ArrivedEntry[]) => void,
 ): Promise<T | null> {
   if (get().operator === null) {
     get().askOperator(again);
@@ -22,7 +22,7 @@ export async function operatorWrite<T>(
   if (r.error.code === 'operator_required') {
     set({ operator: null });
     get().askOperator(again);
-  } else if (onError) onError(r.error.message, r.error.code);
+  } else if (onError) onError(r.error.message, r.error.code, r.error.arrived);
   else set({ error: r.error.message });
   return null;
 }

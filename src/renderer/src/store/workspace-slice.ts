@@ -60,7 +60,8 @@ export interface WorkspaceSlice {
   insertDraft(conversationId: string, text: string): void;
   sending: boolean;
   composeError: { conversationId: string; message: string } | null;
-  sendReply(conversationId: string): Promise<boolean>;
+  /** `force`: send anyway, after the conflict prompt showed what arrived since the draft began. */
+  sendReply(conversationId: string, force?: boolean): Promise<boolean>;
 
   suggestion: Suggestion | null;
   assisting: boolean;
@@ -109,7 +110,7 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
   const refresh = async (): Promise<void> => {
     await Promise.all([get().loadTranscript(), get().loadConversations()]);
   };
-  const write = <T>(run: () => Promise<ApiResult<T>>, again: Pending, onError?: (message: string, code: string) => void): Promise<T | null> =>
+  const write = <T>(run: () => Promise<ApiResult<T>>, again: Pending, onError?: Parameters<typeof operatorWrite>[4]): Promise<T | null> =>
     operatorWrite(get, set, run, again, onError);
 
   function countdown(ms: number): void {
@@ -155,27 +156,37 @@ export const workspaceSlice: Slice<WorkspaceSlice> = (set, get) => {
     closeOperatorPrompt: () => set({ operatorPrompt: null }),
 
     drafts: {},
-    setDraft: (conversationId, text) => set((s) => ({ drafts: { ...s.drafts, [conversationId]: text } })),
+    setDraft(conversationId, text) {
+      set((s) => ({ drafts: { ...s.drafts, [conversationId]: text } }));
+      get().noteDraftStart(conversationId, text);
+    },
     insertDraft(conversationId, text) {
       const current = get().drafts[conversationId] ?? '';
       get().setDraft(conversationId, current.trim() === '' ? text : `${current.replace(/\s+$/, '')}\n\n${text}`);
     },
     sending: false,
     composeError: null,
-    async sendReply(conversationId) {
+    async sendReply(conversationId, force = false) {
       const draft = get().drafts[conversationId] ?? '';
       const content = draft.trim();
       if (!content || get().sending) return false;
-      set({ sending: true, composeError: null });
+      // Team mode: the service refuses a reply whose author has not seen what arrived since the draft began.
+      const base = get().team.teamMode ? get().draftBases[conversationId] : undefined;
+      set({ sending: true, composeError: null, conflict: null });
       const sent = await write(
-        () => api.sendReply({ conversationId, content }),
-        () => get().sendReply(conversationId),
-        (message) => set({ composeError: { conversationId, message } }),
+        () => api.sendReply({ conversationId, content, ...(base ? { base } : {}), force }),
+        () => get().sendReply(conversationId, force),
+        (message, code, arrived) => {
+          if (code === 'conversation_changed' && arrived) set({ conflict: { conversationId, what: 'reply', arrived } });
+          else set({ composeError: { conversationId, message } });
+        },
       );
       set({ sending: false });
       if (!sent) return false;
       // Only the text that was sent leaves the box: what the operator typed while it was on its way stays.
       set((s) => ({ drafts: { ...s.drafts, [conversationId]: (s.drafts[conversationId] ?? '') === draft ? '' : (s.drafts[conversationId] ?? '') }, suggestion: s.suggestion?.conversationId === conversationId ? null : s.suggestion }));
+      get().noteDraftStart(conversationId, get().drafts[conversationId] ?? '');
+      get().stopTyping();
       await refresh();
       return true;
     },

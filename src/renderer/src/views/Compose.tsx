@@ -8,6 +8,9 @@ import { CannedManager } from './CannedManager.tsx';
 import { OperatorForm } from './Operator.tsx';
 import { WriteButton, useWriteBlock } from './ConnectionStatus.tsx';
 import { NoSendNote } from './NoSendNote.tsx';
+import { MentionPicker, type MentionPickerHandle } from './MentionPicker.tsx';
+import { ConflictPrompt } from './ConflictPrompt.tsx';
+import { completeMention, mentionAt } from '../../../shared/mention-input.ts';
 
 type Ref = React.RefObject<HTMLTextAreaElement | null>;
 
@@ -23,7 +26,15 @@ function ReplyBox({ conversationId, composeRef }: { conversationId: string; comp
   const draft = useConsole((s) => s.drafts[conversationId] ?? '');
   const setDraft = useConsole((s) => s.setDraft);
   const send = useConsole((s) => s.sendReply);
+  const sendNote = useConsole((s) => s.sendNote);
   const sending = useConsole((s) => s.sending);
+  // Team mode: a private note instead of a reply, @-mentions, and "typing" for the colleagues.
+  const teamMode = useConsole((s) => s.team.teamMode);
+  const note = useConsole((s) => s.team.teamMode && s.noteMode[conversationId] === true);
+  const setNoteMode = useConsole((s) => s.setNoteMode);
+  const noteTyping = useConsole((s) => s.noteTyping);
+  const [mention, setMention] = useState<{ start: number; query: string } | null>(null);
+  const mentionRef = useRef<MentionPickerHandle>(null);
   const error = useConsole((s) => (s.composeError?.conversationId === conversationId ? s.composeError.message : null));
   const blocked = useWriteBlock();
   const [picker, setPicker] = useState<null | 'slash' | 'button'>(null);
@@ -51,9 +62,12 @@ function ReplyBox({ conversationId, composeRef }: { conversationId: string; comp
   };
   const submit = (): void => {
     if (blocked || sending || !draft.trim()) return;
-    void send(conversationId);
+    setMention(null);
+    void (note ? sendNote(conversationId) : send(conversationId));
   };
   const slash = picker === 'slash';
+  const mentioning = note && mention !== null;
+  const follow = (box: HTMLTextAreaElement): void => setMention(note ? mentionAt(box.value, box.selectionStart) : null);
 
   // The picker and the manager sit outside the form: their own fields and forms must not submit the reply.
   return (
@@ -72,7 +86,34 @@ function ReplyBox({ conversationId, composeRef }: { conversationId: string; comp
         />
       )}
       {managing && <CannedManager onClose={() => setManaging(false)} />}
+      <ConflictPrompt conversationId={conversationId} />
+      {teamMode && (
+        <div className="compose-mode" role="group" aria-label={t('team.note.modes')}>
+          <button type="button" aria-pressed={!note} className={note ? 'chip' : 'chip on'} onClick={() => setNoteMode(conversationId, false)}>
+            {t('team.note.reply')}
+          </button>
+          <button type="button" aria-pressed={note} className={note ? 'chip on note' : 'chip'} onClick={() => setNoteMode(conversationId, true)} data-testid="note-mode">
+            {t('team.note.note')}
+          </button>
+        </div>
+      )}
+      {mentioning && (
+        <MentionPicker
+          ref={mentionRef}
+          query={mention.query}
+          onPick={(m) => {
+            const box = composeRef.current;
+            const next = completeMention(draft, box?.selectionStart ?? draft.length, mention.start, m.id);
+            setDraft(conversationId, next.value);
+            setMention(null);
+            focusAt(next.caret);
+          }}
+          onClose={() => setMention(null)}
+          onActive={onActive}
+        />
+      )}
       <form
+        className={note ? 'note-form' : undefined}
         onSubmit={(e) => {
           e.preventDefault();
           submit();
@@ -82,14 +123,18 @@ function ReplyBox({ conversationId, composeRef }: { conversationId: string; comp
           ref={composeRef}
           value={draft}
           rows={3}
-          aria-label={t('work.compose.label')}
-          placeholder={t('work.compose.placeholder')}
+          className={note ? 'note-box' : undefined}
+          aria-label={note ? t('team.note.label') : t('work.compose.label')}
+          placeholder={note ? t('team.note.placeholder') : t('work.compose.placeholder')}
           aria-keyshortcuts="Control+Enter Meta+Enter"
-          aria-controls={slash ? active?.listId : undefined}
-          aria-activedescendant={slash ? active?.optionId : undefined}
+          aria-controls={slash || mentioning ? active?.listId || undefined : undefined}
+          aria-activedescendant={slash || mentioning ? active?.optionId : undefined}
+          aria-autocomplete={note ? 'list' : undefined}
           onChange={(e) => {
             const value = e.target.value;
             setDraft(conversationId, value);
+            if (teamMode && value.trim()) noteTyping(conversationId);
+            follow(e.target);
             // `/` at the start of the box searches canned replies, until a space-free word ends.
             const searching = /^\/\S*$/.test(value);
             if (searching && picker !== 'slash') setPicker('slash');
@@ -99,8 +144,14 @@ function ReplyBox({ conversationId, composeRef }: { conversationId: string; comp
             if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
               e.preventDefault();
               submit();
-            } else if (slash) pickerRef.current?.handleKey(e);
+            } else if (mentioning && mentionRef.current?.handleKey(e)) return;
+            else if (slash) pickerRef.current?.handleKey(e);
           }}
+          onKeyUp={(e) => {
+            // The caret moved without a change (arrows, Home): the mention in progress may have ended.
+            if (note && (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End')) follow(e.currentTarget);
+          }}
+          onClick={(e) => follow(e.currentTarget)}
         />
         {error && (
           <p role="alert" className="form-error" data-testid="compose-error">
@@ -111,9 +162,9 @@ function ReplyBox({ conversationId, composeRef }: { conversationId: string; comp
           <button type="button" aria-expanded={picker === 'button'} onClick={() => setPicker(picker === 'button' ? null : 'button')}>
             {t('work.canned.open')}
           </button>
-          <span className="hint">{t('work.compose.hint')}</span>
+          <span className="hint">{note ? t('team.note.hint') : t('work.compose.hint')}</span>
           <WriteButton type="submit" className="primary" disabled={sending || !draft.trim()}>
-            {sending ? t('work.compose.sending') : t('work.compose.send')}
+            {note ? (sending ? t('team.note.sending') : t('team.note.send')) : sending ? t('work.compose.sending') : t('work.compose.send')}
           </WriteButton>
         </div>
       </form>

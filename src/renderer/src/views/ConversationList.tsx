@@ -9,6 +9,8 @@ import { previewOf } from './command-text.ts';
 import { StateBadge } from './StateBadge.tsx';
 import { conversationTitle, refBeside, titleHover } from '../../../shared/console-display.ts';
 import { useNow, When } from './relative-time.tsx';
+import { AssignmentTabs, RowAssignee } from './ListTeam.tsx';
+import { RowActivity } from './Activity.tsx';
 
 /** Every row is this tall (the virtual list does not measure them). */
 const ROW_HEIGHT = 64;
@@ -35,6 +37,8 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const loadClients = useConsole((s) => s.loadClients);
   useEffect(() => void loadClients(), [loadClients]);
   const filtered = filter.state !== undefined || filter.channel !== undefined || filter.clientId !== undefined || filter.search !== '';
+  const tab = useConsole((s) => (s.team.teamMode ? (s.filter.assignment ?? 'all') : 'all'));
+  const emptyText = filtered ? t('list.noMatch') : tab === 'mine' ? t('team.list.emptyMine') : tab === 'unassigned' ? t('team.list.emptyUnassigned') : t('list.empty');
   const selectedIndex = conversations.findIndex((c) => c.id === selectedId);
 
   // The list comes a page at a time: when the rendered window nears the loaded end, ask for the next page.
@@ -87,6 +91,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   return (
     <section className="list" aria-label={t('nav.conversations')}>
       <div className="filters">
+        <AssignmentTabs />
         <input
           ref={searchRef}
           type="search"
@@ -123,7 +128,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
         </div>
       </div>
       <div className="scroller" ref={scroller} data-testid="conversation-list" onScroll={noteAnchor}>
-        {loaded && conversations.length === 0 && <p className="empty">{filtered ? t('list.noMatch') : t('list.empty')}</p>}
+        {loaded && conversations.length === 0 && <p className="empty">{emptyText}</p>}
         {conversations.length > 0 && (
           <div
             ref={listbox}
@@ -171,8 +176,9 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
                     </small>
                   </span>
                   <When at={c.lastMessageAt} now={now} className="when" />
-                  <span className="last">{previewOf(t, c)}</span>
+                  <RowActivity conversationId={c.id}>{previewOf(t, c)}</RowActivity>
                   <span className="badges">
+                    <RowAssignee id={c.assignee ?? null} />
                     {c.unread > 0 && (
                       <span className="badge unread" title={t('views.list.unread', { count: c.unread })}>
                         <span aria-hidden="true">{c.unread}</span>

@@ -6,6 +6,7 @@ import { Avatar } from './Avatar.tsx';
 import { conversationTitle, refBeside, titleHover } from '../../../shared/console-display.ts';
 import { duration, useNow } from './relative-time.tsx';
 import { fullTime } from '../format.ts';
+import { RowAssignee } from './ListTeam.tsx';
 
 /** Conversations waiting for a human, longest wait first: the operator's queue. */
 export function NeedsYou() {
@@ -54,6 +55,7 @@ export function NeedsYou() {
                   {/* What the customer wants, not the bot's fallback, a reply that never arrived or a console action; a flag's line (with its note) says it best. */}
                   <span className="last" data-testid="queue-last">{askedOf(t, c)}</span>
                   <span className="badges">
+                    <RowAssignee id={c.assignee ?? null} />
                     {c.needsHumanReason && (
                       <span className={`badge reason ${c.needsHumanReason === 'delivery_failed' ? 'stopped' : 'warn'}`} data-testid="queue-reason">
                         {t(`views.needsYou.reason.${c.needsHumanReason}`)}

@@ -18,6 +18,8 @@ import { WriteButton } from './ConnectionStatus.tsx';
 import { StateBadge } from './StateBadge.tsx';
 import { useNow } from './relative-time.tsx';
 import { FlagButton } from './FlagButton.tsx';
+import { AssignMenu } from './AssignMenu.tsx';
+import { ActivityNote } from './Activity.tsx';
 
 type Ref = React.RefObject<HTMLTextAreaElement | null>;
 
@@ -66,7 +68,12 @@ function ConversationHeader({ c }: { c: ConversationSummary }) {
         <small className="ellipsis" title={`${ref} · ${sub}`}>
           <CopyId id={ref} /> · {sub}
         </small>
+        {/* Team mode: a colleague looking at it or writing in it, said as it changes. */}
+        <span role="status" className="activity-status">
+          <ActivityNote conversationId={c.id} />
+        </span>
       </div>
+      <AssignMenu c={c} />
       <StateBadge state={state} pausedUntil={c.pausedUntil} long />
       {c.needsHuman && <span className="badge warn">{t('list.state.needs_human')}</span>}
       {!c.needsHuman && c.resolvedAt && (

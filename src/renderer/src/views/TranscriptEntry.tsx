@@ -16,6 +16,7 @@ import { BUILTIN_ENGINE } from '../../../shared/engine-config.ts';
 import { retryResultText } from './Deliveries.tsx';
 import { matchScore } from './match-score.ts';
 import { offersWhole, WholeMessage } from './WholeMessage.tsx';
+import { NoteEntry } from './NoteEntry.tsx';
 
 type Decision = NonNullable<TranscriptEntry['decision']>;
 type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'neutral';
@@ -249,6 +250,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
   const role = e.operator ? t('work.entry.operator') : e.kind === 'message' ? t(`transcript.role.${e.role}`) : e.engine;
   const idHint = who && who.name !== e.speaker && e.speaker ? e.speaker : null;
   const written = writtenAt(e);
+  if (e.kind === 'note') return <NoteEntry e={e} t={t} lang={lang} />;
   if (e.role === 'command') {
     return (
       <li className="entry command" data-entry={e.msgId}>

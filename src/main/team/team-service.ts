@@ -1,0 +1,207 @@
+import type { Clock } from '../../shared/clock.ts';
+import type { Store } from '../store/index.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { EventBus } from '../console-api/events.ts';
+import type { TeamConfig } from '../config/team-config.ts';
+import type { ConsoleEvent, ConversationLabel, Operator, Presence, TeamMember } from '../../shared/console-api.ts';
+import { createPresence } from './presence.ts';
+import { createActivity } from './activity.ts';
+import { createAutoAssign } from './auto-assign.ts';
+import { clip } from '../console-api/alerts.ts';
+import { TEST_VISITOR } from '../console-api/test-message.ts';
+
+type AlertReason = Extract<ConsoleEvent, { type: 'alert' }>['reason'];
+
+/** How often the queue and the offline agents are looked at again, whatever happened meanwhile. */
+export const TEAM_SWEEP_MS = 30_000;
+
+export interface TeamDeps {
+  store: Store;
+  writer: MessageWriter;
+  clock: Clock;
+  events: EventBus;
+  config: TeamConfig;
+  /** The console alert for a conversation that newly needs a human (alerts.ts), to these accounts or to every console. */
+  raise: (conversationId: string, reason: AlertReason, recipients?: string[]) => void;
+  log: (line: string) => void;
+}
+
+/**
+ * The team workflow's live side (protocol v1.2): presence, who views and types where, who gets a
+ * conversation that needs a human and who hears of it, and the return of an offline agent's
+ * conversations to the queue. Only in team mode (an enabled account besides the owner): one
+ * person on one desktop gets their alerts as before, and nothing is assigned.
+ */
+export function createTeam(deps: TeamDeps) {
+  const { store, writer, clock, events } = deps;
+  const returnAfterMs = deps.config.returnAfterOfflineMinutes * 60_000;
+  const returnTimers = new Map<string, () => void>();
+  /** Who unassigned themselves from what: auto-assignment does not hand it straight back. */
+  const declined = new Map<string, Set<string>>();
+  const work = new Set<Promise<unknown>>();
+  let sweepTimer: (() => void) | null = null;
+  let stopped = false;
+
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    const done = p.catch((error: unknown) => deps.log(`team: ${(error as Error).message}`)).finally(() => work.delete(done));
+    work.add(done);
+    return p;
+  };
+
+  const accounts = () => store.accounts.list().filter((a) => !a.disabled);
+  const teamMode = (): boolean => accounts().some((a) => !a.owner);
+  const autoAssignOn = (): boolean => deps.config.autoAssign && teamMode();
+
+  const presence = createPresence({
+    clock,
+    onChange(agentId, now) {
+      events.emit({ type: 'presence', agentId, presence: now });
+      if (now === 'offline') {
+        activity.clear(agentId);
+        scheduleReturn(agentId);
+      } else if (now === 'online') void track(autoAssign.pass());
+    },
+  });
+  const activity = createActivity({ clock, onChange: (conversationId, a) => events.emit({ type: 'activity', conversationId, ...a }) });
+
+  function labelOf(conversationId: string): { said: string | null; who?: ConversationLabel } {
+    const conv = store.conversations.byId(conversationId);
+    const last = store.workspace.lastCustomerText(conversationId);
+    const who = conv ? { peer: conv.peer, groupId: conv.groupId, groupName: conv.groupName, customerId: conv.customerId, customerName: conv.customerName } : undefined;
+    return { said: last ? clip(last.text, 200) : null, ...(who ? { who } : {}) };
+  }
+
+  /** Tells `assignee` a conversation is theirs now (not when they took it themselves). */
+  function announceAssigned(conversationId: string, assignee: string, by: Operator | null): void {
+    // The operator as named, never the address their call came from (that stays in the audit).
+    events.emit({ type: 'assigned', conversationId, assignee, by: by && { id: by.id, name: by.name }, ...labelOf(conversationId), recipients: [assignee] });
+  }
+
+  const autoAssign = createAutoAssign({
+    team: store.team,
+    writer,
+    clock,
+    enabled: autoAssignOn,
+    candidates: () =>
+      accounts()
+        .filter((a) => a.capacity > 0 && presence.presenceOf(a.id) === 'online')
+        .map((a) => ({ id: a.id, capacity: a.capacity })),
+    declined: (conversationId) => declined.get(conversationId),
+    onClaim(conversationId, agentId) {
+      declined.delete(conversationId);
+      events.emit({ type: 'conversation', conversationId });
+      announceAssigned(conversationId, agentId, null);
+    },
+    log: deps.log,
+  });
+
+  /** Who hears of a conversation new in the queue: admins, and agents with nothing that needs them. */
+  function queueRecipients(except: string | null): string[] {
+    const open = store.team.openCounts();
+    return accounts()
+      .filter((a) => a.id !== except && (a.role === 'admin' || (open.get(a.id) ?? 0) === 0))
+      .map((a) => a.id);
+  }
+
+  /**
+   * A conversation newly needs a human. Team mode: its assignee hears of it; one in the queue goes
+   * to an online agent with room if auto-assignment can place it (they hear of it as assigned to
+   * them), else to the queue's watchers. A one-person desktop: every console, as before.
+   */
+  async function needsHuman(conversationId: string, reason: AlertReason, except: string | null = null): Promise<void> {
+    const conv = store.conversations.byId(conversationId);
+    const test = conv?.channel === 'web' && conv.customerId === TEST_VISITOR;
+    if (!conv || test || !teamMode()) return deps.raise(conversationId, reason);
+    if (conv.assignee) return deps.raise(conversationId, reason, [conv.assignee]);
+    if (autoAssignOn()) await autoAssign.pass();
+    if (store.team.assigneeOf(conversationId)) return;
+    deps.raise(conversationId, reason, queueRecipients(except));
+  }
+
+  function scheduleReturn(agentId: string): void {
+    returnTimers.get(agentId)?.();
+    const at = presence.offlineSince(agentId) + returnAfterMs;
+    returnTimers.set(agentId, clock.after(at - clock.now(), () => void track(returnIfOffline(agentId))));
+  }
+
+  /** An agent offline long enough: their conversations that still need a human go back to the queue (and on to whoever can take them). */
+  async function returnIfOffline(agentId: string): Promise<void> {
+    returnTimers.delete(agentId);
+    if (stopped || !teamMode() || presence.presenceOf(agentId) !== 'offline') return;
+    if (clock.now() < presence.offlineSince(agentId) + returnAfterMs) return scheduleReturn(agentId);
+    const result = await writer.submit({ kind: 'return_to_queue', agentId, now: clock.now() });
+    if (result?.kind !== 'returned' || result.ids.length === 0) return;
+    deps.log(`team: ${agentId} has been offline ${deps.config.returnAfterOfflineMinutes} min: ${result.ids.length} conversation(s) back in the queue`);
+    for (const id of result.ids) events.emit({ type: 'conversation', conversationId: id });
+    for (const id of result.ids) await needsHuman(id, 'needs_human');
+  }
+
+  /** Offline agents' conversations back, then the queue to whoever has room: what a missed event would have done. */
+  async function sweep(): Promise<void> {
+    if (!teamMode()) return;
+    for (const agentId of store.team.withOpen()) if (presence.presenceOf(agentId) === 'offline') await returnIfOffline(agentId);
+    await autoAssign.pass();
+  }
+
+  function armSweep(): void {
+    if (stopped) return;
+    sweepTimer = clock.after(TEAM_SWEEP_MS, () => {
+      void track(sweep());
+      armSweep();
+    });
+  }
+
+  return {
+    teamMode,
+    autoAssignOn,
+    needsHuman: (conversationId: string, reason: AlertReason): void => void track(needsHuman(conversationId, reason)),
+    /** Something freed a slot or changed the queue (a reply, a resolve, a flag, an assignment): look again. */
+    changed: (): void => void (teamMode() && track(autoAssign.pass())),
+    /** Assigned by hand: the new assignee hears of it (unless it is the one who did it); one left unassigned is in the queue anew. */
+    assignedByHand(conversationId: string, assignee: string | null, previous: string | null, by: Operator): void {
+      events.emit({ type: 'conversation', conversationId });
+      if (assignee !== null) {
+        declined.delete(conversationId);
+        if (assignee !== by.id) announceAssigned(conversationId, assignee, by);
+        void track(autoAssign.pass());
+        return;
+      }
+      if (previous !== null) declined.set(conversationId, new Set([...(declined.get(conversationId) ?? []), previous]));
+      if (store.conversations.byId(conversationId)?.needsHuman) void track(needsHuman(conversationId, 'needs_human', by.id));
+      else void track(autoAssign.pass());
+    },
+    /** Online, away or offline (the agents view shows it next to each account). */
+    presenceOf: (agentId: string) => presence.presenceOf(agentId),
+    /** A console of this account opened an event stream (presence); returns what its closing does. */
+    streamOpened: (agentId: string): (() => void) => presence.streamOpened(agentId),
+    heartbeat(agentId: string, input: { away: boolean; viewing: string | null; typing: string | null }): Presence {
+      const now = presence.heartbeat(agentId, input.away);
+      activity.set(agentId, input.viewing, input.typing);
+      return now;
+    },
+    members(): TeamMember[] {
+      const open = store.team.openCounts();
+      return accounts().map((a) => ({ id: a.id, name: a.name, role: a.role, owner: a.owner, presence: presence.presenceOf(a.id), openAssigned: open.get(a.id) ?? 0, capacity: a.capacity }));
+    },
+    activity: () => activity.snapshot(),
+    /** After the writer is up: the first sweep (conversations of agents not back after a restart return in time), then every TEAM_SWEEP_MS. */
+    start(): void {
+      void track(sweep());
+      armSweep();
+    },
+    busy: (): number => work.size + autoAssign.busy(),
+    settled: async (): Promise<void> => {
+      await Promise.all([...work, autoAssign.settled()]);
+    },
+    stop(): void {
+      stopped = true;
+      sweepTimer?.();
+      for (const cancel of returnTimers.values()) cancel();
+      returnTimers.clear();
+      presence.stop();
+      activity.stop();
+    },
+  };
+}
+
+export type Team = ReturnType<typeof createTeam>;
