@@ -13,6 +13,7 @@ import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
 import { enginesCommand } from './engines-commands.ts';
 import { consoleCommand } from './console-commands.ts';
+import { backupCommand } from './backup-command.ts';
 import { planConsoleListener } from '../console-api/console-listener-plan.ts';
 import { agentsCommand, AGENTS_USAGE } from './agents-commands.ts';
 import { consoleOriginOf } from '../accounts/console-origin.ts';
@@ -38,6 +39,7 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   kb import FILE          (JSON array of {question, answer}, or CSV with header question,answer)
   kb list
   console rotate-token    (a new console token; the old one stops working)
+  backup FILE             (a consistent copy of the database, also while serve runs; never overwrites)
 ${AGENTS_USAGE}
 integrator tools (no data folder needed; "npm run cli -- send --help" and "receive --help" say more):
   send --client ID --secret S [--endpoint URL] --event EVENT_TYPE
@@ -122,7 +124,7 @@ async function integratorTool(command: 'send' | 'receive', argv: string[]): Prom
   }
 }
 
-const COMMANDS = ['agents', 'clients', 'console', 'deliveries', 'engines', 'kb'];
+const COMMANDS = ['agents', 'backup', 'clients', 'console', 'deliveries', 'engines', 'kb'];
 
 const AGENT_FLAGS = ['name', 'role', 'capacity', 'origin'];
 
@@ -181,7 +183,11 @@ async function main(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
-    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, clients, console, deliveries, engines, kb, send or receive`);
+    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, kb, send or receive`);
+    if (group === 'backup') {
+      console.log(await backupCommand(databasePath(dataDir), rest));
+      return 0;
+    }
     store = createStore(openDatabase(databasePath(dataDir)));
     const now = Date.now();
     const out =
