@@ -110,4 +110,27 @@ describe('the first-run screen: its steps, and a header that fits before anythin
     assert.deepEqual(await page.locator('.first-run [data-testid=step-state]').allTextContents(), ['Done', 'Done', 'Done', 'To do']);
   });
 
+
+  it('one person alone has no Agents tab: the team starts from their name\'s dialog, and the tab joins the nav once there is an agent', async () => {
+    const page = await openConsole(browser, server, { width: 1280, height: 800 });
+    await page.waitForSelector('nav [data-view="conversations"]');
+    assert.equal(await page.locator('nav [data-view="agents"]').count(), 0, 'the nav of one person on one desktop, as before team mode');
+    await page.locator('header.top .operator').click();
+    await page.getByTestId('operator-dialog').waitFor();
+    // Adding an agent is recorded under the owner's name: they say who they are first, as for a reply.
+    await page.getByTestId('operator-dialog').getByLabel('Operator ID').fill('olga');
+    await page.getByTestId('operator-dialog').getByLabel('Display name').fill('Olga');
+    await page.getByTestId('operator-dialog').getByRole('button', { name: 'Save' }).click();
+    await page.locator('header.top [data-testid=operator]').click();
+    await page.getByTestId('open-agents').click();
+    await page.getByTestId('operator-dialog').waitFor({ state: 'detached' });
+    await page.locator('nav [data-view="agents"][aria-current="page"]').waitFor();
+    await page.getByLabel('Account ID').fill('ann');
+    await page.getByLabel('Display name').fill('Ann Lee');
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    await page.getByTestId('sign-in-link').getByRole('button', { name: 'Done' }).click();
+    await page.click('nav [data-view="conversations"]');
+    await page.locator('nav [data-view="agents"]').waitFor();
+    await page.close();
+  });
 });

@@ -1,6 +1,7 @@
 /** Team mode's accounts: sign-in, the sign-in link page, the account menu, the Agents view and the audit log. English. */
 export const enAccounts = {
   nav: 'Agents',
+  fromOperator: { text: 'Working with colleagues? Give each support agent an account of their own.', open: 'Agents' },
   signIn: {
     title: 'Sign in to Switchboard',
     id: 'Account ID',

@@ -3,6 +3,7 @@ import type { enAccounts } from './en-accounts.ts';
 /** Team mode's accounts: sign-in, the sign-in link page, the account menu, the Agents view and the audit log. Simplified Chinese. */
 export const zhCNAccounts: typeof enAccounts = {
   nav: '客服账号',
+  fromOperator: { text: '与同事一起工作？为每位客服创建各自的账号。', open: '客服账号' },
   signIn: {
     title: '登录 Switchboard',
     id: '账号 ID',

@@ -72,6 +72,8 @@ export const accountsSlice: Slice<AccountsSlice> = (set, get) => {
     if (!r.ok) set({ error: r.error.message });
     else if (announce) get().announce(announce(r.value));
     await get().loadAgents();
+    // The first agent added (or the last one removed) starts or ends team mode: tabs, presence, notes.
+    await get().loadTeam();
     return r.ok ? r.value : null;
   }
   const nameOf = (id: string): string => get().agents.find((a) => a.id === id)?.name ?? id;

@@ -54,7 +54,10 @@ export function Nav() {
   const more = useConsole((s) => s.needsYouCursor !== null);
   const noClients = useConsole((s) => s.clientsLoaded && s.clients.length === 0);
   const role = useConsole((s) => s.me.role);
-  const may = (v: View): boolean => mayCall(role, NEEDS[v]);
+  const teamMode = useConsole((s) => s.team.teamMode);
+  // One person on one desktop sees the nav of before: Agents joins it once there is a team (or
+  // while it is open); the owner reaches it from their name's dialog to add the first agent.
+  const may = (v: View): boolean => mayCall(role, NEEDS[v]) && (v !== 'agents' || teamMode || view === 'agents');
 
   useEffect(() => {
     const follow = (lng: string): void => void (document.documentElement.lang = lng);

@@ -58,7 +58,32 @@ export function OperatorDialog() {
     <Modal title={t('work.operator.title')} onClose={close} testId="operator-dialog">
       <p className="muted">{t('work.operator.why')}</p>
       <OperatorForm autoFocus />
+      <TeamEntry onOpen={close} />
     </Modal>
+  );
+}
+
+/** For an admin (the owner): where a team starts, since the nav shows Agents only once there is one. */
+function TeamEntry({ onOpen }: { onOpen: () => void }) {
+  const { t } = useTranslation();
+  const role = useConsole((s) => s.me.role);
+  const goTo = useConsole((s) => s.goTo);
+  if (role !== 'admin') return null;
+  return (
+    <p className="muted team-entry">
+      {t('accounts.fromOperator.text')}{' '}
+      <button
+        type="button"
+        className="link"
+        data-testid="open-agents"
+        onClick={() => {
+          onOpen();
+          goTo('agents');
+        }}
+      >
+        {t('accounts.fromOperator.open')}
+      </button>
+    </p>
   );
 }
 
