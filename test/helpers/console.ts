@@ -5,6 +5,7 @@ import { createConsoleServer } from '../../src/main/console-api/console-server.t
 import { consoleTokenAtStart } from '../../src/main/console-api/console-token.ts';
 import { secretKeyPath } from '../../src/main/store/data-dir.ts';
 import type { ApiResult, ConsoleEvent, ConsoleMethod, ConsoleOutputs } from '../../src/shared/console-api.ts';
+import { readEventStream } from './event-stream.ts';
 
 export interface ConsoleClient {
   /** A console API call over HTTP, as the browser console makes it (JSON, Bearer token). */
@@ -34,20 +35,7 @@ export async function openConsole(h: Harness): Promise<ConsoleClient> {
   const events: ConsoleEvent[] = [];
   const controller = new AbortController();
   const res = await fetch(`${base}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  const reader = res.body!.getReader();
-  const reading = (async () => {
-    let buffer = '';
-    const decoder = new TextDecoder();
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      const cut = buffer.lastIndexOf('\n\n');
-      if (cut < 0) continue;
-      for (const m of buffer.slice(0, cut).matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]!) as ConsoleEvent);
-      buffer = buffer.slice(cut + 2);
-    }
-  })();
+  const reading = readEventStream(res, events);
   return {
     call,
     async ok(method, input) {

@@ -6,6 +6,7 @@ import { digestOf } from '../../src/main/accounts/sessions.ts';
 import type { Store } from '../../src/main/store/index.ts';
 import type { RunningService } from '../../src/main/service.ts';
 import type { ApiResult, ConsoleEvent, ConsoleMethod, ConsoleOutputs } from '../../src/shared/console-api.ts';
+import { readEventStream } from './event-stream.ts';
 
 /** The console listener over a service, serving the built console when `rendererDir` has it. */
 export async function listen(service: RunningService, rendererDir = '/nonexistent'): Promise<{ server: Server; base: string }> {
@@ -49,21 +50,9 @@ export async function teamConsole(base: string, token: string): Promise<TeamCons
   const waiters = new Set<() => void>();
   const controller = new AbortController();
   const res = await fetch(`${base}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  const reader = res.body!.getReader();
-  const reading = (async () => {
-    let buffer = '';
-    const decoder = new TextDecoder();
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      const cut = buffer.lastIndexOf('\n\n');
-      if (cut < 0) continue;
-      for (const m of buffer.slice(0, cut).matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]!) as ConsoleEvent);
-      buffer = buffer.slice(cut + 2);
-      for (const w of waiters) w();
-    }
-  })();
+  const reading = readEventStream(res, events, () => {
+    for (const w of waiters) w();
+  });
   return {
     call,
     async ok(method, input) {

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { LanguageSelect } from './LanguageSelect.tsx';
 import { useConsole } from '../store/index.ts';
-import { i18n, LANGUAGES, type Language } from '../i18n/index.ts';
 import { KeyboardIcon, MoonIcon } from './Icons.tsx';
 import { SoundToggle } from './AlertControls.tsx';
 import './header.css';
@@ -139,20 +139,7 @@ export function HeaderPrefs({ onShortcuts }: { onShortcuts: () => void }) {
           <MoonIcon />
           <span className="label">{t('work.darkTheme')}</span>
         </button>
-        <select
-          aria-label={t('app.language')}
-          value={i18n.language}
-          onChange={(e) => {
-            localStorage.setItem('sb.lang', e.target.value);
-            void i18n.changeLanguage(e.target.value as Language);
-          }}
-        >
-          {Object.entries(LANGUAGES).map(([code, name]) => (
-            <option key={code} value={code}>
-              {name}
-            </option>
-          ))}
-        </select>
+        <LanguageSelect />
       </div>
     </>
   );

@@ -1,10 +1,11 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { LanguageSelect } from './LanguageSelect.tsx';
 import { TeamServer } from './TeamServer.tsx';
 import { PASSWORD_MIN, type SignInOutputs } from '../../../shared/sign-in-api.ts';
 import { signInCall, type SignInProblem } from '../api/sign-in.ts';
 import { forgetSignInLink, keepSession, type AuthState } from '../api/console-token.ts';
-import { i18n, LANGUAGES, type Language } from '../i18n/index.ts';
+import { i18n } from '../i18n/index.ts';
 import { fullTime } from '../format.ts';
 import './accounts.css';
 
@@ -39,21 +40,7 @@ function Page({ title, children }: { title: string; children: ReactNode }) {
         <p className="brand">{t('app.title')}</p>
         <h1>{title}</h1>
         {children}
-        <select
-          className="sign-in-lang"
-          aria-label={t('app.language')}
-          value={i18n.language}
-          onChange={(e) => {
-            localStorage.setItem('sb.lang', e.target.value);
-            void i18n.changeLanguage(e.target.value as Language);
-          }}
-        >
-          {Object.entries(LANGUAGES).map(([code, name]) => (
-            <option key={code} value={code}>
-              {name}
-            </option>
-          ))}
-        </select>
+        <LanguageSelect className="sign-in-lang" />
         {/* On a team server in the desktop app: the way back to this computer's own service, before any sign-in. */}
         <TeamServer />
       </div>
