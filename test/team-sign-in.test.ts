@@ -181,6 +181,34 @@ describe('team mode over HTTP: sign-in, sessions, roles and revocation (protocol
     assert.equal((await signIn('fay', PASSWORD)).status, 200);
   });
 
+  it('attempts sent all at once are counted as they arrive: 30 parallel guesses at one account get 5 answers of 401 and 25 of 429, and a right password after them still waits', async () => {
+    nextWindow();
+    await agent('pia');
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => signIn('pia', `parallel guess ${i}`)));
+    const counts = answers.reduce<Record<number, number>>((c, a) => ({ ...c, [a.status]: (c[a.status] ?? 0) + 1 }), {});
+    assert.deepEqual(counts, { 401: 5, 429: 25 });
+    assert.equal((await signIn('pia', PASSWORD)).status, 429);
+    nextWindow();
+    // A right password does not use up the address's allowance: 25 sign-ins in a row from one address.
+    for (let i = 0; i < 25; i++) assert.equal((await signIn('pia', PASSWORD)).status, 200, `sign-in ${i + 1}`);
+  });
+
+  it('only the owner can reset the owner (another admin would get a password sign-in as the owner); a disabled agent\'s link dies with the disable; the owner cannot take an agent\'s id in another case', async () => {
+    nextWindow();
+    const admin = await agent('ray', 'admin');
+    const refused = await call('resetAgent', { id: 'olga' }, admin);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json.error?.code, 'owner_protected');
+    assert.equal((await call('resetAgent', { id: 'olga' }, ownerToken)).status, 200, 'the owner may');
+    const invited = await call('addAgent', { id: 'lia', name: 'Lia' }, ownerToken);
+    const link = (invited.json.value.link.fragment as string).split('=')[1]!;
+    assert.equal((await call('setAgentDisabled', { id: 'lia', disabled: true }, ownerToken)).status, 200);
+    assert.equal((await call('setAgentDisabled', { id: 'lia', disabled: false }, ownerToken)).status, 200);
+    assert.equal((await post('/api/auth/usePasswordLink', { link, password: PASSWORD })).status, 404, 'enabling again does not revive the link');
+    const clash = await call('setOperator', { id: 'RAY', name: 'Not Ray' }, ownerToken);
+    assert.equal(clash.json.error?.code, 'id_taken');
+  });
+
   it('a session ends after 12 h unused, and after 30 days however much it is used', async () => {
     nextWindow();
     const idle = await agent('gus');

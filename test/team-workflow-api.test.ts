@@ -4,6 +4,8 @@ import type { Server } from 'node:http';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { listen, signedInAgent, teamConsole, type TeamConsole } from './helpers/team.ts';
 import type { ConsoleEvent, ConversationSummary } from '../src/shared/console-api.ts';
+import { consoleTokenAtStart } from '../src/main/console-api/console-token.ts';
+import { secretKeyPath } from '../src/main/store/data-dir.ts';
 
 type Of<T extends ConsoleEvent['type']> = Extract<ConsoleEvent, { type: T }>;
 const is = <T extends ConsoleEvent['type']>(type: T, f: (e: Of<T>) => boolean = () => true) => (e: ConsoleEvent): e is Of<T> => e.type === type && f(e as Of<T>);
@@ -138,6 +140,30 @@ describe('team workflow over the console API, two agents at once', () => {
     const wrong = await omar.call('assignConversation', { conversationId: id, agentId: 'nobody' });
     assert.equal(wrong.status, 400);
   });
+  it('a made-up draft base and a NUL in a note are refused as input (400, nothing written); the endpoint\'s requests reach admins only; the owner\'s open stream follows a change of id', async () => {
+    const id = await idOf(ann, 'v1');
+    const far = await ann.call('addNote', { conversationId: id, content: 'from the future', base: { messageId: 999_999, replyId: 999_999 } });
+    assert.equal(far.status, 400);
+    assert.match(!far.body.ok ? far.body.error.message : '', /newer than this conversation's newest entries/);
+    const nul = await ann.call('addNote', { conversationId: id, content: '\u0000hello' });
+    assert.equal(nul.status, 400, 'a 500 before: SQLite\'s length() stops at NUL');
+    const ownerToken = consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token;
+    // The service re-reads the token's hash once a second of its clock, which this test moves by hand.
+    h.clock.advance(1000);
+    const owner = await teamConsole(base, ownerToken);
+    try {
+      assert.equal((await visit('v-req', 'hello there')).status, 200);
+      await owner.next(is('request'));
+      assert.equal(ann.events.some(is('request')), false, 'the request log is an admin\'s view');
+      await owner.ok('setOperator', { id: 'chief', name: 'Chief' });
+      await omar.ok('addNote', { conversationId: id, content: 'for @chief' });
+      await owner.next(is('mention', (e) => e.text.includes('for @chief')));
+      await owner.ok('setOperator', { id: 'boss', name: 'Boss' });
+    } finally {
+      await owner.close();
+    }
+  });
+
 });
 
 describe('one person on one desktop: no assignment, alerts to every console, no collision check without a base', () => {

@@ -136,7 +136,7 @@ export const consoleInputs = {
   /** An operator reply (protocol section 7): a staff message delivered through the outbox. */
   sendReply: z.object({
     conversationId: z.string().min(1).max(64),
-    content: z.string().trim().min(1, 'write a reply').max(20_000),
+    content: z.string().trim().min(1, 'write a reply').max(20_000).refine((s) => !s.includes('\u0000'), 'a reply cannot contain the NUL character'),
     /** The customer messages it answers; default: those since the last answer. */
     replyTo: z.array(z.string().min(1).max(128)).max(100).optional(),
     /** The draft's base (team workflow): refused with conversation_changed if a customer or a colleague spoke since, unless `force`. */

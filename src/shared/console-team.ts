@@ -94,7 +94,7 @@ export const teamInputs = {
   /** A private note: stored in the transcript, never delivered. `@id` mentions notify those accounts. */
   addNote: z.object({
     conversationId,
-    content: z.string().trim().min(1, 'write a note').max(20_000),
+    content: z.string().trim().min(1, 'write a note').max(20_000).refine((s) => !s.includes('\u0000'), 'a note cannot contain the NUL character'),
     /** The draft's base: refused with conversation_changed if a customer or colleague spoke since (unless `force`). */
     base: draftBaseSchema.optional(),
     force: z.boolean().optional(),

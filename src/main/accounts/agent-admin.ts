@@ -130,6 +130,7 @@ export function agentAdmin(deps: AgentAdminDeps) {
         if (disabled) guard(agent, 'disabled', actorId);
         if (agent.disabled === disabled) return 0;
         accounts.setDisabled(id, disabled, deps.now());
+        if (disabled) accounts.dropSignInLinks(id);
         const ended = disabled ? deps.endSessions(id, 'disabled') : 0;
         deps.audit({ change: disabled ? 'disable' : 'enable', agent: id, ...(disabled ? { endedSessions: ended } : {}) });
         return ended;
@@ -138,9 +139,12 @@ export function agentAdmin(deps: AgentAdminDeps) {
     },
 
     /** The password is forgotten and every session ends; the new link is where the agent chooses another. */
-    reset(id: string): { agent: AgentView; link: NewLink; endedSessions: number } {
+    reset(id: string, byOwner = true): { agent: AgentView; link: NewLink; endedSessions: number } {
       const done = deps.transaction(() => {
-        find(id);
+        const agent = find(id);
+        // The owner's link would give its holder a password sign-in as the owner, whom no admin can
+        // disable: only the owner (desktop, console token, CLI on the data folder) may make one.
+        if (agent.owner && !byOwner) throw new AgentAdminError('owner_protected', `${agent.id} is this installation's owner: only the owner (the desktop window, the console token or the CLI) can reset it`);
         accounts.clearPassword(id, deps.now());
         const endedSessions = deps.endSessions(id, 'reset');
         deps.audit({ change: 'reset', agent: id, endedSessions });

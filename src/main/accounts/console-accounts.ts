@@ -7,6 +7,7 @@ import { ownerCaller } from '../console-api/operator-guard.ts';
 import { checkSession, digestOf, newSecret } from './sessions.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import { createSignInThrottle, type SignInThrottle } from './sign-in-throttle.ts';
+import { createHashGate, HashBusy, type HashGate } from './hash-gate.ts';
 
 export interface ConsoleAccountsDeps {
   accounts: AccountQueries;
@@ -16,12 +17,17 @@ export interface ConsoleAccountsDeps {
   /** Records a sign-in, failed sign-in or sign-out (through the writer, like every audit row). */
   audit: (entry: NewAudit) => void;
   throttle?: SignInThrottle;
+  /** How many password hashes run at once (hash-gate.ts). */
+  hashGate?: HashGate;
   /** How long a session's check is trusted before the database is asked again (the CLI is another process). */
   recheckMs?: number;
 }
 
 /** Why a sign-in was refused: the same `failed` for an unknown account as for a wrong password. */
-export type SignInRefusal = { code: 'sign_in_failed'; status: 401 } | { code: 'too_many_attempts'; status: 429; retryAfterSeconds: number };
+export type SignInRefusal =
+  | { code: 'sign_in_failed'; status: 401 }
+  | { code: 'too_many_attempts'; status: 429; retryAfterSeconds: number }
+  | { code: 'busy'; status: 503; retryAfterSeconds: number };
 export type SignInResult = { ok: true; value: SignedIn } | { ok: false; error: SignInRefusal };
 
 /** Hashed once: an unknown account still costs one scrypt, so timing does not tell it from a wrong password. */
@@ -37,6 +43,7 @@ const decoy = (): Promise<string> => (decoyHash ??= hashPassword('switchboard de
 export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
   const { accounts, clock } = deps;
   const throttle = deps.throttle ?? createSignInThrottle();
+  const hashGate = deps.hashGate ?? createHashGate();
   const recheckMs = deps.recheckMs ?? 1000;
   // A session's check, trusted for recheckMs: an event stream re-asks every second, a console
   // calls several methods at once; neither should read the database each time.
@@ -89,17 +96,26 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
         audit('sign_in_failed', null, address, { id: input.id.slice(0, 64), reason: `too many attempts (per ${limited.by})` });
         return { ok: false, error: { code: 'too_many_attempts', status: 429, retryAfterSeconds: limited.retryAfterSeconds } };
       }
+      // Counted before the hash: attempts sent in parallel all pass `check` before any ends.
+      throttle.fail(input.id, address, now);
       const agent = accounts.get(input.id);
       const hash = agent?.passwordHash ?? null;
-      const matches = await verifyPassword(hash ?? (await decoy()), input.password);
+      let matches: boolean;
+      try {
+        const stored = hash ?? (await decoy());
+        matches = await hashGate.run(() => verifyPassword(stored, input.password));
+      } catch (error) {
+        if (!(error instanceof HashBusy)) throw error;
+        throttle.takeBack(input.id, address, now);
+        return { ok: false, error: { code: 'busy', status: 503, retryAfterSeconds: 1 } };
+      }
       if (!agent || !hash || agent.disabled || !matches) {
-        throttle.fail(input.id, address, clock.now());
         // The reason stays in the audit, for the admin; the answer is the same whatever it was.
         const reason = !agent ? 'unknown account' : agent.disabled ? 'account disabled' : !hash ? 'no password chosen yet' : 'wrong password';
         audit('sign_in_failed', agent ? { id: agent.id, name: agent.name } : null, address, { id: input.id.slice(0, 64), reason });
         return { ok: false, error: { code: 'sign_in_failed', status: 401 } };
       }
-      throttle.succeed(input.id);
+      throttle.succeed(input.id, address, now);
       audit('sign_in', { id: agent.id, name: agent.name }, address, null);
       return { ok: true, value: startSession(agent, address) };
     },
@@ -112,14 +128,20 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
     },
 
     /** The agent chooses a password through their link: it is used up, and they are signed in. */
-    async usePasswordLink(input: { link: string; password: string }, address: string): Promise<{ ok: true; value: SignedIn } | { ok: false; code: 'invalid_input' | 'link_not_valid'; message: string }> {
+    async usePasswordLink(input: { link: string; password: string }, address: string): Promise<{ ok: true; value: SignedIn } | { ok: false; code: 'invalid_input' | 'link_not_valid' | 'busy'; message: string }> {
       const problem = passwordProblem(input.password);
       if (problem) return { ok: false, code: 'invalid_input', message: problem };
       const digest = digestOf(input.link);
       const found = accounts.peekSignInLink(digest, clock.now());
       const agent = found ? accounts.get(found.agentId) : null;
       if (!found || !agent || agent.disabled) return { ok: false, code: 'link_not_valid', message: 'this sign-in link is used, expired or replaced: ask an admin for a new one' };
-      const hash = await hashPassword(input.password);
+      let hash: string;
+      try {
+        hash = await hashGate.run(() => hashPassword(input.password));
+      } catch (error) {
+        if (!(error instanceof HashBusy)) throw error;
+        return { ok: false, code: 'busy', message: 'too many sign-ins at once: try again in a second' };
+      }
       // Taken only now (hashing took a while): a second use of the link meanwhile finds it gone.
       if (accounts.takeSignInLink(digest, clock.now()) !== agent.id) return { ok: false, code: 'link_not_valid', message: 'this sign-in link was just used: sign in with your password' };
       accounts.setPasswordHash(agent.id, hash, clock.now());

@@ -1,3 +1,5 @@
+import { addressKey as limiterKey } from '../auth/address-limiter.ts';
+
 /**
  * Failed sign-ins (protocol v1.2, section 9): at most 5 per account per 15 minutes, and at most
  * 20 per address per 15 minutes (the protocol names a per-address limit without a figure; 20 lets
@@ -37,7 +39,8 @@ export function createSignInThrottle(limits: SignInLimits = SIGN_IN_LIMITS) {
   }
 
   const accountKey = (id: string): string => `a:${id.normalize('NFC').toLowerCase()}`;
-  const addressKey = (address: string): string => `n:${address}`;
+  // IPv6 by its /64, canonical: one subscriber holds a whole /64 and could take a fresh address per attempt.
+  const addressKey = (address: string): string => `n:${limiterKey(address)}`;
 
   return {
     /** Before any password is checked. The id need not exist: an unknown one is limited the same. */
@@ -48,6 +51,11 @@ export function createSignInThrottle(limits: SignInLimits = SIGN_IN_LIMITS) {
       if (byAddress !== null) return { allowed: false, retryAfterSeconds: byAddress, by: 'address' };
       return { allowed: true };
     },
+    /**
+     * Counts an attempt as failed before its password is checked, so attempts sent in parallel
+     * are all counted (checking first and counting after the hash let 30 at once through). A
+     * right password takes it back (`succeed`).
+     */
     fail(accountId: string, address: string, now: number): void {
       for (const key of [accountKey(accountId), addressKey(address)]) {
         const times = recent(key, now);
@@ -56,9 +64,21 @@ export function createSignInThrottle(limits: SignInLimits = SIGN_IN_LIMITS) {
       }
       while (failures.size > limits.maxKeys) failures.delete(failures.keys().next().value!);
     },
-    /** A right password clears the account's failures (not the address's: others may share it). */
-    succeed(accountId: string): void {
+    /**
+     * A right password clears the account's failures, and takes back the address's count of this
+     * attempt (reserved at `now` by `fail`); the address's other failures stay: others may share it.
+     */
+    succeed(accountId: string, address?: string, reservedAt?: number): void {
+      if (address !== undefined && reservedAt !== undefined) this.takeBack(accountId, address, reservedAt);
       failures.delete(accountKey(accountId));
+    },
+    /** An attempt reserved at `at` that checked no password (the service was busy): it does not count. */
+    takeBack(accountId: string, address: string, at: number): void {
+      for (const key of [accountKey(accountId), addressKey(address)]) {
+        const times = failures.get(key);
+        const i = times?.lastIndexOf(at) ?? -1;
+        if (times && i >= 0) times.splice(i, 1);
+      }
     },
     get size(): number {
       return failures.size;

@@ -79,7 +79,7 @@ export function createAccountHandlers(deps: AccountHandlerDeps): Pick<ConsoleHan
     },
     async resetAgent(input, caller) {
       const { admin } = adminFor(caller);
-      const { agent, link, endedSessions } = run(() => admin.reset(input.id));
+      const { agent, link, endedSessions } = run(() => admin.reset(input.id, caller.owner));
       return { agent, link: signInLinkView(origin(), link.secret, link.expiresAt), endedSessions };
     },
     async removeAgent(input, caller) {

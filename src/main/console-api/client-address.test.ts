@@ -19,6 +19,8 @@ test('behind a trusted proxy, the rightmost address it did not add itself; a cli
   assert.equal(clientAddress(req('127.0.0.1', 'not-an-ip, 198.51.100.4'), proxy), '198.51.100.4');
   assert.equal(clientAddress(req('127.0.0.1'), proxy), '127.0.0.1', 'no header: the proxy itself');
   assert.equal(clientAddress(req('127.0.0.1', 'garbage'), proxy), '127.0.0.1');
+  assert.equal(clientAddress(req('127.0.0.1', '198.51.100.4:61000'), proxy), '198.51.100.4', 'a forwarded port is dropped');
+  assert.equal(clientAddress(req('127.0.0.1', '[2001:db8::7]:61000'), proxy), '2001:db8::7');
   const chain = trustedProxiesOf({ trustedProxies: ['10.0.0.2', '10.0.0.3'] });
   assert.equal(clientAddress(req('10.0.0.3', '198.51.100.4, 10.0.0.2'), chain), '198.51.100.4', 'two trusted hops');
   assert.equal(clientAddress(req('127.0.0.1', '198.51.100.4'), chain), '127.0.0.1', 'loopback is not trusted once proxies are listed');

@@ -3,7 +3,11 @@ import type { IncomingMessage } from 'node:http';
 
 /** An address as Node reports it, IPv4-mapped IPv6 unwrapped, so `::ffff:127.0.0.1` matches `127.0.0.1`. */
 function plain(address: string): string {
-  const bare = address.trim().replace(/^\[(.*)\]$/, '$1');
+  // Some proxies forward `1.2.3.4:5678` or `[2001:db8::1]:5678`: the port is not part of who it is.
+  const bare = address
+    .trim()
+    .replace(/^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/, '$1')
+    .replace(/^\[(.*)\](?::\d+)?$/, '$1');
   return bare.toLowerCase().startsWith('::ffff:') && isIP(bare.slice(7)) === 4 ? bare.slice(7) : bare.toLowerCase();
 }
 

@@ -121,7 +121,8 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
         if (!stillValid()) return close();
         res.write(`data: ${JSON.stringify(event)}\n\n`);
       },
-      { caller, stream: true },
+      // Read at each event (cached for a second): the owner's id can change under an open stream.
+      { caller: () => options.accounts.callerOf(token, address) ?? caller, stream: true },
     );
     const stopWatching = session ? options.accounts.onRevoked((ended) => ended.has(session) && close()) : () => {};
     let closed = false;
@@ -153,7 +154,7 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     if (req.method !== 'POST') return refuse(req, res, { status: 405, code: 'method_not_allowed', message: 'console API methods are called with POST', headers: { allow: 'POST' } }, true);
     const body = await readJsonBody(req);
     if (!('input' in body)) return refuse(req, res, body, true);
-    const result = await dispatch(options.handlers, path.slice(5), body.input, caller);
+    const result = await dispatch(options.handlers, path.slice(5), body.input, caller, log);
     data(res, result.ok ? 200 : statusOf(result.error.code), result);
   }
 

@@ -13,6 +13,9 @@ test('an event with recipients reaches only their consoles; one without reaches 
   assert.equal(isFor(mention, caller('ann')), false);
   assert.equal(isFor(mention, caller(null)), false, 'a console with no account is nobody named');
   assert.equal(isFor(change, caller(null)), true);
+  const request: ConsoleEvent = { type: 'request', status: 401, code: 'invalid_signature' };
+  assert.equal(isFor(request, caller('omar')), false, 'the endpoint\'s requests are the request log\'s, an admin\'s view');
+  assert.equal(isFor(request, { ...caller('olga'), role: 'admin' }), true);
   const bus = createEventBus();
   const got: Record<string, string[]> = { omar: [], ann: [], all: [] };
   bus.subscribe((e) => got['omar']!.push(e.type), { caller: caller('omar') });

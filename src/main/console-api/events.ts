@@ -3,9 +3,12 @@ import type { Caller } from '../../shared/console-roles.ts';
 
 /**
  * Whether a console signed in as `caller` gets `event`: an event with recipients (team mode's
- * alerts, assignments, mentions) goes only to those accounts' consoles; the rest go to every one.
+ * alerts, assignments, mentions) goes only to those accounts' consoles; a request's outcome only
+ * to admins; the rest go to every one.
  */
-export function isFor(event: ConsoleEvent, caller: Pick<Caller, 'account'>): boolean {
+export function isFor(event: ConsoleEvent, caller: Pick<Caller, 'account' | 'role'>): boolean {
+  // The endpoint's requests (status, code) are the request log's, an admin's view.
+  if (event.type === 'request') return caller.role === 'admin';
   const recipients = 'recipients' in event ? event.recipients : undefined;
   return recipients === undefined || (caller.account !== null && recipients.includes(caller.account.id));
 }

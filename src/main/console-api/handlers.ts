@@ -134,7 +134,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
 
 
 /** The one entry for IPC and HTTP: the caller's role checked, input checked with the contract's schema, errors as data. */
-export async function dispatch(handlers: ConsoleHandlers, method: string, rawInput: unknown, caller: Caller): Promise<ApiResult<unknown>> {
+export async function dispatch(handlers: ConsoleHandlers, method: string, rawInput: unknown, caller: Caller, log: (line: string) => void = (line) => console.error(line)): Promise<ApiResult<unknown>> {
   if (!Object.hasOwn(consoleInputs, method)) return { ok: false, error: { code: 'unknown_method', message: `no console method "${method}"` } };
   const m = method as ConsoleMethod;
   if (!mayCall(caller.role, m)) return { ok: false, error: { code: 'forbidden', message: `"${method}" is for an admin; you are signed in as ${caller.role}` } };
@@ -147,6 +147,8 @@ export async function dispatch(handlers: ConsoleHandlers, method: string, rawInp
     return { ok: true, value: await handler(parsed.data, caller) };
   } catch (error) {
     if (error instanceof ConsoleError) return { ok: false, error: { code: error.code, message: error.message, ...(error.arrived ? { arrived: error.arrived } : {}) } };
+    // The answer says it has been logged: it is, with the method and who called it.
+    log(`console: ${method} by ${caller.account?.id ?? (caller.owner ? 'the owner' : 'nobody')} failed: ${(error as Error).stack ?? String(error)}`);
     return { ok: false, error: { code: 'internal_error', message: 'the service failed to do this; it has been logged' } };
   }
 }

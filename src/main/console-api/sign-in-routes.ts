@@ -33,6 +33,9 @@ export async function signInRoute(req: IncomingMessage, res: ServerResponse, rou
       const result = await accounts.signIn({ id, password }, address);
       if (result.ok) return answer(res, 200, result);
       const { error } = result;
+      if (error.code === 'busy') {
+        return answer(res, 503, { ok: false, error: { code: error.code, message: 'too many sign-ins at once: try again in a second', retryAfterSeconds: 1 } }, { 'retry-after': '1' });
+      }
       if (error.code === 'too_many_attempts') {
         const message = `too many failed sign-ins: try again in ${Math.ceil(error.retryAfterSeconds / 60)} min`;
         return answer(res, 429, { ok: false, error: { code: error.code, message, retryAfterSeconds: error.retryAfterSeconds } }, { 'retry-after': String(error.retryAfterSeconds) });
@@ -47,7 +50,8 @@ export async function signInRoute(req: IncomingMessage, res: ServerResponse, rou
     case 'usePasswordLink': {
       const result = await accounts.usePasswordLink(parsed.data as { link: string; password: string }, address);
       if (result.ok) return answer(res, 200, result);
-      return answer(res, result.code === 'invalid_input' ? 400 : 404, { ok: false, error: { code: result.code, message: result.message } });
+      const status = result.code === 'invalid_input' ? 400 : result.code === 'busy' ? 503 : 404;
+      return answer(res, status, { ok: false, error: { code: result.code, message: result.message } }, result.code === 'busy' ? { 'retry-after': '1' } : {});
     }
     default:
       return assertNever(name, 'sign-in route');

@@ -1,4 +1,5 @@
 import type { Store } from '../store/index.ts';
+import { checkBase } from './conflict.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
@@ -50,7 +51,10 @@ export function createTeamHandlers(deps: TeamHandlerDeps): Pick<ConsoleHandlers,
       if (!store.conversations.byId(input.conversationId)) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       // Only ids of active accounts are mentions (matched without regard to case); the rest is text.
       const accounts = store.accounts.list().filter((a) => !a.disabled);
-      const mentions = [...new Set(mentionsIn(input.content).flatMap((id) => accounts.find((a) => a.id.toLowerCase() === id.toLowerCase())?.id ?? []))];
+      // An exact id first: ids that differ only in case (made before ids were compared ignoring it) keep their own mentions.
+      const named = (id: string) => accounts.find((a) => a.id === id) ?? accounts.find((a) => a.id.toLowerCase() === id.toLowerCase());
+      const mentions = [...new Set(mentionsIn(input.content).flatMap((id) => named(id)?.id ?? []))];
+      checkBase({ messageId: store.workspace.latestMessageId(input.conversationId), replyId: store.team.latestReplyId(input.conversationId) }, input.base);
       const msgId = newId('note');
       const result = await deps.writer.submit({
         kind: 'note',

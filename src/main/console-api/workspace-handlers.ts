@@ -1,4 +1,5 @@
 import type { Store } from '../store/index.ts';
+import { checkBase } from './conflict.ts';
 import type { ConsoleReads } from '../store/console-reads.ts';
 import type { Reads } from '../store/worker-reader.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
@@ -68,8 +69,9 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
     async setOperator(input, caller) {
       // An agent's id is their account's: only the name is theirs to change.
       if (!caller.owner && input.id !== caller.account?.id) throw new ConsoleError('invalid_input', `id: your account id is ${caller.account?.id ?? '(none)'}; only your display name can change`);
-      const other = store.accounts.get(input.id);
-      if (caller.owner && other && !other.owner) throw new ConsoleError('id_taken', `id: ${input.id} is another agent's account; choose another id`);
+      // Ignoring case, as agent ids are compared everywhere (sign-in, mentions, the CLI).
+      const other = store.accounts.list().find((a) => !a.owner && a.id.toLowerCase() === input.id.toLowerCase());
+      if (caller.owner && other) throw new ConsoleError('id_taken', `id: ${input.id} is ${other.id === input.id ? '' : `too close to ${other.id}, `}another agent's account; choose another id`);
       await deps.writer.submit({ kind: 'set_operator', operator: input, owner: caller.owner, now: clock.now() });
       return input;
     },
@@ -94,6 +96,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       const replyMsgId = newId('reply');
       const replyTo = answered.map((m) => m.msgId);
       const info = operatorDeliveryInfo({ replyMsgId, conversation: conv, settings: client.settings, replyTo, asker, content: input.content, operator, now });
+      checkBase({ messageId: store.workspace.latestMessageId(conv.id), replyId: store.team.latestReplyId(conv.id) }, input.base);
       const result = await deps.writer.submit({
         kind: 'operator_reply',
         conversationId: conv.id,

@@ -152,6 +152,10 @@ export function accountQueries(db: Db) {
     remove(id: string): boolean {
       return remove.run(id).changes === 1;
     },
+    /** A disabled agent's pending link goes: enabling them again must not revive it. */
+    dropSignInLinks(agentId: string): void {
+      dropLinks.run(agentId);
+    },
     /** The agent's one link from now on: any earlier one stops working. */
     replaceSignInLink(agentId: string, digest: string, expiresAt: number, now: number): void {
       dropLinks.run(agentId);
