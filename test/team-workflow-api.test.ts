@@ -164,6 +164,27 @@ describe('team workflow over the console API, two agents at once', () => {
     }
   });
 
+  it('disabling an agent hands what they held that still needs a human to a colleague at once, not after the offline wait', async () => {
+    // Both at their desks again (an earlier test left them away).
+    await ann.ok('heartbeat', { away: false });
+    await omar.ok('heartbeat', { away: false });
+    assert.equal((await visit('v-dis', 'I need a person, please')).status, 200);
+    await h.quiesce();
+    const id = await idOf(omar, 'v-dis');
+    const holder = (await row(omar, id)).assignee!;
+    const other = holder === 'ann' ? omar : ann;
+    const owner = await teamConsole(base, consoleTokenAtStart(h.service.store.settings, secretKeyPath(h.dataDir)).token);
+    try {
+      await owner.ok('setAgentDisabled', { id: holder, disabled: true });
+      await h.quiesce();
+      assert.equal((await row(other, id)).assignee, holder === 'ann' ? 'omar' : 'ann', 'on to the colleague online, with no clock moved');
+      const rows = h.admin.audit.search({ action: 'assign', conversationId: id, limit: 5 });
+      assert.ok(rows.some((r) => r.detail?.includes('agent disabled, back to the queue')), JSON.stringify(rows.map((r) => r.detail)));
+    } finally {
+      await owner.ok('setAgentDisabled', { id: holder, disabled: false });
+      await owner.close();
+    }
+  });
 });
 
 describe('one person on one desktop: no assignment, alerts to every console, no collision check without a base', () => {

@@ -79,7 +79,7 @@ test('agents list shows each account once with its role, capacity, state (active
   const lines = run(['list'], {}, T + 120_000).split('\n');
   assert.match(lines[1]!, /^ann\s+Ann Lee\s+agent\s+5\s+active\s+2026-06-01T09:01:00Z\s+1$/);
   assert.match(lines[2]!, /^omar\s+Omar\s+agent\s+2\s+invited\s+-\s+0$/);
-  assert.match(lines[3]!, /^owner\s+Olga Owner\s+admin \(owner\)\s+5\s+active/, 'the owner needs no password');
+  assert.match(lines[3]!, /^owner\s+Olga Owner\s+admin \(owner\)\s+0\s+active/, 'the owner needs no password');
   assert.match(lines[4]!, /^zed\s+Zed\s+agent\s+5\s+disabled/);
 });
 

@@ -18,6 +18,8 @@ export interface AccountHandlerDeps {
    * null in the desktop app, whose console nobody else can reach.
    */
   consoleOrigin?: () => string | null;
+  /** The team workflow: a disabled agent's conversations go back to the queue at once. */
+  team?: { disabled(agentId: string): Promise<void> };
   /** The team workflow's presence of an agent, where it is tracked. */
   presenceOf?: (agentId: string) => AgentPresence;
 }
@@ -75,7 +77,9 @@ export function createAccountHandlers(deps: AccountHandlerDeps): Pick<ConsoleHan
     },
     async setAgentDisabled(input, caller) {
       const { admin, actorId } = adminFor(caller);
-      return run(() => admin.setDisabled(input.id, input.disabled, actorId));
+      const done = run(() => admin.setDisabled(input.id, input.disabled, actorId));
+      if (input.disabled) await deps.team?.disabled(input.id);
+      return done;
     },
     async resetAgent(input, caller) {
       const { admin } = adminFor(caller);

@@ -72,7 +72,8 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       // Ignoring case, as agent ids are compared everywhere (sign-in, mentions, the CLI).
       const other = store.accounts.list().find((a) => !a.owner && a.id.toLowerCase() === input.id.toLowerCase());
       if (caller.owner && other) throw new ConsoleError('id_taken', `id: ${input.id} is ${other.id === input.id ? '' : `too close to ${other.id}, `}another agent's account; choose another id`);
-      await deps.writer.submit({ kind: 'set_operator', operator: input, owner: caller.owner, now: clock.now() });
+      // The address rides with the operator into the audit row, as requireOperator's does.
+      await deps.writer.submit({ kind: 'set_operator', operator: { ...input, address: caller.address }, owner: caller.owner, now: clock.now() });
       return input;
     },
     async sendReply(input, caller) {

@@ -15,7 +15,8 @@ export type TeamCommand =
   /** Auto-assignment: only if it still needs a human, nobody has it and the agent is under `capacity`. */
   | { kind: 'claim'; conversationId: string; agentId: string; capacity: number; now: number }
   /** The agent has been offline too long: what still needs a human goes back to the queue. */
-  | { kind: 'return_to_queue'; agentId: string; now: number }
+  /** `why` goes into each audit row (an agent offline too long, or disabled). */
+  | { kind: 'return_to_queue'; agentId: string; why?: string; now: number }
   | { kind: 'note'; conversationId: string; msgId: string; operator: Operator & { address?: string | null }; content: string; mentions: string[]; base: DraftBase | null; force: boolean; now: number }
   /** `reader` null: a console with no account yet, whose marker is the shared one. */
   | { kind: 'mark_read'; conversationId: string; upToId: number; reader?: Reader | null };
@@ -77,7 +78,7 @@ export function executeTeamCommand(store: Store, c: TeamCommand): TeamResult | n
     case 'return_to_queue': {
       const ids = store.team.returnToQueue(c.agentId);
       for (const id of ids) {
-        store.audit.insert({ at: c.now, operator: null, action: 'assign', conversationId: id, detail: auditDetail({ from: c.agentId, to: null, by: 'offline agent, back to the queue' }) });
+        store.audit.insert({ at: c.now, operator: null, action: 'assign', conversationId: id, detail: auditDetail({ from: c.agentId, to: null, by: c.why ?? 'offline agent, back to the queue' }) });
       }
       return { kind: 'returned', ids };
     }

@@ -54,7 +54,7 @@ export type WorkspaceCommand =
   /** "Needs a human" by hand; `note`: why, trimmed, or null. */
   | { kind: 'flag'; conversationId: string; note: string | null; operator: Operator; now: number }
   /** `owner`: the installation's owner says who they are (id and name); an agent changes only their name. */
-  | { kind: 'set_operator'; operator: Operator; owner: boolean; now: number }
+  | { kind: 'set_operator'; operator: Operator & { address?: string | null }; owner: boolean; now: number }
   | { kind: 'audit'; entry: NewAudit };
 
 export type WorkspaceResult =
@@ -168,7 +168,7 @@ export function executeWorkspaceCommand(store: Store, c: WorkspaceCommand): Work
     case 'set_operator': {
       let previous: Operator | null = null;
       if (c.owner) {
-        previous = store.accounts.setOwner({ ...c.operator, now: c.now }).previous;
+        previous = store.accounts.setOwner({ id: c.operator.id, name: c.operator.name, now: c.now }).previous;
         // The console read before it had a name, on the shared marker: that reading is now the owner's.
         if (!previous) store.team.adoptSharedMarkers(c.operator.id);
       }

@@ -79,7 +79,8 @@ export function accountQueries(db: Db) {
   const touch = db.prepare('UPDATE sessions SET last_seen_at = ? WHERE digest = ? AND ended_at IS NULL AND last_seen_at < ?');
   const end = db.prepare('UPDATE sessions SET ended_at = ?, ended_reason = ? WHERE digest = ? AND ended_at IS NULL');
   const ownerRow = db.prepare('SELECT * FROM agents WHERE owner = 1');
-  const addOwner = db.prepare("INSERT INTO agents (id, name, role, created_at, updated_at, owner) VALUES (?, ?, 'admin', ?, ?, 1)");
+  // Capacity 0: the owner takes no conversations by auto-assignment until an admin gives them some.
+  const addOwner = db.prepare("INSERT INTO agents (id, name, role, capacity, created_at, updated_at, owner) VALUES (?, ?, 'admin', 0, ?, ?, 1)");
   const renameOwner = db.prepare('UPDATE agents SET id = ?, name = ?, updated_at = ? WHERE owner = 1');
   const dropSessions = db.prepare('DELETE FROM sessions WHERE agent_id = ?');
   const rename = db.prepare('UPDATE agents SET name = ?, updated_at = ? WHERE id = ?');

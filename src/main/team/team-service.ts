@@ -129,9 +129,14 @@ export function createTeam(deps: TeamDeps) {
     returnTimers.delete(agentId);
     if (stopped || !teamMode() || presence.presenceOf(agentId) !== 'offline') return;
     if (clock.now() < presence.offlineSince(agentId) + returnAfterMs) return scheduleReturn(agentId);
-    const result = await writer.submit({ kind: 'return_to_queue', agentId, now: clock.now() });
+    await returnNow(agentId, 'offline agent, back to the queue', `has been offline ${deps.config.returnAfterOfflineMinutes} min`);
+  }
+
+  /** The agent's conversations that still need a human go back to the queue now, and on to whoever has room. */
+  async function returnNow(agentId: string, why: string, logged: string): Promise<void> {
+    const result = await writer.submit({ kind: 'return_to_queue', agentId, why, now: clock.now() });
     if (result?.kind !== 'returned' || result.ids.length === 0) return;
-    deps.log(`team: ${agentId} has been offline ${deps.config.returnAfterOfflineMinutes} min: ${result.ids.length} conversation(s) back in the queue`);
+    deps.log(`team: ${agentId} ${logged}: ${result.ids.length} conversation(s) back in the queue`);
     for (const id of result.ids) events.emit({ type: 'conversation', conversationId: id });
     for (const id of result.ids) await needsHuman(id, 'needs_human');
   }
@@ -139,7 +144,12 @@ export function createTeam(deps: TeamDeps) {
   /** Offline agents' conversations back, then the queue to whoever has room: what a missed event would have done. */
   async function sweep(): Promise<void> {
     if (!teamMode()) return;
-    for (const agentId of store.team.withOpen()) if (presence.presenceOf(agentId) === 'offline') await returnIfOffline(agentId);
+    // A disabled agent (the CLI's disable is another process's) keeps nothing: at once, not after the offline wait.
+    const disabled = new Set(store.accounts.list().flatMap((a) => (a.disabled ? [a.id] : [])));
+    for (const agentId of store.team.withOpen()) {
+      if (disabled.has(agentId)) await returnNow(agentId, 'agent disabled, back to the queue', 'was disabled');
+      else if (presence.presenceOf(agentId) === 'offline') await returnIfOffline(agentId);
+    }
     await autoAssign.pass();
   }
 
@@ -170,6 +180,8 @@ export function createTeam(deps: TeamDeps) {
       if (store.conversations.byId(conversationId)?.needsHuman) void track(needsHuman(conversationId, 'needs_human', by.id));
       else void track(autoAssign.pass());
     },
+    /** An agent was disabled: what they held that still needs a human goes to the queue at once. */
+    disabled: (agentId: string): Promise<void> => track(returnNow(agentId, 'agent disabled, back to the queue', 'was disabled')),
     /** Online, away or offline (the agents view shows it next to each account). */
     presenceOf: (agentId: string) => presence.presenceOf(agentId),
     /** A console of this account opened an event stream (presence); returns what its closing does. */

@@ -13,12 +13,14 @@ function storeOf25(operator: string | null): DatabaseSync {
 }
 
 const agents = (db: DatabaseSync) => db.prepare('SELECT id, name, role, owner FROM agents ORDER BY id').all().map((r) => ({ ...r }));
+const capacity = (db: DatabaseSync, id: string) => db.prepare('SELECT capacity FROM agents WHERE id = ?').get(id)!['capacity'];
 const operatorSetting = (db: DatabaseSync) => db.prepare("SELECT value FROM settings WHERE key = 'operator'").get();
 
 test('migration 26 turns the stored current operator into the owner account (an admin) and drops the setting', () => {
   const db = storeOf25('{"id":"ann","name":"Ann Lee"}');
   migrate(db, MIGRATIONS, 26);
   assert.deepEqual(agents(db), [{ id: 'ann', name: 'Ann Lee', role: 'admin', owner: 1 }]);
+  assert.equal(capacity(db, 'ann'), 0, 'auto-assignment gives the owner nothing until an admin says otherwise');
   assert.equal(operatorSetting(db), undefined);
   assert.throws(() => db.prepare("INSERT INTO agents (id, name, role, created_at, updated_at, owner) VALUES ('x', 'X', 'admin', 0, 0, 1)").run(), /UNIQUE/, 'one owner only');
 });

@@ -20,7 +20,9 @@ export const migration026: Migration = {
       const now = Date.now();
       // An agent with that id already (made by the CLI of 025) becomes the owner, keeping its password.
       db.prepare(
-        `INSERT INTO agents (id, name, role, created_at, updated_at, owner) VALUES (?, ?, 'admin', ?, ?, 1)
+        // Capacity 0: auto-assignment gives the owner nothing until an admin says otherwise (the
+        // owner often runs the desk rather than works its queue).
+        `INSERT INTO agents (id, name, role, capacity, created_at, updated_at, owner) VALUES (?, ?, 'admin', 0, ?, ?, 1)
          ON CONFLICT (id) DO UPDATE SET name = excluded.name, role = 'admin', owner = 1, updated_at = excluded.updated_at`,
       ).run(stored.id, stored.name, now, now);
     }
