@@ -165,6 +165,20 @@ describe('the team service', () => {
       assert.deepEqual(audit.map((d) => [d['from'], d['to']]), [['null', 'omar'].map((x) => (x === 'null' ? null : x)), ['ann', null], [null, 'ann']]);
     });
 
+    it('an agent disabled by another process (the CLI) keeps nothing past the next 30 s sweep, even with a console still open', async () => {
+      w.team.streamOpened('ann');
+      const mine = handoff(w);
+      await w.team.settled();
+      assert.equal(w.store.team.assigneeOf(mine), 'ann');
+      w.team.start();
+      w.team.streamOpened('omar');
+      w.store.accounts.setDisabled('ann', true, w.clock.now());
+      w.clock.advance(30_000);
+      await w.team.settled();
+      assert.equal(w.store.team.assigneeOf(mine), 'omar', 'not after the 90 s + 2 min of an offline agent');
+      assert.match(w.store.audit.list(mine, 5).map((a) => a.detail).join(' '), /agent disabled, back to the queue/);
+    });
+
     it('after a restart, an agent who does not come back within 90 s + 2 min loses their waiting conversations', async () => {
       w.store.conversations.create({ id: 'held', clientId: 'acme', channel: 'web', peer: 'held', groupId: null, customerId: 'held', autoReply: 'active', now: T0 });
       w.store.conversations.flagNeedsHuman('held', T0, 'handoff');
