@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUTO_REPLY_STATES, CHANNELS, type AutoReplyState, type Channel, type MessageRole } from './conversation.ts';
+import { AUTO_REPLY_STATES, CHANNELS, type AutoReplyState } from './conversation.ts';
 import {
   AUDIT_ACTIONS,
   CONVERSATION_VIEWS,
@@ -13,8 +13,9 @@ import {
   type SendTarget,
 } from './console-workspace.ts';
 import { decodeCursor } from './list-cursor.ts';
-import type { CommandLine, TranscriptEntry } from './console-transcript.ts';
+import type { TranscriptEntry } from './console-transcript.ts';
 import type { Caller, Role } from './console-roles.ts';
+import type { ClientView, ConversationLabel, ConversationPage, ConversationSummary, DashboardStats, DeliveryNow, KbEntryView, RequestLogItem } from './console-views.ts';
 import { accountInputs, type AccountOutputs } from './console-accounts.ts';
 import { ASSIGNMENTS, draftBaseSchema, teamInputs, type ArrivedEntry, type TeamEvent, type TeamOutputs } from './console-team.ts';
 
@@ -22,6 +23,7 @@ export * from './console-workspace.ts';
 export * from './console-transcript.ts';
 export * from './console-accounts.ts';
 export * from './console-team.ts';
+export * from './console-views.ts';
 
 /**
  * The one contract between the console (renderer) and the service (main). Each method has an
@@ -36,10 +38,6 @@ export const UNREAD_WINDOW = 200;
 /** The most conversations one listConversations call returns. */
 export const LIST_PAGE_MAX = 200;
 
-export interface ConversationPage {
-  items: ConversationSummary[];
-  nextCursor: string | null;
-}
 
 /** `arrived`: on conversation_changed (409), what came after the draft's base; nothing was sent. */
 export type ApiError = { code: string; message: string; arrived?: ArrivedEntry[] };
@@ -208,135 +206,6 @@ export type ConsoleMethod = keyof typeof consoleInputs;
 export const METHOD_NAMES = Object.keys(consoleInputs) as ConsoleMethod[];
 export type ConsoleInput<M extends ConsoleMethod> = z.input<(typeof consoleInputs)[M]>;
 export type ParsedInput<M extends ConsoleMethod> = z.output<(typeof consoleInputs)[M]>;
-
-export interface ConversationSummary {
-  id: string;
-  clientId: string;
-  channel: Channel;
-  peer: string;
-  groupId: string | null;
-  customerId: string | null;
-  autoReply: AutoReplyState;
-  pausedUntil: number | null;
-  needsHuman: boolean;
-  messageCount: number;
-  lastMessageAt: number;
-  lastText: string | null;
-  /** When the last line is a command (a stop, a resume): what it was, where from and who, to preview it in words. */
-  lastCommand?: CommandLine | null;
-  /** When the last line is a reply: the bot's, or an operator's (with their name); `lastText` is what it said. */
-  lastReply?: { by: 'bot' | 'operator'; operator: string | null } | null;
-  /**
-   * In Needs you: the customer's latest message (the last line is often the bot's fallback or an
-   * undelivered reply); in a group, the latest that addressed the service, not members' chatter.
-   */
-  lastCustomerText?: string | null;
-  /** Who said lastCustomerText, in a group (their latest name, else their id). */
-  lastCustomerBy?: string | null;
-  /** Who said the last line, when a person did: the list prefixes a group member's or a staff line with it. */
-  lastSpeaker?: { role: MessageRole; id: string | null; name: string | null } | null;
-  /** In a search's results: the matching message, cut to begin near the match (the list shows it in place of the last line). */
-  matchText?: string | null;
-  /** The customer's latest nickname (from_user_nickname, or to_user_nickname when staff or AI wrote to them); in a group, its latest speaker's. */
-  customerName: string | null;
-  /** The group's latest group_name, when the integrator sends one. */
-  groupName: string | null;
-  /**
-   * Customer messages the caller has not seen (their own read marker; counted among the newest
-   * UNREAD_WINDOW lines after it, and for an agent only those since their account was made).
-   */
-  unread: number;
-  /** The account the conversation is assigned to (team workflow); null or absent: nobody has it. */
-  assignee?: string | null;
-  /** When needs_human was last set; null while it is clear. */
-  needsHumanSince: number | null;
-  /** Why it was last set (null before the service recorded reasons); stale once it is clear. */
-  needsHumanReason: NeedsHumanReason | null;
-  resolvedAt: number | null;
-  /** Operator name of the last resolve. */
-  resolvedBy: string | null;
-}
-
-/** Enough of a conversation to name it: the group's or the customer's name, and the ids agents quote. */
-export type ConversationLabel = Pick<ConversationSummary, 'peer' | 'groupId' | 'groupName' | 'customerId' | 'customerName'>;
-
-/** Why a conversation is in Needs you: the queue shows it on each row. */
-export const NEEDS_HUMAN_REASONS = ['handoff', 'no_answer', 'delivery_failed', 'flagged', 'customer_waiting'] as const;
-export type NeedsHumanReason = (typeof NEEDS_HUMAN_REASONS)[number];
-
-/** A delivery as stored now; `nextAttemptAt` only while it is pending. */
-export interface DeliveryNow {
-  id: number;
-  conversationId: string;
-  state: 'pending' | 'sent' | 'dead' | 'cancelled';
-  attempts: number;
-  nextAttemptAt: number | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  /**
-   * The last recorded try's own answer. The same as lastStatus and lastError, except for a try
-   * recorded after a cancel: the delivery keeps its cancel reason, and this says how the try went.
-   */
-  lastTry: { status: number | null; error: string | null } | null;
-}
-
-export interface RequestLogItem {
-  id: number;
-  at: number;
-  requestId: string;
-  /**
-   * Its signature was checked against the client's secret. An unverified request was refused
-   * before or at authentication (unknown or disabled client, stale timestamp, bad signature, bad
-   * JSON...): anyone could have sent it, so the client it named is only `claimedClientId`.
-   */
-  verified: boolean;
-  /** The client of a verified request; null on an unverified one. */
-  clientId: string | null;
-  /** The client an unverified request named; null on a verified one. */
-  claimedClientId: string | null;
-  eventType: string | null;
-  msgId: string | null;
-  status: number;
-  code: string | null;
-  latencyMs: number;
-  problem: Record<string, unknown> | null;
-  /** The conversation the request stored into, for a link from the log. */
-  conversationId: string | null;
-  /** Who that conversation is with, named as the list names it. */
-  conversation?: ConversationLabel | null;
-  /** Requests the row stands for: more than 1 for repeated refusals counted together, until `lastAt`. */
-  count: number;
-  lastAt: number;
-}
-
-export interface ClientView {
-  id: string;
-  enabled: boolean;
-  settings: Record<string, unknown>;
-  /** Active secrets by their last characters; the secret itself is shown once, when made. */
-  secrets: Array<{ hint: string; createdAt: number }>;
-  createdAt: number;
-}
-
-export interface KbEntryView {
-  id: number;
-  question: string;
-  answer: string;
-  updatedAt: number;
-}
-
-/** Per-minute series for the dashboard; every array has one value per minute in `minutes`. */
-export interface DashboardStats {
-  minutes: number[];
-  requests: number[];
-  rejected: number[];
-  replies: number[];
-  handoffs: number[];
-  deliveryFailures: number[];
-  /** Sampled every 15 s; [time, pending] pairs. */
-  outboxDepth: Array<[number, number]>;
-  now: { pending: number; dead: number; needsHuman: number };
-}
 
 export interface ConsoleOutputs extends AccountOutputs, TeamOutputs {
   status: { endpoint: string; version: string };
