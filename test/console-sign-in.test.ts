@@ -82,8 +82,9 @@ describe('team sign-in in the browser (real Chromium against serve)', { skip }, 
 
     const menu = agent.getByTestId('account-menu');
     await menu.waitFor();
-    assert.match((await menu.textContent()) ?? '', /Ann Lee\s*Agent/);
-    await agent.getByRole('button', { name: 'Ann Lee Agent (account menu: sign out)' }).waitFor();
+    assert.match((await menu.textContent()) ?? '', /Ann Lee.*Agent/);
+    // One "Sign out" for a screen reader (the menu's), not a second in the button's name.
+    await agent.getByRole('button', { name: 'Account: Ann Lee, Agent', exact: true }).waitFor();
     const views = await agent.locator('nav [data-view]').evaluateAll((els) => els.map((e) => e.getAttribute('data-view')));
     assert.deepEqual(views, ['conversations', 'needs_you', 'dashboard', 'kb'], 'no Agents, Clients, Request log or Deliveries for an agent');
     const token = (await agent.evaluate("localStorage.getItem('sb.consoleToken')")) as string;
@@ -113,6 +114,10 @@ describe('team sign-in in the browser (real Chromium against serve)', { skip }, 
     await agent.getByLabel('Password').fill('not my password at all');
     await agent.getByRole('button', { name: 'Sign in' }).click();
     assert.equal(await agent.getByTestId('sign-in-problem').textContent(), 'That account ID and password do not match an active account.');
+    // Only this try's answer: "You signed out." went when they tried; the cursor waits in the emptied password field.
+    assert.equal(await agent.getByTestId('signed-out').count(), 0);
+    await waitFor('the password field focused', async () => agent.evaluate("document.activeElement?.getAttribute('name') === 'password'"));
+    assert.equal(await agent.getByLabel('Password').inputValue(), '');
     await agent.getByLabel('Password').fill(PASSWORD);
     await agent.getByRole('button', { name: 'Sign in' }).click();
     await agent.getByTestId('account-menu').waitFor();
@@ -160,6 +165,26 @@ describe('team sign-in in the browser (real Chromium against serve)', { skip }, 
     await owner.context().close();
   });
 
+  it("the owner's Agents table follows the team live: an agent who sets their password and signs in shows Active and Online without leaving the view", async () => {
+    const owner = await openConsole(browser, server);
+    await owner.click('nav [data-view="agents"]');
+    await owner.locator('tr[data-agent="olga"]').waitFor();
+    // Added elsewhere (the CLI, another admin): this view is not told of it.
+    const { link } = await consoleCall<ConsoleOutputs['addAgent']>(server, 'addAgent', { id: 'kofi', name: 'Kofi Mensah' });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    const kofi = await context.newPage();
+    await kofi.goto(link.url!);
+    await kofi.getByLabel('New password', { exact: true }).fill(PASSWORD);
+    await kofi.getByLabel('New password again').fill(PASSWORD);
+    await kofi.getByRole('button', { name: 'Choose password and sign in' }).click();
+    await kofi.getByTestId('conversation-list').waitFor();
+    const row = owner.locator('tr[data-agent="kofi"]');
+    await row.locator('td:has-text("Online")').waitFor();
+    assert.match((await row.textContent()) ?? '', /Kofi Mensah.*Active/);
+    await context.close();
+    await owner.context().close();
+  });
+
   it('the audit tab filters by agent, action and conversation, and shows the address each action came from', async () => {
     const owner = await openConsole(browser, server);
     await owner.click('nav [data-view="agents"]');
@@ -193,6 +218,19 @@ describe('team sign-in in the browser (real Chromium against serve)', { skip }, 
     const page = await context.newPage();
     await page.goto(server.consoleBase);
     await page.getByTestId('auth-problem').waitFor();
+    // A fresh page speaks to agents first; the owner's way in is one short line, the commands under it as code.
+    await page.getByText('Sign in with the account ID and password your admin gave you.').waitFor();
+    await page.locator('[data-testid=auth-problem] summary:text("Owner of this installation? Open the console URL that serve printed.")').waitFor();
+    for (const lang of ['en', 'zh-CN'] as const) {
+      await chooseLanguage(page, lang);
+      await page.evaluate("document.querySelector('[data-testid=auth-problem]').open = true");
+      const text = (await page.evaluate('document.body.innerText')) as string;
+      assert.ok(!text.includes('`'), `no literal backtick (${lang}): ${text}`);
+      assert.deepEqual(await page.locator('[data-testid=auth-problem] code').allTextContents(), ['npm run serve', 'npm run cli -- console rotate-token'], lang);
+      await axeThemes(page, 'fresh-sign-in', a11y);
+    }
+    await chooseLanguage(page, 'en');
+    assert.deepEqual(a11y, [], 'axe: no serious or critical findings');
     for (let i = 1; i <= 6; i++) {
       await page.getByLabel('Account ID').fill('nobody');
       await page.getByLabel('Password').fill(`guess number ${i}`);

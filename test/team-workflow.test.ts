@@ -88,6 +88,21 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     t.diagnostic(`both lists showed the new conversation ${tookMs} ms after the request was answered`);
     // Equal load: Ann (first by id). Both rows name her, with her presence.
     for (const page of [ann, omar]) await listRow(page, visitor).locator('[data-testid=row-assignee][data-assignee=ann]').waitFor();
+    // Mine / Unassigned / All, as docs/console.md names them; the state chips under them have no second "All".
+    assert.deepEqual(await ann.locator('[data-testid=assignment-tabs] button').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-assignment'))), ['mine', 'unassigned', 'all']);
+    const filterNames = await ann.locator('.list .filters button').allTextContents();
+    assert.equal(filterNames.filter((n) => n.trim() === 'All').length, 1, filterNames.join(' | '));
+    // Without desktop alerts too, Ann sees it: a toast naming the conversation, with Open, and a mark on its row.
+    const notice = ann.locator('[data-testid=team-notices] [data-kind=assigned]');
+    assert.match((await notice.textContent()) ?? '', new RegExp(`Assigned to you: ${visitor}`));
+    await listRow(ann, visitor).locator('[data-testid=row-mark][data-mark=assigned]').waitFor();
+    assert.equal(await omar.locator('[data-testid=team-notices]').count(), 0, 'Omar was assigned nothing');
+    assert.equal(await js(ann, `document.activeElement?.closest('[data-testid=team-notices]') == null`), true, 'the toast takes no focus');
+    await axe(ann, 'assigned-to-you toast and row mark');
+    // The row's assignee is initials, so the customer's name keeps its room; the whole name is its title.
+    const chip = listRow(ann, visitor).locator('[data-testid=row-assignee]');
+    assert.equal(await chip.getAttribute('title'), 'Assigned to Ann (Online)');
+    assert.ok((await chip.boundingBox())!.width < 48, 'the assignee chip is small');
     await ann.click('[data-testid=assignment-tabs] [data-assignment=mine]');
     await listRow(ann, visitor).waitFor();
     await omar.click('[data-testid=assignment-tabs] [data-assignment=mine]');
@@ -105,6 +120,12 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await open(omar, visitor);
     await open(ann, visitor);
     await head(omar).locator('[data-testid=activity]:has-text("Ann is viewing")').waitFor();
+    // Viewing is an eye: the hollow circle is "offline".
+    await head(omar).locator('[data-testid=activity] [data-testid=viewing-eye]').waitFor();
+    await listRow(omar, visitor).locator('[data-testid=activity] [data-testid=viewing-eye]').waitFor();
+    // Opened: Ann's toast and row mark are gone.
+    assert.equal(await ann.locator('[data-testid=team-notices]').count(), 0);
+    assert.equal(await listRow(ann, visitor).locator('[data-testid=row-mark]').count(), 0);
     await ann.locator('[data-testid=compose] textarea').fill('Hi Vera, I am looking at your');
     await ann.locator('[data-testid=compose] textarea').press('Space');
     await head(omar).locator('[data-testid=activity]:has-text("Ann is typing a reply")').waitFor();
@@ -137,6 +158,22 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await prompt.waitFor({ state: 'detached' });
   });
 
+  it('"Review" closes the conflict prompt and puts the cursor back in the draft', async () => {
+    const box = ann.locator('[data-testid=compose] textarea');
+    await box.fill('One more thing, Vera:');
+    await box.press('Space');
+    assert.equal((await visit('Is the refund on its way?')).status, 200);
+    await ann.locator('[data-testid=transcript] .entry:has-text("Is the refund on its way?")').waitFor();
+    await box.press('Control+Enter');
+    const prompt = ann.locator('[data-testid=conflict-prompt]');
+    await prompt.waitFor();
+    await prompt.getByRole('button', { name: 'Review' }).click();
+    await prompt.waitFor({ state: 'detached' });
+    assert.equal(await js(ann, `document.activeElement === document.querySelector('[data-testid=compose] textarea')`), true, 'the focus is back in the draft');
+    assert.equal(await box.inputValue(), 'One more thing, Vera: ');
+    await box.fill('');
+  });
+
   it('a note with @omar (picked from the list by keyboard) is a private line, and alerts Omar only', async () => {
     await omar.click('nav [data-view="needs_you"]');
     const before = (await notes(ann)).length;
@@ -158,17 +195,29 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     assert.match((await note.textContent()) ?? '', /Private note/);
     await waitFor('Omar notified', async () => (await notes(omar)).some((n) => n.title === `Ann mentioned you in a note on ${visitor}`));
     assert.equal((await notes(ann)).length, before, 'Ann is not notified of her own note');
+    // In the console too, not only as a desktop notification: who, where, and Open.
+    const toast = omar.locator('[data-testid=team-notices] [data-kind=mention]');
+    assert.match((await toast.textContent()) ?? '', new RegExp(`Ann mentioned you in a note on ${visitor}`));
+    await axe(omar, 'mention toast');
+    assert.equal(await ann.locator('[data-testid=team-notices] [data-kind=mention]').count(), 0);
     assert.deepEqual(h.service.store.deliveries.countByState(), outbox, 'the note made no outbox row');
     await axe(ann, 'transcript with a note');
-    await omar.click('nav [data-view="conversations"]');
+    await toast.getByRole('button', { name: 'Open' }).click();
     await omar.locator('[data-testid=transcript] [data-testid=note-entry]:has-text("@Omar")').waitFor();
+    await toast.waitFor({ state: 'detached' });
   });
 
   it("Omar's unread count is his own: the list badge and the window title", async () => {
     // Another customer, given to Omar (Ann has one open already); he opens it. Ann keeps Vera open.
     assert.equal((await visit('Where is my parcel?', 'walt', 'Visitor Walt')).status, 200);
     await listRow(omar, 'Visitor Walt').locator('[data-testid=row-assignee][data-assignee=omar]').waitFor();
+    await listRow(omar, 'Visitor Walt').locator('[data-testid=row-mark][data-mark=assigned]').waitFor();
     await open(omar, 'Visitor Walt');
+    assert.equal(await listRow(omar, 'Visitor Walt').locator('[data-testid=row-mark]').count(), 0, 'opened: no mark');
+    // His own: "you", not his name cut short.
+    assert.equal(await head(omar).locator('[data-testid=assign-button] .ellipsis').textContent(), 'You');
+    await head(omar).getByRole('button', { name: /^Assigned to you, Online$/i }).waitFor();
+    await listRow(omar, 'Visitor Walt').locator('[data-testid=row-assignee]:has-text("O")').waitFor();
     assert.equal((await visit('Thank you! Also, my address changed.')).status, 200);
     await ann.locator('[data-testid=transcript] .entry:has-text("my address changed")').waitFor();
     await listRow(omar, visitor).locator('.badge.unread:has-text("1")').waitFor();
@@ -182,7 +231,40 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     assert.ok((await ann.title()).startsWith('(1) '), "Omar's reading is not Ann's");
   });
 
+  it('at 1280×800 an assigned, paused conversation keeps its header on one row', async () => {
+    await omar.setViewportSize({ width: 1280, height: 800 });
+    // A colleague with a long name has it, and a reply of Omar's paused the auto-reply.
+    await signedInAgent(base, h.admin, 'annabel', 'Annabel Leigh-Whitfield', h.clock.now(), { capacity: 0 });
+    // An IM conversation: a reply from the console pauses its auto-reply.
+    assert.equal((await h.post({ event_type: 'auto_dialog', msg_id: mid('tw'), from_user_id: 'li-wei', from_user_type: 2, content: 'My order never came.' })).status, 200);
+    await listRow(omar, 'li-wei').click();
+    await head(omar).locator('h2').waitFor();
+    await omar.locator('[data-testid=compose] textarea').fill('Your parcel left the depot this morning.');
+    await omar.locator('[data-testid=compose] textarea').press('Control+Enter');
+    await omar.locator('[data-testid=transcript] .entry.operator:has-text("left the depot")').waitFor();
+    await omar.click('[data-testid=presence-button]');
+    await omar.locator('[data-testid=presence-menu] [data-member=annabel]').waitFor();
+    await omar.keyboard.press('Escape');
+    const li = (await listRow(omar, 'li-wei').getAttribute('data-conversation'))!;
+    await h.service.console.asOwner.assignConversation({ conversationId: li, agentId: 'annabel' });
+    await head(omar).getByTestId('assign-button').locator('text=Annabel').waitFor();
+    await head(omar).locator('.badge.paused').waitFor();
+    const middles = await head(omar).evaluate((el) =>
+      [...el.children].filter((k) => k.getBoundingClientRect().width > 1 && !k.classList.contains('activity-status')).map((k) => {
+        const r = k.getBoundingClientRect();
+        return { what: `${k.className} ${Math.round(r.width)}px`, middle: Math.round((r.top + r.bottom) / 2) };
+      }),
+    );
+    const ys = middles.map((m) => m.middle);
+    assert.ok(Math.max(...ys) - Math.min(...ys) <= 8, `one row: ${JSON.stringify(middles)}`);
+    await head(omar).getByRole('button', { name: 'Assigned to Annabel Leigh-Whitfield, Offline', exact: true }).waitFor();
+    await shoot(omar, 'header-1280');
+    await axe(omar, 'header with a long assignee and a pause');
+    await omar.setViewportSize({ width: 1280, height: 860 });
+  });
+
   it('presence shows next to every name; the header sets away; the team list shows everyone', async () => {
+    const fold = await omar.locator('header.top').getAttribute('data-fold');
     await omar.click('[data-testid=presence-button]');
     const menu = omar.locator('[data-testid=presence-menu]');
     await menu.locator('[data-member=ann] [data-presence=online]').waitFor();
@@ -194,6 +276,9 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await waitFor('Ann sees Omar away', async () => h.service.console.team.members().find((m) => m.id === 'omar')?.presence === 'away');
     await menu.getByRole('radio', { name: 'Online' }).check();
     await omar.keyboard.press('Escape');
+    // Back online, the header is as it was: the open menu under it was not a second row to fold for.
+    assert.equal(await omar.locator('header.top').getAttribute('data-fold'), fold);
+    await omar.locator('[data-testid=presence-button] .label:text("Online")').waitFor();
     await head(omar).getByTestId('assign-button').click();
     await omar.locator('[data-testid=assign-menu] button:has-text("Assign to me")').waitFor();
     await axe(omar, 'assign menu');
@@ -239,6 +324,41 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await lee.locator('[data-testid=presence-button] [data-presence=away]').waitFor();
     await lee.keyboard.press('Shift');
     await waitFor('Lee back', async () => presence() === 'online');
+  });
+
+  it('the @ list leaves out an agent disabled since the console loaded the team', async () => {
+    await omar.click('[data-testid=presence-button]');
+    await omar.locator('[data-testid=presence-menu] [data-member=annabel]').waitFor();
+    await omar.keyboard.press('Escape');
+    await h.service.console.asOwner.setAgentDisabled({ id: 'annabel', disabled: true });
+    await open(omar, visitor);
+    await omar.click('[data-testid=note-mode]');
+    const box = omar.locator('[data-testid=compose] textarea');
+    await box.fill('');
+    await box.pressSequentially('@an');
+    const picker = omar.locator('[data-testid=mention-picker]');
+    await picker.locator('[data-member=ann]').waitFor();
+    await waitFor('annabel gone from the list', async () => (await picker.locator('[data-member=annabel]').count()) === 0);
+    assert.deepEqual(await picker.locator('[data-member]').evaluateAll((els) => els.map((e) => e.getAttribute('data-member'))), ['ann']);
+    await box.fill('');
+  });
+
+  it("an admin's audit log: auto-assignments came from the service, an empty side is nobody, the conversation by its name", async () => {
+    const ada = await consoleAs(await signedInAgent(base, h.admin, 'ada', 'Ada Admin', h.clock.now(), { role: 'admin', capacity: 0 }));
+    await listRow(ada, visitor).waitFor();
+    await ada.click('nav [data-view="agents"]');
+    await ada.getByRole('tab', { name: 'Audit log' }).click();
+    await ada.getByLabel('Action').selectOption('assign');
+    const auto = ada.locator('tr[data-action=assign]:has-text("by: auto-assignment")').first();
+    await auto.waitFor();
+    assert.match((await auto.locator('td.detail').textContent()) ?? '', /^from: nobody · to: /);
+    // No operator: the service did it. The owner without an address: the desktop window.
+    const whereFrom = await ada.locator('tr[data-action=assign]').evaluateAll((rows) => rows.map((r) => `${r.children[1]!.textContent} @ ${r.querySelector('td.address')!.textContent}`));
+    const bad = whereFrom.filter((w) => (w.startsWith('(no account)') && !w.endsWith('@ the service')) || (w.startsWith('Boss') && !w.endsWith('@ desktop window')));
+    assert.deepEqual(bad, [], whereFrom.join('\n'));
+    assert.ok(whereFrom.some((w) => w.startsWith('Boss')) && whereFrom.some((w) => w.startsWith('(no account)')), whereFrom.join('\n'));
+    await ada.locator(`tr[data-action=assign] [data-testid=audit-conversation]:text("${visitor}")`).first().waitFor();
+    await axe(ada, 'audit log of assignments');
   });
 
   it('in Chinese too: the team views pass axe in both themes', async () => {

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useConsole } from './store/index.ts';
+import { useConsole, type ConsoleState } from './store/index.ts';
 import { subscribe } from './api/bridge.ts';
 import { i18n } from './i18n/index.ts';
 import { ConversationList } from './views/ConversationList.tsx';
@@ -15,6 +15,7 @@ import { OperatorDialog } from './views/Operator.tsx';
 import { AccountMenu } from './views/AccountMenu.tsx';
 import { ShortcutSheet } from './views/ShortcutSheet.tsx';
 import { UndoToast } from './views/UndoToast.tsx';
+import { TeamNotices } from './views/TeamNotices.tsx';
 import { canWrite } from './store/connection-slice.ts';
 import { HeaderPrefs } from './views/HeaderPrefs.tsx';
 import { TeamServer } from './views/TeamServer.tsx';
@@ -100,8 +101,17 @@ export function App() {
   useEffect(() => {
     const seenNow = (): void => void useConsole.getState().markOpenRead();
     document.addEventListener('visibilitychange', seenNow);
+    // A toast or row mark for a conversation goes once the agent has it on screen.
+    const shown = (s: ConsoleState): string | null => (s.view === 'conversations' ? s.selectedId : null);
+    const seenShown = (): void => {
+      const s = useConsole.getState();
+      const id = shown(s);
+      if (id && document.visibilityState === 'visible') s.seenConversation(id);
+    };
+    window.addEventListener('focus', seenShown);
     const stop = useConsole.subscribe((s, prev) => {
       if (s.conversations !== prev.conversations) s.noteUnread(s.conversations);
+      if (shown(s) !== shown(prev)) seenShown();
       if (s.view !== prev.view && s.view === 'conversations') void s.markOpenRead();
       if (s.transcript !== prev.transcript && s.transcript) {
         s.setUnread(s.transcript.conversation.id, s.transcript.conversation.unread ?? 0);
@@ -111,6 +121,7 @@ export function App() {
     });
     return () => {
       stop();
+      window.removeEventListener('focus', seenShown);
       document.removeEventListener('visibilitychange', seenNow);
     };
   }, []);
@@ -254,6 +265,7 @@ export function App() {
         </main>
       )}
       <UndoToast />
+      <TeamNotices />
       <OperatorDialog />
       {sheet && <ShortcutSheet onClose={() => setSheet(false)} />}
       <div className="sr-only" aria-live="polite" aria-atomic="true" data-testid="live-region">

@@ -14,7 +14,8 @@ export const enAccounts = {
     unreachable: 'Cannot reach the service: {{message}}',
     ended: 'Your session ended (signed out, unused for 12 hours, 30 days old, or changed by an admin). Sign in again.',
     signedOut: 'You signed out.',
-    ownerNote: 'Owner of this installation? Open the console URL that `npm run serve` printed (it ends in #token=…): it needs no password.',
+    intro: 'Sign in with the account ID and password your admin gave you.',
+    ownerNote: 'Owner of this installation? Open the console URL that serve printed.',
   },
   link: {
     checking: 'Checking your sign-in link…',
@@ -32,7 +33,8 @@ export const enAccounts = {
   },
   role: { admin: 'Admin', agent: 'Agent' },
   menu: {
-    button: '(account menu: sign out)',
+    button: 'Account:',
+    separator: ',',
     signedInAs: 'Signed in as {{name}} ({{id}})',
     signOut: 'Sign out',
   },
@@ -109,6 +111,8 @@ export const enAccounts = {
     colAddress: 'Address',
     colDetail: 'Detail',
     desktop: 'desktop window',
+    service: 'the service',
+    nobodyValue: 'nobody',
     nobody: '(no account)',
     empty: 'No audit rows match these filters.',
     actions: {

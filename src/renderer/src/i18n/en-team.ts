@@ -22,6 +22,10 @@ export const enTeam = {
   assign: {
     menu: 'Assign this conversation',
     assignedTo: 'Assigned to {{name}}',
+    assignedToYou: 'Assigned to you',
+    you: 'You',
+    /** Before the name (or "you") on the assign button, for screen readers: "Assigned to Ann". */
+    assignedPrefix: 'Assigned to',
     nobody: 'Unassigned',
     me: 'Assign to me',
     to: 'Assign to {{name}}',
@@ -61,6 +65,13 @@ export const enTeam = {
     addAnyway: 'Add anyway',
     review: 'Review',
     reviewHint: 'Review closes this, keeps your draft, and a send after it checks again only for what comes next.',
+  },
+  notice: {
+    region: 'For you',
+    open: 'Open',
+    new: 'New',
+    mark_assigned: 'Assigned to you, not opened yet',
+    mark_mention: 'You were mentioned here, not opened yet',
   },
   notify: {
     assigned: 'Assigned to you: {{who}}',

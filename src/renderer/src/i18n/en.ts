@@ -95,7 +95,8 @@ export const en = {
     search: 'Search messages (/)',
     client: 'Client',
     allClients: 'All clients',
-    all: 'All',
+    // Not "All": the assignment tabs above (team mode) have their own "All".
+    all: 'Any state',
     empty: 'No conversations yet. Send a signed message to the endpoint and it appears here at once.',
     noMatch: 'No conversation matches these filters.',
     state: { active: 'Active', paused: 'Paused', stopped: 'Stopped', needs_human: 'Needs you' },

@@ -16,7 +16,8 @@ export const zhCNAccounts: typeof enAccounts = {
     unreachable: '无法连接服务：{{message}}',
     ended: '您的会话已结束（已退出、12 小时未使用、已满 30 天，或被管理员更改）。请重新登录。',
     signedOut: '您已退出登录。',
-    ownerNote: '您是本安装的所有者？请打开 `npm run serve` 打印的控制台地址（以 #token=… 结尾），无需密码。',
+    intro: '请使用管理员给您的账号 ID 和密码登录。',
+    ownerNote: '您是本安装的所有者？请打开 serve 打印的控制台地址。',
   },
   link: {
     checking: '正在检查您的登录链接…',
@@ -34,7 +35,8 @@ export const zhCNAccounts: typeof enAccounts = {
   },
   role: { admin: '管理员', agent: '客服' },
   menu: {
-    button: '（账号菜单：退出登录）',
+    button: '账号：',
+    separator: '，',
     signedInAs: '已登录：{{name}}（{{id}}）',
     signOut: '退出登录',
   },
@@ -110,6 +112,8 @@ export const zhCNAccounts: typeof enAccounts = {
     colConversation: '会话',
     colAddress: '地址',
     colDetail: '详情',
+    service: '服务自身',
+    nobodyValue: '无人',
     desktop: '桌面窗口',
     nobody: '（无账号）',
     empty: '没有符合这些筛选条件的审计记录。',

@@ -24,6 +24,9 @@ export const zhCNTeam: typeof enTeam = {
   assign: {
     menu: '分配此会话',
     assignedTo: '已分配给 {{name}}',
+    assignedToYou: '已分配给你',
+    you: '你',
+    assignedPrefix: '已分配给',
     nobody: '未分配',
     me: '分配给我',
     to: '分配给 {{name}}',
@@ -63,6 +66,13 @@ export const zhCNTeam: typeof enTeam = {
     addAnyway: '仍然添加',
     review: '先看看',
     reviewHint: '“先看看”会关闭此提示并保留草稿；之后再发送时只检查此后的新内容。',
+  },
+  notice: {
+    region: '给你的通知',
+    open: '打开',
+    new: '新',
+    mark_assigned: '已分配给你，尚未打开',
+    mark_mention: '有人在这里提到了你，尚未打开',
   },
   notify: {
     assigned: '已分配给你：{{who}}',

@@ -94,7 +94,7 @@ export const zhCN: Messages = {
     search: '搜索消息 (/)',
     client: '客户端',
     allClients: '全部客户端',
-    all: '全部',
+    all: '任意状态',
     empty: '还没有会话。向接入地址发送一条签名消息，它会立即出现在这里。',
     noMatch: '没有符合筛选条件的会话。',
     state: { active: '自动回复中', paused: '已暂停', stopped: '已停止', needs_human: '待处理' },

@@ -12,6 +12,7 @@ import { conversationsSlice, type ConversationsSlice } from './conversations-sli
 import { transcriptSlice, type TranscriptSlice } from './transcript-slice.ts';
 import { accountsSlice, allowed, type AccountsSlice } from './accounts-slice.ts';
 import { teamSlice, type TeamSlice } from './team-slice.ts';
+import { teamNoticesSlice, type TeamNoticesSlice } from './team-notices-slice.ts';
 
 export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start' | 'agents';
 export type Theme = 'light' | 'dark';
@@ -37,7 +38,7 @@ interface RequestsSlice {
 }
 
 export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice &
-  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice & TeamSlice;
+  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice & TeamSlice & TeamNoticesSlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -93,4 +94,5 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...alertsSlice(...a),
   ...accountsSlice(...a),
   ...teamSlice(...a),
+  ...teamNoticesSlice(...a),
 }));

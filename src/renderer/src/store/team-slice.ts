@@ -70,12 +70,17 @@ export const teamSlice: Slice<TeamSlice> = (set, get) => {
     const c = get().conversations.find((x) => x.id === conversationId);
     return c ? conversationTitle(c) : who ? conversationTitle(who) : conversationId;
   };
-  /** Tells the agent of something that is theirs now: the live region always, a notification and a tone when allowed. */
-  const notify = (title: string, body: string, conversationId: string): void => {
+  /**
+   * Tells the agent of something that is theirs now: the live region always; unless they are looking
+   * at it, a toast and a mark on its row (seen without desktop alerts), and a notification and a
+   * tone when allowed.
+   */
+  const notify = (kind: 'assigned' | 'mention', title: string, body: string, conversationId: string): void => {
     const s = get();
     s.announce(body ? `${title}: ${body}` : title);
     const watching = s.view === 'conversations' && s.selectedId === conversationId && document.visibilityState === 'visible' && document.hasFocus();
     if (watching) return;
+    s.addNotice(kind, conversationId, title);
     if (s.notify && s.notifyPermission === 'granted') showNotification(title, body, conversationId, () => get().openConversation(conversationId));
     if (s.sound) playChime();
   };
@@ -101,7 +106,8 @@ export const teamSlice: Slice<TeamSlice> = (set, get) => {
       switch (event.type) {
         case 'presence': {
           const { members } = get().team;
-          if (!members.some((m) => m.id === event.agentId)) return void get().loadTeam();
+          // A newcomer, or one gone offline (a disabled account's sessions end so): the team as listTeam has it now.
+          if (event.presence === 'offline' || !members.some((m) => m.id === event.agentId)) return void get().loadTeam();
           set((s) => ({ team: { ...s.team, members: s.team.members.map((m) => (m.id === event.agentId ? { ...m, presence: event.presence } : m)) } }));
           return;
         }
@@ -119,11 +125,11 @@ export const teamSlice: Slice<TeamSlice> = (set, get) => {
           void get().loadTeam();
           const who = titleOf(event.conversationId, event.who);
           const title = event.by ? i18n.t('team.notify.assignedBy', { name: event.by.name, who }) : i18n.t('team.notify.assigned', { who });
-          notify(title, event.said ? `“${event.said}”` : '', event.conversationId);
+          notify('assigned', title, event.said ? `“${event.said}”` : '', event.conversationId);
           return;
         }
         case 'mention':
-          notify(i18n.t('team.notify.mentioned', { name: event.by.name, who: titleOf(event.conversationId, event.who) }), event.text, event.conversationId);
+          notify('mention', i18n.t('team.notify.mentioned', { name: event.by.name, who: titleOf(event.conversationId, event.who) }), event.text, event.conversationId);
           return;
         default:
           return assertNever(event, 'team event');

@@ -37,10 +37,13 @@ export function AccountMenu() {
   return (
     <>
       <button type="button" ref={button} className="operator account" popoverTarget={MENU_ID} data-testid="account-menu">
+        {/* Named by its words, "Account: Ann Lee, Agent": the menu's own "Sign out" is the only one a screen reader hears. */}
         <Avatar id={`op:${me.account.id}`} name={me.account.name} size="sm" />
-        <span className="ellipsis">{me.account.name}</span>
+        <span className="sr-only">{`${t('accounts.menu.button')} `}</span>
+        <span className="ellipsis alt-after" data-alt-after={t('accounts.menu.separator')}>
+          {me.account.name}
+        </span>
         <span className="badge">{role}</span>
-        <span className="sr-only">{t('accounts.menu.button')}</span>
       </button>
       <div id={MENU_ID} ref={menu} popover="auto" className="account-menu">
         <p>{t('accounts.menu.signedInAs', { name: me.account.name, id: me.account.id })}</p>

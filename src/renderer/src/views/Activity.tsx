@@ -1,6 +1,12 @@
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { namesOf } from './PresenceDot.tsx';
+import { EyeIcon } from './Icons.tsx';
+
+/** Typing: a pulsing dot; only viewing: an eye (a hollow circle read as "offline", the presence mark). */
+function Mark({ typing }: { typing: boolean }) {
+  return typing ? <span className="activity-mark" aria-hidden="true" /> : <span className="activity-eye" aria-hidden="true" data-testid="viewing-eye"><EyeIcon /></span>;
+}
 
 /** Who else is typing in or looking at a conversation, as words ("Ann is typing a reply"); null when nobody. */
 export function useActivityText(conversationId: string): { text: string; typing: boolean } | null {
@@ -24,7 +30,7 @@ export function ActivityNote({ conversationId }: { conversationId: string }) {
   if (!shown) return null;
   return (
     <span className={`activity${shown.typing ? ' typing' : ''}`} data-testid="activity" title={shown.text}>
-      <span className="activity-mark" aria-hidden="true" />
+      <Mark typing={shown.typing} />
       <span className="activity-text">{shown.text}</span>
     </span>
   );
@@ -48,7 +54,7 @@ export function RowActivity({ conversationId, children }: { conversationId: stri
   return (
     <span className="last">
       <span className="activity viewing-mark" data-testid="activity" title={shown.text}>
-        <span className="activity-mark" aria-hidden="true" />
+        <Mark typing={false} />
         <span className="sr-only">{shown.text}</span>
       </span>
       {children}

@@ -165,6 +165,37 @@ function AgentList() {
   );
 }
 
+/** Reloads at most this often while presence changes come in (a team signing in at nine). */
+const LIVE_RELOAD_MS = 500;
+
+/**
+ * While the view is open, the table follows the team: an agent who set their password, signed in,
+ * came or went online, or was disabled elsewhere shows so without leaving the view. Presence
+ * events are what the service sends for these (a sign-in opens a console, whose stream makes the
+ * agent online); each reload waits a moment so a burst of them is one call. Coming back to the
+ * window reloads too (a second session of an agent already online sends no event).
+ */
+function useLiveAgents(): void {
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const reload = (): void => {
+      timer ??= setTimeout(() => {
+        timer = null;
+        void useConsole.getState().loadAgents();
+      }, LIVE_RELOAD_MS);
+    };
+    const stop = useConsole.subscribe((s, prev) => {
+      if (s.team.members !== prev.team.members) reload();
+    });
+    window.addEventListener('focus', reload);
+    return () => {
+      stop();
+      window.removeEventListener('focus', reload);
+      if (timer) clearTimeout(timer);
+    };
+  }, []);
+}
+
 const TABS = ['agents', 'audit'] as const;
 
 /** The admin's Agents view: accounts (add, edit, disable, reset, remove) and, beside them, the audit log. */
@@ -174,6 +205,7 @@ export function Agents() {
   const loadAgents = useConsole((s) => s.loadAgents);
   const base = useId();
   useEffect(() => void loadAgents(), [loadAgents]);
+  useLiveAgents();
   return (
     <section className="admin agents" aria-label={t('accounts.nav')}>
       <div role="tablist" aria-label={t('accounts.agents.tabs')} className="tabs">

@@ -5,6 +5,7 @@ import type { ConversationSummary } from '../../../shared/console-api.ts';
 import { PresenceDot, useMember } from './PresenceDot.tsx';
 import { usePlacedPopover } from './PresenceMenu.tsx';
 import { useWriteBlock } from './ConnectionStatus.tsx';
+import { Avatar } from './Avatar.tsx';
 
 /**
  * The conversation header's assignee with its menu: assign to me, to a colleague (each with their
@@ -28,12 +29,37 @@ export function AssignMenu({ c }: { c: ConversationSummary }) {
     button.current?.focus();
     void assign(c.id, agentId);
   };
-  const label = c.assignee ? t('team.assign.assignedTo', { name: assignee?.name ?? c.assignee }) : t('team.assign.nobody');
+  const mine = c.assignee !== null && c.assignee === me;
+  const name = assignee?.name ?? c.assignee ?? '';
+  // The whole sentence is the button's name and tooltip; on screen, the avatar and the name (or
+  // "you") keep the header on one row at 1280 px beside a pause and the actions.
+  const label = !c.assignee ? t('team.assign.nobody') : mine ? t('team.assign.assignedToYou') : t('team.assign.assignedTo', { name });
+  const presence = assignee ? `, ${t(`team.presence.${assignee.presence}`)}` : '';
+  const shown = !c.assignee ? label : mine ? t('team.assign.you') : name;
   return (
     <>
-      <button type="button" ref={button} className="assignee-button" popoverTarget={id} disabled={!!blocked} title={t('team.assign.menu')} data-testid="assign-button">
-        {assignee && <PresenceDot presence={assignee.presence} />}
-        <span className="ellipsis">{label}</span> <span aria-hidden="true">▾</span>
+      <button
+        type="button"
+        ref={button}
+        className="assignee-button"
+        popoverTarget={id}
+        disabled={!!blocked}
+        title={`${label} · ${t('team.assign.menu')}`}
+        data-testid="assign-button"
+        data-mine={mine || undefined}
+      >
+        {/* Its name from its words: "Assigned to Ann Lee, Online" (or "Assigned to you"); the dot and avatar are decoration. */}
+        {assignee && (
+          <span aria-hidden="true" className="dot-wrap">
+            <PresenceDot presence={assignee.presence} />
+          </span>
+        )}
+        {c.assignee && <Avatar id={`op:${c.assignee}`} name={name} size="sm" />}
+        {c.assignee && <span className="sr-only">{`${t('team.assign.assignedPrefix')} `}</span>}
+        <span className="ellipsis alt-after" data-alt-after={presence || undefined}>
+          {shown}
+        </span>{' '}
+        <span aria-hidden="true">▾</span>
       </button>
       <div id={id} ref={menu} className="assign-menu" popover="auto" data-testid="assign-menu">
         <h3 className="sr-only">{t('team.assign.menu')}</h3>

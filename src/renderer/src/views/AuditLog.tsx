@@ -4,15 +4,20 @@ import { AUDIT_ACTIONS, type AuditAction, type AuditItem } from '../../../shared
 import { useConsole } from '../store/index.ts';
 import { NO_AUDIT_FILTER, type AuditFilter } from '../store/accounts-slice.ts';
 import { fullTime, shortTime } from '../format.ts';
+import type { TFunction } from 'i18next';
+import { conversationTitle } from '../../../shared/console-display.ts';
 
-/** A row's detail as words: its JSON's fields, one `key: value` each, without quotes and braces. */
-function detailText(detail: string | null): string {
+/**
+ * A row's detail as words: its JSON's fields, one `key: value` each, without quotes and braces. An
+ * assignment's empty side (`from`/`to` null) is "nobody", not "null".
+ */
+function detailText(t: TFunction, detail: string | null): string {
   if (detail === null) return '';
   try {
     const parsed = JSON.parse(detail) as unknown;
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return detail;
     return Object.entries(parsed as Record<string, unknown>)
-      .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .map(([k, v]) => `${k}: ${v === null ? t('accounts.audit.nobodyValue') : typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(' · ');
   } catch {
     return detail;
@@ -74,9 +79,23 @@ function Filters() {
   );
 }
 
+/**
+ * Where an action came from when no address was recorded: the owner's desktop window, or the
+ * service itself (auto-assignment, an offline agent's conversations going back: no operator).
+ * Older rows of an agent have none either.
+ */
+function noAddress(t: TFunction, item: AuditItem, ownerId: string | null): string {
+  if (item.operator.id === '-') return t('accounts.audit.service');
+  if (item.operator.id === ownerId) return t('accounts.audit.desktop');
+  return '—';
+}
+
 function Row({ item }: { item: AuditItem }) {
   const { t, i18n } = useTranslation();
   const open = useConsole((s) => s.openConversation);
+  const ownerId = useConsole((s) => s.agents.find((a) => a.owner)?.id ?? (s.me.owner ? (s.operator?.id ?? null) : null));
+  // The list's name for it, where the list has it; the id otherwise (and always in the tooltip).
+  const listed = useConsole((s) => (item.conversationId ? s.conversations.find((c) => c.id === item.conversationId) : undefined));
   return (
     <tr data-audit={item.id} data-action={item.action}>
       <td>
@@ -88,13 +107,13 @@ function Row({ item }: { item: AuditItem }) {
       <td>{t(`accounts.audit.actions.${item.action}`)}</td>
       <td>
         {item.conversationId && (
-          <button type="button" className="link" onClick={() => open(item.conversationId!)}>
-            {item.conversationId}
+          <button type="button" className="link" onClick={() => open(item.conversationId!)} title={item.conversationId} data-testid="audit-conversation">
+            {listed ? conversationTitle(listed) : item.conversationId}
           </button>
         )}
       </td>
-      <td className="address">{item.address ?? <span className="muted">{t('accounts.audit.desktop')}</span>}</td>
-      <td className="detail">{detailText(item.detail)}</td>
+      <td className="address">{item.address ?? <span className="muted">{noAddress(t, item, ownerId)}</span>}</td>
+      <td className="detail">{detailText(t, item.detail)}</td>
     </tr>
   );
 }

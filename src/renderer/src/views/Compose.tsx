@@ -86,7 +86,7 @@ function ReplyBox({ conversationId, composeRef }: { conversationId: string; comp
         />
       )}
       {managing && <CannedManager onClose={() => setManaging(false)} />}
-      <ConflictPrompt conversationId={conversationId} />
+      <ConflictPrompt conversationId={conversationId} draftRef={composeRef} />
       {teamMode && (
         <div className="compose-mode" role="group" aria-label={t('team.note.modes')}>
           <button type="button" aria-pressed={!note} className={note ? 'chip' : 'chip on'} onClick={() => setNoteMode(conversationId, false)}>

@@ -8,7 +8,7 @@ import { WriteButton } from './ConnectionStatus.tsx';
  * A reply or note the service held back (409 conversation_changed): what arrived since the agent
  * started writing, and the choice: send it anyway, or review (the prompt closes, the draft stays).
  */
-export function ConflictPrompt({ conversationId }: { conversationId: string }) {
+export function ConflictPrompt({ conversationId, draftRef }: { conversationId: string; draftRef: React.RefObject<HTMLTextAreaElement | null> }) {
   const { t, i18n } = useTranslation();
   const conflict = useConsole((s) => (s.conflict?.conversationId === conversationId ? s.conflict : null));
   const sendReply = useConsole((s) => s.sendReply);
@@ -37,7 +37,15 @@ export function ConflictPrompt({ conversationId }: { conversationId: string }) {
         ))}
       </ol>
       <div className="row">
-        <button type="button" onClick={review} title={t('team.conflict.reviewHint')}>
+        <button
+          type="button"
+          onClick={() => {
+            review();
+            // The prompt (and the focus in it) goes: back to the draft, to read it again and send.
+            draftRef.current?.focus();
+          }}
+          title={t('team.conflict.reviewHint')}
+        >
           {t('team.conflict.review')}
         </button>
         <WriteButton type="button" className="primary" onClick={anyway} disabled={sending}>

@@ -10,6 +10,7 @@ import { StateBadge } from './StateBadge.tsx';
 import { conversationTitle, refBeside, titleHover } from '../../../shared/console-display.ts';
 import { useNow, When } from './relative-time.tsx';
 import { AssignmentTabs, RowAssignee } from './ListTeam.tsx';
+import { RowMark } from './TeamNotices.tsx';
 import { RowActivity } from './Activity.tsx';
 
 /** Every row is this tall (the virtual list does not measure them). */
@@ -20,6 +21,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
   const conversations = useConsole((s) => s.conversations);
   const loaded = useConsole((s) => s.loaded);
   const filter = useConsole((s) => s.filter);
+  const marks = useConsole((s) => s.marks);
   const selectedId = useConsole((s) => s.selectedId);
   const setFilter = useConsole((s) => s.setFilter);
   const select = useConsole((s) => s.select);
@@ -178,6 +180,7 @@ export function ConversationList({ searchRef }: { searchRef: React.RefObject<HTM
                   <When at={c.lastMessageAt} now={now} className="when" />
                   <RowActivity conversationId={c.id}>{previewOf(t, c)}</RowActivity>
                   <span className="badges">
+                    <RowMark kind={marks[c.id]} />
                     <RowAssignee id={c.assignee ?? null} />
                     {c.unread > 0 && (
                       <span className="badge unread" title={t('views.list.unread', { count: c.unread })}>

@@ -13,7 +13,8 @@ const ROW_TOLERANCE_PX = 16;
 
 function wraps(header: HTMLElement): boolean {
   const middles = [...header.children]
-    .filter((k) => !k.classList.contains('endpoint') && k.checkVisibility() && k.getBoundingClientRect().width > 1)
+    // An open popover (the status menu, the account menu) sits in the top layer, under the row: not a second row.
+    .filter((k) => !k.classList.contains('endpoint') && !k.matches(':popover-open') && k.checkVisibility() && k.getBoundingClientRect().width > 1)
     .map((k) => {
       const r = k.getBoundingClientRect();
       return (r.top + r.bottom) / 2;

@@ -47,3 +47,13 @@ export function PersonIcon() {
     </svg>
   );
 }
+
+/** "Viewing": an eye, unlike the hollow circle of "offline". */
+export function EyeIcon() {
+  return (
+    <svg {...props} width={14} height={14}>
+      <path d="M1.5 8S4 3.5 8 3.5 14.5 8 14.5 8 12 12.5 8 12.5 1.5 8 1.5 8Z" />
+      <circle cx="8" cy="8" r="2" />
+    </svg>
+  );
+}

@@ -1,7 +1,11 @@
 import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
-import { ASSIGNMENTS } from '../../../shared/console-api.ts';
+import type { Assignment } from '../../../shared/console-api.ts';
 import { PresenceDot, useMember } from './PresenceDot.tsx';
+import { initials } from '../../../shared/console-display.ts';
+
+/** In the order docs/console.md names them: an agent's own work first. */
+const TAB_ORDER: readonly Assignment[] = ['mine', 'unassigned', 'all'];
 
 /** Team mode's Mine / Unassigned / All above the conversation list (one person alone has no tabs). */
 export function AssignmentTabs() {
@@ -12,7 +16,7 @@ export function AssignmentTabs() {
   if (!teamMode) return null;
   return (
     <div className="assignment-tabs" role="group" aria-label={t('team.tabs.label')} data-testid="assignment-tabs">
-      {ASSIGNMENTS.map((a) => (
+      {TAB_ORDER.map((a) => (
         <button key={a} type="button" className={current === a ? 'chip on' : 'chip'} aria-pressed={current === a} onClick={() => setFilter({ assignment: a })} data-assignment={a}>
           {t(`team.tabs.${a}`)}
         </button>
@@ -29,10 +33,13 @@ export function RowAssignee({ id }: { id: string | null }) {
   if (!teamMode || id === null) return null;
   const name = member?.name ?? id;
   const presence = member?.presence ?? 'offline';
+  const whole = t('team.list.assignee', { name, presence: t(`team.presence.${presence}`) });
+  // Initials on the row, so the customer's name and ids keep their room; the name on hover and for screen readers.
   return (
-    <span className="badge assignee" title={t('team.list.assignee', { name, presence: t(`team.presence.${presence}`) })} data-testid="row-assignee" data-assignee={id}>
+    <span className="badge assignee" title={whole} data-testid="row-assignee" data-assignee={id}>
       <PresenceDot presence={presence} />
-      <span className="ellipsis">{name}</span>
+      <span aria-hidden="true">{initials(name)}</span>
+      <span className="sr-only">{name}</span>
     </span>
   );
 }

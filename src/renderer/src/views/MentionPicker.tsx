@@ -24,6 +24,9 @@ export const MentionPicker = forwardRef<MentionPickerHandle, Props>(function Men
   const { t } = useTranslation();
   const members = useConsole((s) => s.team.members);
   const me = useConsole((s) => s.operator?.id ?? null);
+  const loadTeam = useConsole((s) => s.loadTeam);
+  // The team as it is now: an account disabled or removed since the console loaded leaves listTeam (the service lists enabled accounts only).
+  useEffect(() => void loadTeam(), [loadTeam]);
   const hits = useMemo(() => matchMembers(members.filter((m) => m.id !== me), query), [members, me, query]);
   const [active, setActive] = useState(0);
   const listId = useId();

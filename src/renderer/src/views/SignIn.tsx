@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LanguageSelect } from './LanguageSelect.tsx';
 import { TeamServer } from './TeamServer.tsx';
@@ -7,6 +7,7 @@ import { signInCall, type SignInProblem } from '../api/sign-in.ts';
 import { forgetSignInLink, keepSession, type AuthState } from '../api/console-token.ts';
 import { i18n } from '../i18n/index.ts';
 import { fullTime } from '../format.ts';
+import { withCode } from './code-text.tsx';
 import './accounts.css';
 
 /** Signed in: the session token is kept where the console token is, and the console starts afresh with it. */
@@ -55,29 +56,36 @@ export function SignInForm({ auth }: { auth: Exclude<AuthState, 'ok'> }) {
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<SignInProblem | null>(null);
+  // Why the page is here ("you signed out") holds until the agent tries again: then only that try's answer shows.
+  const [tried, setTried] = useState(false);
+  const passwordRef = useRef<HTMLInputElement>(null);
   return (
     <Page title={t('accounts.signIn.title')}>
-      {auth === 'ended' && (
+      {!tried && auth === 'ended' && (
         <p role="alert" className="sign-in-notice" data-testid="session-ended">
           {t('accounts.signIn.ended')}
         </p>
       )}
-      {auth === 'signed_out' && (
+      {!tried && auth === 'signed_out' && (
         <p role="status" className="sign-in-notice" data-testid="signed-out">
           {t('accounts.signIn.signedOut')}
         </p>
       )}
+      <p className="sign-in-intro">{t('accounts.signIn.intro')}</p>
       <form
         className="sign-in-form"
         onSubmit={(e) => {
           e.preventDefault();
           setBusy(true);
+          setTried(true);
           setProblem(null);
           void signInCall('signIn', { id: id.trim(), password }).then((r) => {
             if (r.ok) return signedIn(r.value);
             setBusy(false);
             setProblem(r.problem);
             setPassword('');
+            // The password went with the refusal: the cursor waits where the next one goes (after the re-enable).
+            requestAnimationFrame(() => passwordRef.current?.focus());
           });
         }}
       >
@@ -87,7 +95,7 @@ export function SignInForm({ auth }: { auth: Exclude<AuthState, 'ok'> }) {
         </label>
         <label>
           <span>{t('accounts.signIn.password')}</span>
-          <input name="password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} required autoComplete="current-password" aria-describedby={problem ? 'sign-in-problem' : undefined} />
+          <input ref={passwordRef} name="password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} required autoComplete="current-password" aria-describedby={problem ? 'sign-in-problem' : undefined} />
         </label>
         {problem && (
           <p role="alert" className="form-error" id="sign-in-problem" data-testid="sign-in-problem">
@@ -98,12 +106,16 @@ export function SignInForm({ auth }: { auth: Exclude<AuthState, 'ok'> }) {
           {busy ? t('accounts.signIn.busy') : t('accounts.signIn.submit')}
         </button>
       </form>
-      {auth === 'missing' || auth === 'refused' ? (
-        <p className="muted owner-note" data-testid="auth-problem" role={auth === 'refused' ? 'alert' : undefined}>
-          {t(`auth.${auth}`)}
+      {auth === 'refused' ? (
+        <p className="muted owner-note" data-testid="auth-problem" role="alert">
+          {withCode(t('auth.refused'))}
         </p>
       ) : (
-        <p className="muted owner-note">{t('accounts.signIn.ownerNote')}</p>
+        // For the installation's owner, who needs no password: one short line, the how under it.
+        <details className="muted owner-note" data-testid={auth === 'missing' ? 'auth-problem' : 'owner-note'}>
+          <summary>{t('accounts.signIn.ownerNote')}</summary>
+          <p>{withCode(t('auth.missing'))}</p>
+        </details>
       )}
     </Page>
   );
