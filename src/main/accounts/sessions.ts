@@ -34,6 +34,10 @@ export function checkSession(accounts: AccountQueries, token: string, now: numbe
   if (!agent || agent.disabled) return end('disabled');
   if (now - session.createdAt >= SESSION_MAX_MS) return end('expired');
   if (now - session.lastSeenAt >= SESSION_IDLE_MS) return end('idle');
-  accounts.touchSession(digest, now);
+  // Use is recorded once a minute: the UPDATE takes SQLite's write lock even when it changes no
+  // row, and each open event stream checks its session every second (bench/team: 50 streams made
+  // 50 main-thread write attempts a second waiting on the writer thread; one ran out of busy time,
+  // and its throw from the stream's timer ended serve).
+  if (now - session.lastSeenAt >= 60_000) accounts.touchSession(digest, now);
   return { ok: true, agent, session };
 }

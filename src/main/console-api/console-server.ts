@@ -93,6 +93,14 @@ function statusOf(code: string): number {
  * URL fragment), state changes need JSON, and a browser request from another origin is refused
  * whatever it carries.
  */
+/** An event as an SSE frame, serialized once however many streams send it. */
+const frames = new WeakMap<object, string>();
+function frameOf(event: object): string {
+  let frame = frames.get(event);
+  if (frame === undefined) frames.set(event, (frame = `data: ${JSON.stringify(event)}\n\n`));
+  return frame;
+}
+
 /** How often an open event stream checks that its token is still the console's. */
 const TOKEN_RECHECK_MS = 1000;
 
@@ -107,22 +115,44 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
     res.write(': connected\n\n');
     // A stream outlives the check made when it opened: once its token is revoked (console
-    // rotate-token, a sign-out, a disabled or removed agent) it is closed, before any further event,
-    // and within a second when none comes; at once when this process ended the session.
+    // rotate-token, a sign-out, a disabled or removed agent) it is closed within a second (the
+    // timer below), and at once when this process ended the session. The check runs on the timer,
+    // not per event: with 50 consoles, a token check and a serialization per event per stream were
+    // a sixth of the main thread's time (bench/team), and the check is cached for a second anyway.
     const token = bearerToken(req) ?? '';
-    const stillValid = (): boolean => options.accounts.callerOf(token, address) !== null;
+    // Who this stream is, refreshed by the check: the owner's id can change under an open stream.
+    let current = caller;
+    const stillValid = (): boolean => {
+      try {
+        const now = options.accounts.callerOf(token, address);
+        if (now) current = now;
+        return now !== null;
+      } catch (error) {
+        // A busy database must not end the process from a timer: keep the stream, ask again next second.
+        log(`console: event stream check failed: ${(error as Error).message}`);
+        return true;
+      }
+    };
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
     const recheck = setInterval(() => {
       if (!stillValid()) close();
     }, TOKEN_RECHECK_MS);
+    // Events of one turn of the loop go out in one write per stream.
+    let queued: string[] = [];
+    const flush = (): void => {
+      if (closed || !queued.length) return;
+      res.write(queued.join(''));
+      queued = [];
+    };
     // Events for other accounts (team mode: an alert for a colleague's conversation, their mention) never reach this stream.
     const unsubscribe = options.events.subscribe(
       (event) => {
-        if (!stillValid()) return close();
-        res.write(`data: ${JSON.stringify(event)}\n\n`);
+        if (!queued.length) setImmediate(flush);
+        queued.push(frameOf(event));
       },
-      // Read at each event (cached for a second): the owner's id can change under an open stream.
-      { caller: () => options.accounts.callerOf(token, address) ?? caller, stream: true },
+      // The owner's stream asks at each event (one or two such streams; a session's account id never
+      // changes): the owner can rename themselves, and a mention of the new id must reach them at once.
+      { caller: () => (current.owner && current.session === null ? (options.accounts.callerOf(token, address) ?? current) : current), stream: true },
     );
     const stopWatching = session ? options.accounts.onRevoked((ended) => ended.has(session) && close()) : () => {};
     let closed = false;
