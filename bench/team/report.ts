@@ -1,6 +1,6 @@
 import { fmt, percentile } from '../lib.ts';
 import type { FanOut, Sent, Spread } from './messages.ts';
-import type { BurstFigures } from './sign-in.ts';
+import type { BurstFigures, ScryptBurst } from './sign-in.ts';
 
 export interface Phase {
   name: string;
@@ -36,6 +36,8 @@ export interface TeamRun {
   setupSeconds: number;
   phases: Phase[];
   scrypt: { hash: Spread; verify: Spread };
+  /** The same number of hashes at once in the bench process, its loop measured: the control. */
+  scryptBurst: ScryptBurst[];
   signIn: { burst: BurstFigures[]; idle: BurstFigures[] } | null;
   signIns: number;
   poolSize: number;
@@ -82,7 +84,7 @@ export function report(r: TeamRun): string {
     `| every event reaches every console | ${fmt(missing)} (message, console) pairs missing | – | ${verdict(missing === 0)} |`,
   ];
   const signInTargets = [
-    `| event-loop delay max < 20 ms while ${r.signIns} sign-ins arrive at once (serve's /metrics) | ${range(burstLoopMax, 1, ' ms')} | ${range(b?.idle.map((x) => x.loopMax) ?? [], 1, ' ms')} idle | ${verdict(burstLoopMax.every((v) => v < 20))} |`,
+    `| event-loop delay max < 20 ms while ${r.signIns} sign-ins arrive at once (serve's /metrics) | ${range(burstLoopMax, 1, ' ms')} | ${range(b?.idle.map((x) => x.loopMax) ?? [], 1, ' ms')} idle; ${range(r.scryptBurst.filter((c) => c.atOnce === Infinity).map((c) => c.loopMax), 1, ' ms')} for the hashes alone in the bench process (${range(r.scryptBurst.filter((c) => c.atOnce === 1).map((c) => c.loopMax), 1, ' ms')} one at a time) | ${verdict(burstLoopMax.every((v) => v < 20))} |`,
     `| serve's RSS < 300 MB during the sign-ins | ${range(rssBurst, 0, ' MiB')} | – | ${verdict(rssBurst.every((v) => v < 300))} |`,
   ];
   const targets = [
@@ -116,7 +118,7 @@ export function report(r: TeamRun): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...phaseRows] : []),
     ...(b ? ['',
-    `Sign-in cost: scrypt N=2^15, r=8, p=1 (src/main/accounts/passwords.ts) in the bench process, one at a time: hash ${fmt(r.scrypt.hash.p50, 1)} ms (p50; max ${fmt(r.scrypt.hash.max, 1)}), verify ${fmt(r.scrypt.verify.p50, 1)} ms (max ${fmt(r.scrypt.verify.max, 1)}). libuv thread pool: ${r.poolSize} threads. Then ${r.signIns} agents sign in (POST /api/auth/signIn) at the same moment, ${b.burst.length} times, each burst in a 2.5 s window beside an idle window of the same length (no ingest):`,
+    `Sign-in cost: scrypt N=2^15, r=8, p=1 (src/main/accounts/passwords.ts) in the bench process, one at a time: hash ${fmt(r.scrypt.hash.p50, 1)} ms (p50; max ${fmt(r.scrypt.hash.max, 1)}), verify ${fmt(r.scrypt.verify.p50, 1)} ms (max ${fmt(r.scrypt.verify.max, 1)}). libuv thread pool: ${r.poolSize} threads. Control: ${r.signIns} hashes arriving at once in the bench process, nothing else on its loop, as passwords.ts runs them / one at a time: ${r.scryptBurst.map((c) => `${c.atOnce === Infinity ? 'as run' : `${c.atOnce} at a time`} ${fmt(c.ms)} ms to the last, RSS +${fmt(c.rssGrowth / MB)} MiB, loop delay p99 / max ${fmt(c.loopP99, 1)} / ${fmt(c.loopMax, 1)} ms`).join('; ')}. Then ${r.signIns} agents sign in (POST /api/auth/signIn) at the same moment, ${b.burst.length} times, each burst in a 2.5 s window beside an idle window of the same length (no ingest):`,
     '',
     `| burst | sign-in answer p50 / last ms | failed | serve loop delay p99 / max ms | idle: loop p99 / max ms | GET /healthz p50 / max ms | idle: /healthz p50 / max ms | RSS peak MiB burst / idle |`,
     '|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/main/store/db.ts';
 import { databasePath } from '../../src/main/store/data-dir.ts';
 import { digestOf, newSecret, SIGN_IN_LINK_MS } from '../../src/main/accounts/sessions.ts';
 import type { ConsolesCommand, ConsolesReply, DriverCommand, DriverReply, FanOut } from './messages.ts';
-import { authCall, scryptAlone, signInBursts } from './sign-in.ts';
+import { authCall, scryptAlone, scryptBurstAlone, signInBursts, type ScryptBurst } from './sign-in.ts';
 import { report, type Death, type Phase } from './report.ts';
 
 /**
@@ -107,6 +107,9 @@ export async function runTeam(): Promise<string> {
 
     // scrypt alone, before anything else runs: the pool and both cores free.
     const scrypt = await scryptAlone(SCRYPT_RUNS);
+    // As passwords.ts runs them, then one at a time (a queue in front of scrypt), alternating.
+    const scryptBurst: ScryptBurst[] = [];
+    for (let i = 0; i < (ONLY === 'fan-out' ? 0 : 2); i++) for (const atOnce of [Infinity, 1]) scryptBurst.push(await scryptBurstAlone(SIGN_INS, atOnce));
 
     // The floor (bench/floor, Switchboard's search index merges) on a database of its own, the
     // same client, secret and texts: the rate is a share of its req/s, measured now.
@@ -213,6 +216,7 @@ export async function runTeam(): Promise<string> {
       setupSeconds,
       phases,
       scrypt,
+      scryptBurst,
       signIn,
       signIns: Math.min(SIGN_INS, agents.length),
       poolSize: Number(process.env['UV_THREADPOOL_SIZE'] ?? 4),

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { hashPassword, verifyPassword } from '../../src/main/accounts/passwords.ts';
 import { percentile } from '../lib.ts';
 import { rssBytes, scrapeMetrics, type Serve } from '../hostile/serve.ts';
@@ -34,6 +35,43 @@ export async function scryptAlone(runs: number): Promise<{ hash: Spread; verify:
     verify.push(performance.now() - t);
   }
   return { hash: spread(hash), verify: spread(verify) };
+}
+
+/**
+ * The control for the bursts: `count` hashes arriving at once in this process, nothing else on its
+ * loop, with a 10 ms timer measuring the loop as serve's does; at most `atOnce` run at a time
+ * (the rest wait their turn), Infinity as passwords.ts runs them (the pool takes 4). What the
+ * hashing alone does to an event loop on this machine, and what a queue in front of it would.
+ */
+export async function scryptBurstAlone(count: number, atOnce: number): Promise<ScryptBurst> {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const rss0 = process.memoryUsage.rss();
+  let rssPeak = rss0;
+  const rss = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 10);
+  const t0 = performance.now();
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) {
+      next++;
+      await hashPassword('correct horse battery staple');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(count, atOnce) }, lane));
+  const ms = performance.now() - t0;
+  loop.disable();
+  clearInterval(rss);
+  return { atOnce, ms, rssGrowth: rssPeak - rss0, loopP99: Math.max(0, loop.percentile(99) / 1e6 - 10), loopMax: Math.max(0, loop.max / 1e6 - 10) };
+}
+
+export interface ScryptBurst {
+  atOnce: number;
+  /** Until the last hash was done. */
+  ms: number;
+  /** This process's RSS, peak − before (bytes): scrypt's 32 MiB per hash running. */
+  rssGrowth: number;
+  loopP99: number;
+  loopMax: number;
 }
 
 /** POST /api/auth/<route> on the console listener, as the sign-in page calls it. */
