@@ -12,6 +12,8 @@ export interface Phase {
   late: number;
   seconds: number;
   cpuMsPerRequest: number;
+  /** CPU time of the consoles and driver processes over the phase, in cores (1 = one core busy). */
+  clientsCpuShare: number;
   loopP99: number;
   loopMax: number;
   rssPeak: number;
@@ -100,7 +102,7 @@ export function report(r: TeamRun): string {
     const fanCols = f
       ? `${fmt(f.each.p50, 1)} / ${fmt(f.each.p99, 1)} | ${fmt(f.allConsoles.p50, 1)} / ${fmt(f.allConsoles.p99, 1)} / ${fmt(f.allConsoles.max, 0)} | ${fmt(f.missing)} | ${fmt((f.events['conversation'] ?? 0) / r.consoles)} / ${fmt((f.events['request'] ?? 0) / r.consoles)} / ${fmt(f.bytes / r.consoles / 1024)} KiB | ${fmt(f.clientLoopP99, 1)} / ${fmt(f.clientLoopMax, 0)}`
       : '– | – | – | – | –';
-    return `| ${p.name} | ${fmt(p.load, 2)} | ${p.stolen === null ? '–' : fmt(p.stolen, 1)} | ${fmt(i.rps)} | ${fmt(i.p50, 1)} / ${fmt(i.p99, 1)} | ${i.failed}${p.late ? ` (${fmt(p.late)} sent late)` : ''} | ${fmt(p.cpuMsPerRequest * 1000)} | ${fmt(p.loopP99, 1)} / ${fmt(p.loopMax, 0)} | ${fmt(p.rssPeak / MB)} | ${fanCols} | ${fmt(p.drainedSeconds, 1)} |`;
+    return `| ${p.name} | ${fmt(p.load, 2)} | ${p.stolen === null ? '–' : fmt(p.stolen, 1)} | ${fmt(i.rps)} | ${fmt(i.p50, 1)} / ${fmt(i.p99, 1)} | ${i.failed}${p.late ? ` (${fmt(p.late)} sent late)` : ''} | ${fmt(p.cpuMsPerRequest * 1000)} | ${fmt(p.clientsCpuShare, 2)} | ${fmt(p.loopP99, 1)} / ${fmt(p.loopMax, 0)} | ${fmt(p.rssPeak / MB)} | ${fanCols} | ${fmt(p.drainedSeconds, 1)} |`;
   });
 
   const signInRows = (b?.burst ?? []).map((x, k) => {
@@ -108,14 +110,20 @@ export function report(r: TeamRun): string {
     return `| ${k + 1} | ${fmt(x.answer.p50)} / ${fmt(x.answer.max)} | ${x.failed} | ${fmt(x.loopP99, 1)} / ${fmt(x.loopMax, 1)} | ${fmt(idle.loopP99, 1)} / ${fmt(idle.loopMax, 1)} | ${fmt(x.healthz.p50, 1)} / ${fmt(x.healthz.max, 1)} | ${fmt(idle.healthz.p50, 1)} / ${fmt(idle.healthz.max, 1)} | ${fmt(x.rssPeak / MB)} / ${fmt(idle.rssPeak / MB)} |`;
   });
 
+  // Open loop above what serve answers even with no console: the figures are the queue's.
+  const plain = rounds.map((x) => ingest(x.none).rps);
+  const overloaded = plain.some((v) => v < 0.95 * r.rate)
+    ? [`**Overloaded:** with no console at all serve answered ${range(plain, 0, ' req/s')} of the ${fmt(r.rate)} asked, so requests queued and the latency and fan-out figures above measure that queue (serve's own limit on this machine, not the consoles'). BENCH_TEAM_RATE below it measures the fan-out itself.`, '']
+    : [];
   const rateSource = r.share === null ? 'BENCH_TEAM_RATE' : `${r.share} × the floor's ${fmt(r.floor.before)} req/s at ${r.floor.connections} connections`;
   return [
     `bench/team: ${r.consoles} agents signed in through their one-time links (${fmt(r.setupSeconds, 1)} s for all ${r.consoles} at once), each holding GET /api/events open (bench/team/consoles.ts, one process); signed auto_dialog and website_dialog in turn, open loop at ${fmt(r.rate)} req/s (${rateSource}; measured again at the end: ${fmt(r.floor.after)}) from bench/team/driver.ts, every message from a new customer; ${r.rounds} rounds of ${r.seconds} s, no console and ${r.consoles} consoles alternating (ABBA); replies delivered to a local receiver (${fmt(r.delivered)} in all).`,
     'Fan-out delay: the driver\'s send time → the first `conversation` event naming the answer\'s conversation_id on each stream (one monotonic clock for both processes). Ingest latency counts from each request\'s due time. Loop delay: serve\'s /metrics, beyond its 10 ms tick.',
     '',
+    ...overloaded,
     ...targets,
-    ...(r.rounds ? ['', '| phase | load | CPU stolen % | ingest req/s | ingest p50 / p99 ms | failed | serve CPU per request µs | serve loop delay p99 / max ms | serve RSS peak MiB | fan-out each console p50 / p99 ms | all consoles p50 / p99 / max ms | pairs missing | events per console: conversation / request / KiB | consoles process loop p99 / max ms | backlog drained s |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...(r.rounds ? ['', '| phase | load | CPU stolen % | ingest req/s | ingest p50 / p99 ms | failed | serve CPU per request µs | bench clients\' CPU, cores | serve loop delay p99 / max ms | serve RSS peak MiB | fan-out each console p50 / p99 ms | all consoles p50 / p99 / max ms | pairs missing | events per console: conversation / request / KiB | consoles process loop p99 / max ms | backlog drained s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...phaseRows] : []),
     ...(b ? ['',
     `Sign-in cost: scrypt N=2^15, r=8, p=1 (src/main/accounts/passwords.ts) in the bench process, one at a time: hash ${fmt(r.scrypt.hash.p50, 1)} ms (p50; max ${fmt(r.scrypt.hash.max, 1)}), verify ${fmt(r.scrypt.verify.p50, 1)} ms (max ${fmt(r.scrypt.verify.max, 1)}). libuv thread pool: ${r.poolSize} threads. Control: ${r.signIns} hashes arriving at once in the bench process, nothing else on its loop, as passwords.ts runs them / one at a time: ${r.scryptBurst.map((c) => `${c.atOnce === Infinity ? 'as run' : `${c.atOnce} at a time`} ${fmt(c.ms)} ms to the last, RSS +${fmt(c.rssGrowth / MB)} MiB, loop delay p99 / max ${fmt(c.loopP99, 1)} / ${fmt(c.loopMax, 1)} ms`).join('; ')}. Then ${r.signIns} agents sign in (POST /api/auth/signIn) at the same moment, ${b.burst.length} times, each burst in a 2.5 s window beside an idle window of the same length (no ingest):`,

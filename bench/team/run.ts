@@ -150,6 +150,7 @@ export async function runTeam(): Promise<string> {
       const load = loadavg()[0]!;
       await scrapeMetrics(s.origin); // starts the event-loop delay window
       const cpu0 = cpuOf(s.pid);
+      const clients0 = cpuOf(consoles.pid!) + cpuOf(driver.pid!);
       const steal0 = cpuTimes();
       phaseName = name;
       const run = await ask<DriverReply>(driver, { type: 'run', endpoint: s.endpoint, bodiesFile: file, rate, seconds, sockets: SOCKETS });
@@ -158,6 +159,7 @@ export async function runTeam(): Promise<string> {
       phaseName = `${name} (after)`;
       const m = await scrapeMetrics(s.origin);
       const cpu = cpuOf(s.pid) - cpu0;
+      const clientsCpu = cpuOf(consoles.pid!) + cpuOf(driver.pid!) - clients0;
       const stolen = stealShare(steal0, cpuTimes());
       let fanOut: FanOut | null = null;
       if (withConsoles) {
@@ -175,6 +177,8 @@ export async function runTeam(): Promise<string> {
         late: run.late,
         seconds: run.durationMs / 1000,
         cpuMsPerRequest: cpu / Math.max(1, run.sent.length),
+        // The bench's own processes share the two cores: what they took is not serve's to use.
+        clientsCpuShare: clientsCpu / (run.durationMs + 1000),
         loopP99: (m.get('switchboard_event_loop_delay_p99_seconds') ?? NaN) * 1000,
         loopMax: (m.get('switchboard_event_loop_delay_max_seconds') ?? NaN) * 1000,
         rssPeak: rss.peak(name, `${name} (after)`),
