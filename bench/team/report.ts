@@ -48,6 +48,8 @@ export interface TeamRun {
 }
 
 const MB = 1024 * 1024;
+/** Issue 28's RSS bound, 300 MB (decimal), in the MiB the tables print. */
+const RSS_LIMIT_MIB = 300e6 / MB;
 const verdict = (ok: boolean): string => (ok ? 'met' : '**not met**');
 
 /** "a (b–c)": the median over rounds and the spread. */
@@ -82,12 +84,12 @@ export function report(r: TeamRun): string {
   const fanOutTargets = [
     `| fan-out, request sent → event read by all ${r.consoles} consoles, p99 < 250 ms | ${range(allP99, 1, ' ms')} | – | ${verdict(allP99.every((v) => v < 250))} |`,
     `| ingest p99 with ${r.consoles} consoles ≤ 1.5× with none (each round's pair) | ${range(ratios, 2, '×')} | ${range(rounds.map((x) => ingest(x.team).p99), 1, ' ms')} against ${range(rounds.map((x) => ingest(x.none).p99), 1, ' ms')} | ${verdict(ratios.every((v) => v <= 1.5))} |`,
-    `| serve's RSS (whole process) < 300 MB with ${r.consoles} consoles, peak per phase | ${range(rssTeam, 0, ' MiB')} | ${range(rssNone, 0, ' MiB')} with no console | ${verdict(rssTeam.every((v) => v < 300))} |`,
+    `| serve's RSS (whole process) < 300 MB (286 MiB) with ${r.consoles} consoles, peak per phase | ${range(rssTeam, 0, ' MiB')} | ${range(rssNone, 0, ' MiB')} with no console | ${verdict(rssTeam.every((v) => v < RSS_LIMIT_MIB))} |`,
     `| every event reaches every console | ${fmt(missing)} (message, console) pairs missing | – | ${verdict(missing === 0)} |`,
   ];
   const signInTargets = [
     `| event-loop delay max < 20 ms while ${r.signIns} sign-ins arrive at once (serve's /metrics) | ${range(burstLoopMax, 1, ' ms')} | ${range(b?.idle.map((x) => x.loopMax) ?? [], 1, ' ms')} idle; ${range(r.scryptBurst.filter((c) => c.atOnce === Infinity).map((c) => c.loopMax), 1, ' ms')} for the hashes alone in the bench process (${range(r.scryptBurst.filter((c) => c.atOnce === 1).map((c) => c.loopMax), 1, ' ms')} one at a time) | ${verdict(burstLoopMax.every((v) => v < 20))} |`,
-    `| serve's RSS < 300 MB during the sign-ins | ${range(rssBurst, 0, ' MiB')} | – | ${verdict(rssBurst.every((v) => v < 300))} |`,
+    `| serve's RSS < 300 MB (286 MiB) during the sign-ins | ${range(rssBurst, 0, ' MiB')} | – | ${verdict(rssBurst.every((v) => v < RSS_LIMIT_MIB))} |`,
   ];
   const targets = [
     '| target (issue 28) | figure: median (spread over rounds or bursts) | baseline in the same run | status |',
