@@ -170,7 +170,7 @@ function targetsTable(levels: Level[], floorErrors: number): string {
 }
 
 /** The 1-minute load average (Linux): other work on this 2-core machine shows in every figure. */
-function loadAverage(): number {
+export function loadAverage(): number {
   try {
     return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
   } catch {
@@ -179,7 +179,7 @@ function loadAverage(): number {
 }
 
 /** The machine's CPU times from /proc/stat (Linux): all of them, and those stolen by the hypervisor. */
-function cpuTimes(): { total: number; steal: number } | null {
+export function cpuTimes(): { total: number; steal: number } | null {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is already counted in user).
@@ -190,7 +190,7 @@ function cpuTimes(): { total: number; steal: number } | null {
   }
 }
 
-function stealShare(a: ReturnType<typeof cpuTimes>, b: ReturnType<typeof cpuTimes>): number | null {
+export function stealShare(a: ReturnType<typeof cpuTimes>, b: ReturnType<typeof cpuTimes>): number | null {
   if (!a || !b || b.total <= a.total) return null;
   return ((b.steal - a.steal) / (b.total - a.total)) * 100;
 }
@@ -199,7 +199,7 @@ function stealShare(a: ReturnType<typeof cpuTimes>, b: ReturnType<typeof cpuTime
  * Waits until no message awaits its reply and no delivery is pending: what a level left undone
  * (replies to compose, deliveries to send), and how long the server took to finish it.
  */
-async function drainBacklog(databasePath: string): Promise<{ left: number; seconds: number; finished: boolean; stillPending: number }> {
+export async function drainBacklog(databasePath: string): Promise<{ left: number; seconds: number; finished: boolean; stillPending: number }> {
   const db = new DatabaseSync(databasePath, { readOnly: true });
   const backlog = db.prepare(
     "SELECT (SELECT count(*) FROM messages WHERE reply_outcome = 'pending') + (SELECT count(*) FROM deliveries WHERE state = 'pending') AS n",

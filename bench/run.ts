@@ -9,6 +9,7 @@ import { runFloor } from './floor/run.ts';
 import { runStartup } from './startup/run.ts';
 import { runDeliveryStarvation } from './delivery-starvation.ts';
 import { runHostile } from './hostile/run.ts';
+import { runTeam } from './team/run.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
 const benches: Record<string, () => Promise<string>> = {
@@ -23,6 +24,7 @@ const benches: Record<string, () => Promise<string>> = {
   startup: runStartup,
   'delivery-starvation': runDeliveryStarvation,
   hostile: runHostile,
+  team: runTeam,
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {

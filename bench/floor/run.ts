@@ -19,7 +19,7 @@ const INDEXES = (process.env['BENCH_FLOOR_INDEXES'] ?? 'none,automerge,paced').s
 const SECRET = 'floor-bench-secret';
 
 /** The process's CPU time (user + system) in ms, from /proc (Linux; clock ticks of 10 ms). */
-function cpuMs(pid: number | undefined): number {
+export function cpuMs(pid: number | undefined): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -21,6 +21,8 @@ export interface Serve {
   child: ChildProcess;
   /** Lines written to stderr so far. */
   stderrLines(): number;
+  /** The last 30 of them. */
+  stderrTail(): string[];
   /** How it ended, if it ended before stop() was called. */
   died(): string | null;
   /** POST /api/<method> on the console listener, as the console calls it. */
@@ -43,9 +45,12 @@ export async function startServe(dataDir: string): Promise<Serve> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderrLines = 0;
+  const tail: string[] = [];
   const echo = process.env['BENCH_HOSTILE_STDERR'] === '1';
   createInterface({ input: child.stderr! }).on('line', (line) => {
     stderrLines++;
+    tail.push(line);
+    if (tail.length > 30) tail.shift();
     if (echo) console.error(`serve: ${line}`);
   });
   let stopping = false;
@@ -72,6 +77,7 @@ export async function startServe(dataDir: string): Promise<Serve> {
     pid: child.pid!,
     child,
     stderrLines: () => stderrLines,
+    stderrTail: () => [...tail],
     died: () => death,
     async consoleCall(method, input) {
       const t0 = performance.now();
