@@ -10,6 +10,7 @@ import { runStartup } from './startup/run.ts';
 import { runDeliveryStarvation } from './delivery-starvation.ts';
 import { runHostile } from './hostile/run.ts';
 import { runTeam } from './team/run.ts';
+import { runKbQuality } from './kb-quality.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
 const benches: Record<string, () => Promise<string>> = {
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<string>> = {
   'delivery-starvation': runDeliveryStarvation,
   hostile: runHostile,
   team: runTeam,
+  'kb-quality': runKbQuality,
 };
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {
