@@ -23,6 +23,8 @@ if (!isMainThread) {
   // [0]: the start gate; [1]: how many claims both threads have come to. Before each claim both
   // wait for the other, so every claim is made by the two at the same moment.
   const sync = new Int32Array(job.gate);
+  // Connection open: the test releases the gate once both threads have said so.
+  parentPort!.postMessage('ready');
   Atomics.wait(sync, 0, 0);
   const won: string[] = [];
   job.ids.forEach((id, i) => {

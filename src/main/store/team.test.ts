@@ -154,9 +154,10 @@ describe('auto-assignment claims from two connections at once', () => {
   async function race(jobs: Array<Omit<ClaimJob, 'gate' | 'path'>>): Promise<string[][]> {
     const gate = new SharedArrayBuffer(8);
     const workers = jobs.map((j) => new Worker(new URL('./team-claim.fixture.ts', import.meta.url), { workerData: { ...j, path, gate } satisfies ClaimJob }));
+    const ready = workers.map((w) => new Promise<void>((resolve, reject) => { w.once('message', () => resolve()); w.once('error', reject); }));
+    // Both threads open their connection, say so, and wait on the gate: released together, they claim each conversation at once.
+    await Promise.all(ready);
     const results = workers.map((w) => new Promise<string[]>((resolve, reject) => { w.once('message', resolve); w.once('error', reject); }));
-    // Both threads open their connection, then wait on the gate: released together, they claim each conversation at once.
-    await new Promise((r) => setTimeout(r, 300));
     Atomics.store(new Int32Array(gate), 0, 1);
     Atomics.notify(new Int32Array(gate), 0);
     const won = await Promise.all(results);
