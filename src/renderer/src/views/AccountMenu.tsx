@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import { Avatar } from './Avatar.tsx';
 import { OperatorBadge } from './Operator.tsx';
+import { usePlacedPopover } from './placed-popover.ts';
 
 const MENU_ID = 'account-menu';
 
@@ -19,19 +20,7 @@ export function AccountMenu() {
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   useEffect(() => void loadMe(), [loadMe]);
-  useEffect(() => {
-    const el = menu.current;
-    if (!el) return;
-    // Under its button, right edges aligned (a popover sits in the top layer, outside the header's flow).
-    const place = (e: Event): void => {
-      if ((e as ToggleEvent).newState !== 'open' || !button.current) return;
-      const r = button.current.getBoundingClientRect();
-      el.style.top = `${Math.round(r.bottom + 6)}px`;
-      el.style.right = `${Math.round(document.documentElement.clientWidth - r.right)}px`;
-    };
-    el.addEventListener('beforetoggle', place);
-    return () => el.removeEventListener('beforetoggle', place);
-  });
+  usePlacedPopover(menu, button);
   if (me.owner || !me.account) return <OperatorBadge />;
   const role = t(`accounts.role.${me.role}`);
   return (

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import type { ConversationSummary } from '../../../shared/console-api.ts';
 import { PresenceDot, useMember } from './PresenceDot.tsx';
-import { usePlacedPopover } from './PresenceMenu.tsx';
+import { usePlacedPopover } from './placed-popover.ts';
 import { useWriteBlock } from './ConnectionStatus.tsx';
 import { Avatar } from './Avatar.tsx';
 

@@ -3,41 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { useConsole } from '../store/index.ts';
 import type { Presence } from '../../../shared/console-api.ts';
 import { PresenceDot } from './PresenceDot.tsx';
+import { usePlacedPopover } from './placed-popover.ts';
 import './team.css';
 
 const MENU_ID = 'presence-menu';
-
-/** Under its button, its right edge at the button's (left-aligned when that would leave the window). */
-export function placeUnder(el: HTMLElement, button: HTMLElement): void {
-  const r = button.getBoundingClientRect();
-  el.style.top = `${Math.round(r.bottom + 6)}px`;
-  const width = el.offsetWidth;
-  const right = document.documentElement.clientWidth - r.right;
-  if (width > 0 && r.right - width < 8) {
-    el.style.left = `${Math.round(Math.max(8, r.left))}px`;
-    el.style.right = 'auto';
-  } else {
-    el.style.left = 'auto';
-    el.style.right = `${Math.round(right)}px`;
-  }
-}
-
-/** Places a popover under its button each time it opens. */
-export function usePlacedPopover(popover: React.RefObject<HTMLElement | null>, button: React.RefObject<HTMLElement | null>): void {
-  useEffect(() => {
-    const el = popover.current;
-    if (!el) return;
-    const onToggle = (e: Event): void => {
-      if ((e as ToggleEvent).newState === 'open' && button.current) placeUnder(el, button.current);
-    };
-    el.addEventListener('beforetoggle', onToggle);
-    el.addEventListener('toggle', onToggle);
-    return () => {
-      el.removeEventListener('beforetoggle', onToggle);
-      el.removeEventListener('toggle', onToggle);
-    };
-  }, [popover, button]);
-}
 
 /**
  * Team mode's header control: the agent's own status (Online, or Away by hand; away by itself after
