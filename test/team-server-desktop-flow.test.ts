@@ -1,6 +1,5 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,28 +15,13 @@ import { digestOf, newSecret } from '../src/main/accounts/sessions.ts';
 import { createTeamClient, type TeamClient } from '../src/main/team-client/team-client.ts';
 import { createPinStore } from '../src/main/team-client/pin-store.ts';
 import { SESSION_FILE, type SessionKeychain } from '../src/main/team-client/session-store.ts';
+import { fakeKeychain } from '../src/main/team-client/keychain.fixture.ts';
 
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : (opensslMissing() ?? false);
 const PASSWORD = 'correct horse battery staple';
 
 /** Electron's safeStorage as the desktop has it: real encryption under a key the keychain holds. */
-function keychain(available = true): SessionKeychain {
-  const key = randomBytes(32);
-  return {
-    isEncryptionAvailable: () => available,
-    encryptString(plain) {
-      const iv = randomBytes(12);
-      const c = createCipheriv('aes-256-gcm', key, iv);
-      const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-      return Buffer.concat([iv, c.getAuthTag(), body]);
-    },
-    decryptString(sealed) {
-      const d = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
-      d.setAuthTag(sealed.subarray(12, 28));
-      return Buffer.concat([d.update(sealed.subarray(28)), d.final()]).toString('utf8');
-    },
-  };
-}
+const keychain = (available = true): SessionKeychain => fakeKeychain({ available });
 
 /**
  * The local desktop window, in Chromium: the preload's bridge stood in for by an init script.

@@ -1,32 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSessionStore, SESSION_FILE, type SessionKeychain } from './session-store.ts';
+import { createSessionStore, SESSION_FILE } from './session-store.ts';
 import { TeamClientError } from './team-client-error.ts';
-
-/** A keychain like Electron's safeStorage: real encryption under a key only it holds. */
-function fakeKeychain(options: { available?: boolean; backend?: string } = {}): SessionKeychain & { key: Buffer } {
-  const key = randomBytes(32);
-  return {
-    key,
-    isEncryptionAvailable: () => options.available ?? true,
-    getSelectedStorageBackend: () => options.backend ?? 'gnome_libsecret',
-    encryptString(plain) {
-      const iv = randomBytes(12);
-      const c = createCipheriv('aes-256-gcm', key, iv);
-      const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-      return Buffer.concat([iv, c.getAuthTag(), body]);
-    },
-    decryptString(sealed) {
-      const d = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
-      d.setAuthTag(sealed.subarray(12, 28));
-      return Buffer.concat([d.update(sealed.subarray(28)), d.final()]).toString('utf8');
-    },
-  };
-}
+import { fakeKeychain } from './keychain.fixture.ts';
 
 const TOKEN = 'session-token-3f9a1c-never-on-disk-in-the-clear';
 const ORIGIN = 'https://team.example:8788';
