@@ -42,6 +42,14 @@ export function createSignInThrottle(limits: SignInLimits = SIGN_IN_LIMITS) {
   // IPv6 by its /64, canonical: one subscriber holds a whole /64 and could take a fresh address per attempt.
   const addressKey = (address: string): string => `n:${limiterKey(address)}`;
 
+  function takeBack(accountId: string, address: string, at: number): void {
+    for (const key of [accountKey(accountId), addressKey(address)]) {
+      const times = failures.get(key);
+      const i = times?.lastIndexOf(at) ?? -1;
+      if (times && i >= 0) times.splice(i, 1);
+    }
+  }
+
   return {
     /** Before any password is checked. The id need not exist: an unknown one is limited the same. */
     check(accountId: string, address: string, now: number): ThrottleDecision {
@@ -69,17 +77,11 @@ export function createSignInThrottle(limits: SignInLimits = SIGN_IN_LIMITS) {
      * attempt (reserved at `now` by `fail`); the address's other failures stay: others may share it.
      */
     succeed(accountId: string, address?: string, reservedAt?: number): void {
-      if (address !== undefined && reservedAt !== undefined) this.takeBack(accountId, address, reservedAt);
+      if (address !== undefined && reservedAt !== undefined) takeBack(accountId, address, reservedAt);
       failures.delete(accountKey(accountId));
     },
     /** An attempt reserved at `at` that checked no password (the service was busy): it does not count. */
-    takeBack(accountId: string, address: string, at: number): void {
-      for (const key of [accountKey(accountId), addressKey(address)]) {
-        const times = failures.get(key);
-        const i = times?.lastIndexOf(at) ?? -1;
-        if (times && i >= 0) times.splice(i, 1);
-      }
-    },
+    takeBack,
     get size(): number {
       return failures.size;
     },
