@@ -192,7 +192,13 @@ export const consoleInputs = {
   setClientEnabled: z.object({ id: z.string().min(1).max(128), enabled: z.boolean() }),
   updateClientSettings: z.object({ id: z.string().min(1).max(128), settings: z.record(z.string(), z.unknown()) }),
   listKb: z.object({ search: z.string().max(200).optional(), limit: z.number().int().min(1).max(10_000).default(500) }),
-  saveKb: z.object({ id: z.number().int().positive().optional(), question: z.string().trim().min(1).max(2000), answer: z.string().trim().min(1).max(20_000) }),
+  saveKb: z.object({
+    id: z.number().int().positive().optional(),
+    question: z.string().trim().min(1).max(2000),
+    answer: z.string().trim().min(1).max(20_000),
+    /** Left out when editing: the entry keeps its phrasings. */
+    phrasings: z.array(z.string().trim().min(1).max(2000)).max(100).optional(),
+  }),
   removeKb: z.object({ id: z.number().int().positive() }),
   importKb: z.object({ fileName: z.string().min(1).max(256), text: z.string().max(10 * 1024 * 1024) }),
   tryKb: z.object({ question: z.string().trim().min(1).max(2000) }),

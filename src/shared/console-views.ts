@@ -126,6 +126,8 @@ export interface KbEntryView {
   id: number;
   question: string;
   answer: string;
+  /** "Also asked as": other ways customers put the question. */
+  phrasings: string[];
   updatedAt: number;
 }
 

@@ -36,7 +36,7 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   deliveries show ID
   deliveries retry ID     (a dead delivery, with a fresh retry schedule)
   kb add --question Q --answer A
-  kb import FILE          (JSON array of {question, answer}, or CSV with header question,answer)
+  kb import FILE          (JSON array of {question, answer, phrasings?}, or CSV with header question,answer[,phrasings])
   kb list
   console rotate-token    (a new console token; the old one stops working)
   backup FILE             (a consistent copy of the database, also while serve runs; never overwrites)
@@ -70,7 +70,7 @@ function kbCommand(store: Store, now: number, args: string[], flags: { question?
       const pairs = parsePairs(file, text);
       // All or nothing: a file with one bad line leaves the knowledge base as it was.
       store.transaction(() => {
-        for (const p of pairs) store.kb.add(p.question, p.answer, now);
+        for (const p of pairs) store.kb.add(p.question, p.answer, now, p.phrasings);
       });
       return `imported ${pairs.length} entr${pairs.length === 1 ? 'y' : 'ies'} from ${file}`;
     }

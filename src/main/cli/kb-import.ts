@@ -4,14 +4,25 @@ import { describeIssue } from './flag-errors.ts';
 export interface QaPair {
   question: string;
   answer: string;
+  /** "Also asked as"; empty when the file has none. */
+  phrasings: string[];
 }
 
 export class ImportError extends Error {}
 
+const phrasingSchema = z.string().trim().min(1).max(2000);
 const pairSchema = z.strictObject({
   question: z.string().trim().min(1).max(2000),
   answer: z.string().trim().min(1).max(20_000),
+  phrasings: z.array(phrasingSchema).max(100).default([]),
 });
+
+/** A CSV cell of phrasings: one per line, or separated by " | " as a spreadsheet cell allows. */
+const splitPhrasings = (cell: string): string[] =>
+  cell
+    .split(/\r?\n|\s\|\s/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 
 /** "answer is required", "question must be at most 2000 characters": the file's field names. */
 function problems(error: z.ZodError, item: unknown): string {
@@ -62,7 +73,7 @@ export function parseJsonPairs(text: string): QaPair[] {
     const where = pos ? ` at line ${lineAt(text, Number(pos[1]))}` : '';
     throw new ImportError(`not valid JSON${where}: ${(error as Error).message}`);
   }
-  if (!Array.isArray(data)) throw new ImportError('JSON file must hold an array of {"question", "answer"} objects');
+  if (!Array.isArray(data)) throw new ImportError('JSON file must hold an array of {"question", "answer", "phrasings"?} objects');
   const offsets = elementOffsets(text);
   return data.map((item, i) => {
     const parsed = pairSchema.safeParse(item);
@@ -134,18 +145,22 @@ function csvRecords(text: string): Array<{ line: number; fields: string[] }> {
   return records;
 }
 
-/** CSV with a header naming the question and answer columns (other columns are refused). */
+/** CSV with a header naming the question and answer columns, and optionally phrasings (others are refused). */
 export function parseCsvPairs(text: string): QaPair[] {
   const records = csvRecords(text.replace(/^\uFEFF/, ''));
   const header = records.shift();
-  if (!header) throw new ImportError('CSV file is empty; expected a header "question,answer"');
+  if (!header) throw new ImportError('CSV file is empty; expected a header "question,answer" or "question,answer,phrasings"');
   const names = header.fields.map((f) => f.trim().toLowerCase());
   const q = names.indexOf('question');
   const a = names.indexOf('answer');
-  if (q < 0 || a < 0 || names.length !== 2) throw new ImportError(`line ${header.line}: header must be "question,answer", got "${header.fields.join(',')}"`);
+  const p = names.indexOf('phrasings');
+  const known = 2 + (p >= 0 ? 1 : 0);
+  if (q < 0 || a < 0 || names.length !== known) {
+    throw new ImportError(`line ${header.line}: header must be "question,answer" or "question,answer,phrasings", got "${header.fields.join(',')}"`);
+  }
   return records.map((r) => {
-    if (r.fields.length !== 2) throw new ImportError(`line ${r.line}: expected 2 fields, found ${r.fields.length}`);
-    const pair = { question: r.fields[q], answer: r.fields[a] };
+    if (r.fields.length !== known) throw new ImportError(`line ${r.line}: expected ${known} fields, found ${r.fields.length}`);
+    const pair = { question: r.fields[q], answer: r.fields[a], phrasings: p >= 0 ? splitPhrasings(r.fields[p]!) : [] };
     const parsed = pairSchema.safeParse(pair);
     if (!parsed.success) throw new ImportError(`line ${r.line}: ${problems(parsed.error, pair)}`);
     return parsed.data;
@@ -154,7 +169,7 @@ export function parseCsvPairs(text: string): QaPair[] {
 
 export function parsePairs(fileName: string, text: string): QaPair[] {
   const pairs = /\.csv$/i.test(fileName) ? parseCsvPairs(text) : /\.json$/i.test(fileName) ? parseJsonPairs(text) : null;
-  if (pairs === null) throw new ImportError(`${fileName}: unknown file type; use .json (array of {question, answer}) or .csv`);
+  if (pairs === null) throw new ImportError(`${fileName}: unknown file type; use .json (array of {question, answer, phrasings?}) or .csv`);
   if (pairs.length === 0) throw new ImportError(`${fileName}: no entries to import`);
   return pairs;
 }

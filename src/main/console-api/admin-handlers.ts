@@ -73,7 +73,7 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
   const kbView = (id: number): KbEntryView => {
     const e = store.kb.get(id);
     if (!e) throw new ConsoleError('not_found', `no knowledge-base entry ${id}`);
-    return { id: e.id, question: e.question, answer: e.answer, updatedAt: e.updatedAt };
+    return { id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings, updatedAt: e.updatedAt };
   };
 
   return {
@@ -110,11 +110,11 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
     },
     async listKb(input) {
       const entries = input.search ? store.kb.search(input.search, input.limit) : store.kb.list(input.limit);
-      return entries.map((e) => ({ id: e.id, question: e.question, answer: e.answer, updatedAt: e.updatedAt }));
+      return entries.map((e) => ({ id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings, updatedAt: e.updatedAt }));
     },
     async saveKb(input) {
-      if (input.id === undefined) return kbView(store.kb.add(input.question, input.answer, clock.now()));
-      if (!store.kb.update(input.id, input.question, input.answer, clock.now())) throw new ConsoleError('not_found', `no knowledge-base entry ${input.id}`);
+      if (input.id === undefined) return kbView(store.kb.add(input.question, input.answer, clock.now(), input.phrasings ?? []));
+      if (!store.kb.update(input.id, input.question, input.answer, clock.now(), input.phrasings)) throw new ConsoleError('not_found', `no knowledge-base entry ${input.id}`);
       return kbView(input.id);
     },
     async removeKb(input) {
@@ -130,7 +130,7 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
       }
       const now = clock.now();
       store.transaction(() => {
-        for (const p of pairs) store.kb.add(p.question, p.answer, now);
+        for (const p of pairs) store.kb.add(p.question, p.answer, now, p.phrasings);
       });
       return { imported: pairs.length };
     },

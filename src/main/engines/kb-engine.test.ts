@@ -62,7 +62,7 @@ test('a follow-up question is answered in the topic of the conversation', async 
 
 test('a new question after an answered one gets its own answer, not the previous one again (shipped sample knowledge base)', async () => {
   const kb = kbQueries(openDatabase(':memory:'));
-  for (const p of parsePairs('sample-kb.csv', readFileSync(new URL('../../../resources/sample-kb.csv', import.meta.url), 'utf8'))) kb.add(p.question, p.answer, 0);
+  for (const p of parsePairs('sample-kb.csv', readFileSync(new URL('../../../resources/sample-kb.csv', import.meta.url), 'utf8'))) kb.add(p.question, p.answer, 0, p.phrasings);
   const e = createKbEngine(kb, DEFAULT_KB_ENGINE_OPTIONS);
   const first = await e.answer(ask('How do I reset my password?'), signal);
   assert.match(first.content, /Reset password/);

@@ -5,6 +5,8 @@ export interface KbCandidate {
   id: number;
   question: string;
   answer: string;
+  /** "Also asked as": other ways customers put the question. */
+  phrasings: readonly string[];
 }
 
 /** What the engine may ask of the knowledge base: search results, never the database. */

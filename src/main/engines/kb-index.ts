@@ -85,14 +85,14 @@ export interface KbIndex extends KnowledgeSource {
   readonly size: number;
 }
 
-export function buildKbIndex(entries: ReadonlyArray<{ id: number; question: string; answer: string }>): KbIndex {
+export function buildKbIndex(entries: ReadonlyArray<{ id: number; question: string; answer: string; phrasings?: readonly string[] }>): KbIndex {
   const rows: Row[] = [...entries]
     .sort((a, b) => a.id - b.id)
     .map((e) => {
       const foldQ = fold(e.question);
       const foldA = fold(e.answer);
       return {
-        entry: { id: e.id, question: e.question, answer: e.answer },
+        entry: { id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings ?? [] },
         foldQ,
         foldA,
         lowerQ: asciiLower(e.question),
@@ -219,7 +219,7 @@ export function buildKbIndex(entries: ReadonlyArray<{ id: number; question: stri
  * the store's version before each query), so an edit from the console or the CLI counts at once.
  */
 export function createIndexedKnowledge(store: {
-  all(): Array<{ id: number; question: string; answer: string }>;
+  all(): Array<{ id: number; question: string; answer: string; phrasings: string[] }>;
   version(): Uint8Array;
 }): KnowledgeSource & { refresh(): void } {
   let version: Buffer | null = null;

@@ -1,9 +1,28 @@
+import { z } from 'zod';
 import type { Db } from './db.ts';
+
+/** "Also asked as": other ways customers put the entry's question. */
+const phrasingsSchema = z.array(z.string());
+export const parsePhrasings = (json: string): string[] => phrasingsSchema.parse(JSON.parse(json));
+
+/** Trimmed, blank and repeated ones (and the question itself) dropped, first kept. */
+export function cleanPhrasings(question: string, phrasings: readonly string[]): string[] {
+  const seen = new Set([question.trim().toLowerCase()]);
+  const out: string[] = [];
+  for (const p of phrasings) {
+    const t = p.trim();
+    if (t === '' || seen.has(t.toLowerCase())) continue;
+    seen.add(t.toLowerCase());
+    out.push(t);
+  }
+  return out;
+}
 
 export interface KbEntry {
   id: number;
   question: string;
   answer: string;
+  phrasings: string[];
   createdAt: number;
   updatedAt: number;
 }
@@ -12,6 +31,7 @@ export interface KbCandidate {
   id: number;
   question: string;
   answer: string;
+  phrasings: string[];
   /** FTS5 bm25 rank: more negative is better. */
   rank: number;
 }
@@ -20,42 +40,57 @@ interface Raw {
   id: number;
   question: string;
   answer: string;
+  phrasings: string;
   created_at: number;
   updated_at: number;
 }
 
-const toEntry = (r: Raw): KbEntry => ({ id: r.id, question: r.question, answer: r.answer, createdAt: r.created_at, updatedAt: r.updated_at });
+const toEntry = (r: Raw): KbEntry => ({ id: r.id, question: r.question, answer: r.answer, phrasings: parsePhrasings(r.phrasings), createdAt: r.created_at, updatedAt: r.updated_at });
 
 export function kbQueries(db: Db) {
-  const insert = db.prepare('INSERT INTO kb_entries (question, answer, created_at, updated_at) VALUES (?, ?, ?, ?)');
-  const update = db.prepare('UPDATE kb_entries SET question = ?, answer = ?, updated_at = ? WHERE id = ?');
+  const insert = db.prepare('INSERT INTO kb_entries (question, answer, phrasings, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
+  const update = db.prepare('UPDATE kb_entries SET question = ?, answer = ?, phrasings = ?, updated_at = ? WHERE id = ?');
+  const setPhrasings = db.prepare('UPDATE kb_entries SET phrasings = ?, updated_at = ? WHERE id = ?');
   const remove = db.prepare('DELETE FROM kb_entries WHERE id = ?');
   const byId = db.prepare('SELECT * FROM kb_entries WHERE id = ?');
   const list = db.prepare('SELECT * FROM kb_entries ORDER BY id LIMIT ? OFFSET ?');
   const count = db.prepare('SELECT count(*) AS n FROM kb_entries');
-  const search = db.prepare('SELECT * FROM kb_entries WHERE instr(lower(question), ?) > 0 OR instr(lower(answer), ?) > 0 ORDER BY id LIMIT ?');
+  const search = db.prepare(
+    'SELECT * FROM kb_entries WHERE instr(lower(question), ?1) > 0 OR instr(lower(answer), ?1) > 0 OR instr(lower(phrasings), ?1) > 0 ORDER BY id LIMIT ?2',
+  );
   // The question column weighs three times the answer: customers ask what the question says.
   const match = db.prepare(
-    `SELECT e.id, e.question, e.answer, bm25(kb_fts, 3.0, 1.0) AS rank
+    `SELECT e.id, e.question, e.answer, e.phrasings, bm25(kb_fts, 3.0, 1.0) AS rank
      FROM kb_fts JOIN kb_entries e ON e.id = kb_fts.rowid
      WHERE kb_fts MATCH ? ORDER BY rank LIMIT ?`,
   );
   // Terms under three characters cannot use the trigram index; they are found by scanning.
-  const all = db.prepare('SELECT id, question, answer FROM kb_entries ORDER BY id');
+  const all = db.prepare('SELECT id, question, answer, phrasings FROM kb_entries ORDER BY id');
   // FTS5's structure record (rowid 10 of its data table) is rewritten by every transaction that
   // changes the index, which the triggers do on each insert, update and delete of an entry.
   const structure = db.prepare('SELECT block FROM kb_fts_data WHERE id = 10');
   const like = db.prepare(
-    `SELECT id, question, answer, 0.0 AS rank FROM kb_entries
+    `SELECT id, question, answer, phrasings, 0.0 AS rank FROM kb_entries
      WHERE instr(lower(question), ?) > 0 OR instr(lower(answer), ?) > 0 LIMIT ?`,
   );
 
   return {
-    add(question: string, answer: string, now: number): number {
-      return Number(insert.run(question, answer, now, now).lastInsertRowid);
+    add(question: string, answer: string, now: number, phrasings: readonly string[] = []): number {
+      return Number(insert.run(question, answer, JSON.stringify(cleanPhrasings(question, phrasings)), now, now).lastInsertRowid);
     },
-    update(id: number, question: string, answer: string, now: number): boolean {
-      return update.run(question, answer, now, id).changes > 0;
+    /** Phrasings left out keep the entry's own. */
+    update(id: number, question: string, answer: string, now: number, phrasings?: readonly string[]): boolean {
+      const keep = phrasings ?? (byId.get(id) as Raw | undefined)?.phrasings;
+      if (keep === undefined) return false;
+      const list = typeof keep === 'string' ? parsePhrasings(keep) : keep;
+      return update.run(question, answer, JSON.stringify(cleanPhrasings(question, list)), now, id).changes > 0;
+    },
+    /** Adds one more way to ask the entry's question; false when there is no such entry. */
+    addPhrasing(id: number, phrasing: string, now: number): boolean {
+      const r = byId.get(id) as Raw | undefined;
+      if (!r) return false;
+      const list = cleanPhrasings(r.question, [...parsePhrasings(r.phrasings), phrasing]);
+      return setPhrasings.run(JSON.stringify(list), now, id).changes > 0;
     },
     remove(id: number): boolean {
       return remove.run(id).changes > 0;
@@ -67,21 +102,20 @@ export function kbQueries(db: Db) {
     list(limit: number, offset = 0): KbEntry[] {
       return (list.all(limit, offset) as unknown as Raw[]).map(toEntry);
     },
-    /** Entries whose question or answer contains `term` (the console's search box). */
+    /** Entries whose question, answer or phrasings contain `term` (the console's search box). */
     search(term: string, limit: number): KbEntry[] {
-      const t = term.toLowerCase();
-      return (search.all(t, t, limit) as unknown as Raw[]).map(toEntry);
+      return (search.all(term.toLowerCase(), limit) as unknown as Raw[]).map(toEntry);
     },
     count(): number {
       return (count.get() as { n: number }).n;
     },
     /** `expression` is an FTS5 query built by the engine from quoted terms only. */
     match(expression: string, limit: number): KbCandidate[] {
-      return match.all(expression, limit) as unknown as KbCandidate[];
+      return (match.all(expression, limit) as unknown as Array<Omit<KbCandidate, 'phrasings'> & { phrasings: string }>).map((r) => ({ ...r, phrasings: parsePhrasings(r.phrasings) }));
     },
     /** Every entry in id order (the engine thread's in-memory index is built from it). */
-    all(): Array<{ id: number; question: string; answer: string }> {
-      return all.all() as unknown as Array<{ id: number; question: string; answer: string }>;
+    all(): Array<{ id: number; question: string; answer: string; phrasings: string[] }> {
+      return (all.all() as unknown as Array<{ id: number; question: string; answer: string; phrasings: string }>).map((r) => ({ ...r, phrasings: parsePhrasings(r.phrasings) }));
     },
     /**
      * Changes whenever an entry is added, edited or removed (by any process): a point read, cheap
@@ -92,7 +126,7 @@ export function kbQueries(db: Db) {
     },
     containing(term: string, limit: number): KbCandidate[] {
       const t = term.toLowerCase();
-      return like.all(t, t, limit) as unknown as KbCandidate[];
+      return (like.all(t, t, limit) as unknown as Array<Omit<KbCandidate, 'phrasings'> & { phrasings: string }>).map((r) => ({ ...r, phrasings: parsePhrasings(r.phrasings) }));
     },
   };
 }

@@ -33,7 +33,7 @@ export interface KbSlice {
   tried: (ConsoleOutputs['tryKb'] & { question: string }) | null;
   loadKb(): Promise<void>;
   setKbSearch(search: string): void;
-  saveKb(entry: { id?: number; question: string; answer: string }): Promise<boolean>;
+  saveKb(entry: { id?: number; question: string; answer: string; phrasings?: string[] }): Promise<boolean>;
   /** Whether it was deleted. */
   removeKb(id: number): Promise<boolean>;
   importKb(fileName: string, text: string): Promise<number | null>;

@@ -49,7 +49,9 @@ export function KnowledgeBase() {
   const importKb = useConsole((s) => s.importKb);
   const tryKb = useConsole((s) => s.tryKb);
   const tried = useConsole((s) => s.tried);
-  const [editing, setEditing] = useState<{ id?: number; question: string; answer: string }>({ question: '', answer: '' });
+  const blank = { question: '', answer: '', phrasings: '' };
+  // Phrasings are edited as text, one per line.
+  const [editing, setEditing] = useState<{ id?: number; question: string; answer: string; phrasings: string }>(blank);
   const [question, setQuestion] = useState('');
   const [imported, setImported] = useState<number | null>(null);
   const focus = useConsole((s) => s.kbFocus);
@@ -100,11 +102,20 @@ export function KnowledgeBase() {
         className="entry-form"
         onSubmit={(e) => {
           e.preventDefault();
-          void save(editing).then((ok) => ok && setEditing({ question: '', answer: '' }));
+          const phrasings = editing.phrasings.split('\n').map((p) => p.trim()).filter((p) => p !== '');
+          void save({ id: editing.id, question: editing.question, answer: editing.answer, phrasings }).then((ok) => ok && setEditing(blank));
         }}
       >
         <input placeholder={t('kb.question')} value={editing.question} onChange={(e) => setEditing({ ...editing, question: e.target.value })} aria-label={t('kb.question')} />
         <textarea placeholder={t('kb.answerField')} value={editing.answer} onChange={(e) => setEditing({ ...editing, answer: e.target.value })} rows={2} aria-label={t('kb.answerField')} />
+        <textarea
+          placeholder={t('kb.phrasingsHint')}
+          value={editing.phrasings}
+          onChange={(e) => setEditing({ ...editing, phrasings: e.target.value })}
+          rows={2}
+          aria-label={t('kb.phrasings')}
+          data-testid="kb-phrasings"
+        />
         <button type="submit" disabled={!editing.question.trim() || !editing.answer.trim()}>
           {editing.id ? t('kb.update') : t('kb.add')}
         </button>
@@ -150,10 +161,17 @@ export function KnowledgeBase() {
           <tbody>
             {kb.map((e) => (
               <tr key={e.id} data-kb={e.id} className={e.id === focus ? 'focus' : undefined} aria-current={e.id === focus ? 'true' : undefined} tabIndex={e.id === focus ? -1 : undefined}>
-                <td>{e.question}</td>
+                <td>
+                  {e.question}
+                  {e.phrasings.length > 0 && (
+                    <small className="phrasings muted" title={e.phrasings.join('\n')}>
+                      {t('kb.alsoAsked', { list: e.phrasings.join(' · ') })}
+                    </small>
+                  )}
+                </td>
                 <td>{e.answer}</td>
                 <td className="actions">
-                  <button className="mini" onClick={() => setEditing({ id: e.id, question: e.question, answer: e.answer })}>
+                  <button className="mini" onClick={() => setEditing({ id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings.join('\n') })}>
                     {t('kb.edit')}
                   </button>
                   <button className="mini" onClick={() => setDeleting(e)} aria-haspopup="dialog">
