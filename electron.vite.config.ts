@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
@@ -29,12 +31,27 @@ export function consoleCspMeta(): Plugin {
   };
 }
 
+/**
+ * The Chinese word segmenter's WebAssembly file (src/main/engines/text/chinese-words.ts reads it
+ * beside the bundle): the bundler follows imports, not this file read.
+ */
+function jiebaWasm(): Plugin {
+  return {
+    name: 'switchboard-jieba-wasm',
+    generateBundle() {
+      const file = fileURLToPath(new URL('./jieba_rs_wasm_bg.wasm', import.meta.resolve('jieba-wasm/web')));
+      this.emitFile({ type: 'asset', fileName: 'jieba_rs_wasm_bg.wasm', source: readFileSync(file) });
+    },
+  };
+}
+
 // Conventional layout: src/main/index.ts, src/preload/index.ts, src/renderer/index.html -> out/.
 export default defineConfig({
   main: {
     // The database writer, the engines and the console's reads run in worker threads: their entries are built beside the main bundle.
     // Dependencies are bundled so out/ is the whole app: the packaging step (resources/package-app.ts)
     // puts out/ into app.asar without a node_modules folder.
+    plugins: [jiebaWasm()],
     build: {
       externalizeDeps: false,
       rollupOptions: { input: { index: resolve('src/main/index.ts'), 'writer-worker': resolve('src/main/writer-worker.ts'), 'engine-worker': resolve('src/main/engine-worker.ts'), 'reader-worker': resolve('src/main/reader-worker.ts') } },

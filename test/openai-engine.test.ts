@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { openDatabase } from '../src/main/store/db.ts';
 import { kbQueries } from '../src/main/store/kb.ts';
 import { createOpenAiEngine, DEFAULT_SYSTEM_PROMPT, type OpenAiEngineConfig } from '../src/main/engines/openai-engine.ts';
+import { createIndexedKnowledge } from '../src/main/engines/kb-index.ts';
 import type { ContextLine, EngineRequest } from '../src/main/engines/engine.ts';
 import { startFakeOpenAi } from './helpers/fake-openai.ts';
 import { driveClock } from './helpers/drive-clock.ts';
@@ -35,7 +36,7 @@ describe('OpenAI-compatible engine against a local server', () => {
         retries: 2,
         ...over,
       },
-      { knowledge: kb, ...(sleep ? { sleep } : {}) },
+      { knowledge: createIndexedKnowledge(kb), ...(sleep ? { sleep } : {}) },
     );
   const signal = new AbortController().signal;
 

@@ -2,6 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { engineConfigSchema, BUILTIN_ENGINE, type EngineConfig } from '../../shared/engine-config.ts';
 import { createOpenAiEngine, DEFAULT_SYSTEM_PROMPT } from '../engines/openai-engine.ts';
+import { createIndexedKnowledge } from '../engines/kb-index.ts';
 import { UsageError } from './args.ts';
 import { flagIssues } from './flag-errors.ts';
 
@@ -134,7 +135,7 @@ export async function enginesCommand(store: Store, box: SecretBox, now: number, 
       if (!row) throw new UsageError(`no engine "${name ?? ''}"; see "engines list"`);
       const engine = createOpenAiEngine(
         { name: row.name, ...row.config, apiKey: row.apiKeySealed ? box.open(row.apiKeySealed) : null, systemPrompt: row.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, retries: 0 },
-        { knowledge: store.kb },
+        { knowledge: createIndexedKnowledge(store.kb) },
       );
       const question = flags.question ?? 'Hello! In one short sentence: what can you help me with?';
       const started = performance.now();

@@ -54,7 +54,7 @@ export const serverConfigSchema = z.strictObject({
    */
   staffWaitMinutes: z.number().min(0).max(1440).default(10),
   fallbackText: z.string().min(1).max(2000).default(DEFAULT_FALLBACK_TEXT),
-  kbThreshold: z.number().min(0).max(1).default(0.45),
+  kbThreshold: z.number().min(0).max(1).default(0.55),
   requestLogRetentionDays: z.number().min(1).default(30),
   /** The request log is also cut to its newest verified rows past this many (oldest first, in small batches). */
   requestLogMaxRows: z.number().int().min(1000).default(1_000_000),

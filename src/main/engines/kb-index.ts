@@ -1,217 +1,86 @@
 import { Buffer } from 'node:buffer';
 import type { KbCandidate, KnowledgeSource } from './kb-engine.ts';
+import { isCjkText, textUnits } from './text/text-units.ts';
+import { createTypoFixer } from './text/typo-fixer.ts';
+import { rankEntries, type MatchIndex } from './kb-match.ts';
 
 /**
- * The knowledge base held in memory by the engine thread, answering exactly what the store's FTS5
- * queries answer (same rows, same order) without SQLite's per-query phrase matching and bm25 over
- * every hit, which dominated a match on large knowledge bases (issue 10). It mirrors:
- * - `match`: kb_fts (tokenize = 'trigram', case-folded) MATCH `"t1" OR "t2" …`, ordered by
- *   bm25(kb_fts, 3.0, 1.0) (SQLite's fts5_aux.c formula), ties in id order as SQLite's sorter keeps them;
- * - `containing`: instr(lower(question|answer), term), in id order (SQLite's lower() folds ASCII only).
- * The ranking test (kb-index.test.ts) compares both on generated English and Chinese bases.
+ * The knowledge base held in memory by the engine thread: each entry's question, its "also
+ * asked as" phrasings and its answer split into matching units (text/text-units.ts), with an
+ * inverted index from unit to entries, so a question is scored only against the entries that
+ * share a unit with it (a few of thousands), and each unit weighed by how rare it is in this
+ * knowledge base ("password" says more than "account" when every entry mentions accounts).
  */
-
-interface Row {
-  entry: KbCandidate;
-  /** Case-folded as the trigram tokenizer folds, one code point per code point (token positions stay). */
-  foldQ: string;
-  foldA: string;
-  /** As SQLite's lower(): ASCII only. */
-  lowerQ: string;
-  lowerA: string;
-  /** Trigram tokens in the row (both columns): bm25's document length. */
-  tokens: number;
-}
-
-const K1 = 1.2;
-const B = 0.75;
-const WEIGHTS = [3.0, 1.0] as const;
-
-function fold(text: string): string {
-  // Most text is ASCII or caseless (CJK): nothing changes length or position.
-  if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
-  if (text.toLowerCase() === text) return text;
-  let out = '';
-  for (const ch of text) {
-    const lower = ch.toLowerCase();
-    out += [...lower].length === 1 ? lower : ch;
-  }
-  return out;
-}
-
-const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
-const codePoints = (text: string): number => {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-};
-const trigramTokens = (text: string): number => Math.max(0, codePoints(text) - 2);
-
-function occurrences(haystack: string, needle: string): number {
-  let n = 0;
-  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) n++;
-  return n;
-}
-
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-/** Calls `each` with every n-code-point window of `text` (substring windows when it has no surrogates). */
-function eachGram(text: string, n: number, each: (gram: string) => void): void {
-  if (!SURROGATE.test(text)) {
-    for (let i = 0; i + n <= text.length; i++) each(text.substring(i, i + n));
-    return;
-  }
-  const chars = [...text];
-  for (let i = 0; i + n <= chars.length; i++) each(chars.slice(i, i + n).join(''));
-}
-
-function addPosting(index: Map<string, number[]>, key: string, row: number): void {
-  const list = index.get(key);
-  if (!list) index.set(key, [row]);
-  // Rows are added in order, so a row already listed is the last one.
-  else if (list[list.length - 1] !== row) list.push(row);
-}
-
-/** Splits the `"a" OR "b"` expression the engine builds from quoted terms (kb-engine.ts). */
-function phrases(expression: string): string[] {
-  return [...expression.matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]!.replace(/""/g, '"'));
-}
-
-const NON_ASCII = /[^\x00-\x7f]/;
-/** Phrase hits kept (rows summed over phrases, 12 bytes each): customers reuse a small vocabulary. */
-const CACHED_HITS = 2_000_000;
 
 export interface KbIndex extends KnowledgeSource {
   readonly size: number;
 }
 
-export function buildKbIndex(entries: ReadonlyArray<{ id: number; question: string; answer: string; phrasings?: readonly string[] }>): KbIndex {
-  const rows: Row[] = [...entries]
-    .sort((a, b) => a.id - b.id)
-    .map((e) => {
-      const foldQ = fold(e.question);
-      const foldA = fold(e.answer);
-      return {
-        entry: { id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings ?? [] },
-        foldQ,
-        foldA,
-        lowerQ: asciiLower(e.question),
-        lowerA: asciiLower(e.answer),
-        tokens: trigramTokens(e.question) + trigramTokens(e.answer),
-      };
-    });
-  // Row positions (ascending, so ascending id) per trigram of the folded text: a phrase's rows are
-  // among those of its rarest trigram. Bigrams with a non-ASCII character likewise, for the CJK
-  // bigram scans; an ASCII-only `containing` term is rare and scans every row.
-  const trigrams = new Map<string, number[]>();
-  const bigrams = new Map<string, number[]>();
-  let totalTokens = 0;
-  rows.forEach((r, i) => {
-    const tri = (g: string): void => addPosting(trigrams, g, i);
-    eachGram(r.foldQ, 3, tri);
-    eachGram(r.foldA, 3, tri);
-    const bi = (g: string): void => {
-      if (NON_ASCII.test(g)) addPosting(bigrams, g, i);
-    };
-    if (NON_ASCII.test(r.lowerQ)) eachGram(r.lowerQ, 2, bi);
-    if (NON_ASCII.test(r.lowerA)) eachGram(r.lowerA, 2, bi);
-    totalTokens += r.tokens;
+type EntryInput = { id: number; question: string; answer: string; phrasings?: readonly string[] };
+
+function unitMap(text: string): Map<string, number> {
+  const units = new Map<string, number>();
+  for (const u of textUnits(text)) units.set(u.unit, Math.max(units.get(u.unit) ?? 0, u.weight));
+  return units;
+}
+
+export function buildKbIndex(entries: readonly EntryInput[]): KbIndex {
+  const sorted = [...entries].sort((a, b) => a.id - b.id);
+  const list: KbCandidate[] = sorted.map((e) => ({ id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings ?? [] }));
+  const answers = list.map((e) => new Set(unitMap(e.answer).keys()));
+  const texts: Array<{ entry: number; units: Map<string, number> }> = [];
+  list.forEach((e, i) => {
+    for (const text of [e.question, ...e.phrasings]) {
+      const units = unitMap(text);
+      if (units.size > 0) texts.push({ entry: i, units });
+    }
   });
-  const avgdl = rows.length > 0 ? totalTokens / rows.length : 0;
-  // bm25's length normalisation per row, computed as fts5Bm25Function computes it (same operations).
-  const norm = Float64Array.from(rows, (r) => K1 * (1 - B + (B * r.tokens) / avgdl));
-  const scores = new Float64Array(rows.length);
-  const seen = new Uint8Array(rows.length);
-
-  /** Rows among which all holding `phrase` are: those of its rarest indexed gram. */
-  function rowsWith(phrase: string, index: Map<string, number[]>, n: number, indexed: (gram: string) => boolean): number[] {
-    let rarest: number[] | undefined;
-    let missing = false;
-    let any = false;
-    eachGram(phrase, n, (g) => {
-      if (!indexed(g)) return;
-      any = true;
-      const list = index.get(g);
-      if (!list) missing = true;
-      else if (!rarest || list.length < rarest.length) rarest = list;
-    });
-    return !any || missing || !rarest ? [] : rarest;
-  }
-
-  /** Rows holding `term`, each with its column-weighted instance count (bm25's frequency). */
-  const hitCache = new Map<string, { rows: Int32Array; freq: Float64Array }>();
-  let cachedHits = 0;
-  function hitsOf(term: string): { rows: Int32Array; freq: Float64Array } {
-    const cached = hitCache.get(term);
-    if (cached) return cached;
-    const hitRows: number[] = [];
-    const freq: number[] = [];
-    for (const i of rowsWith(term, trigrams, 3, () => true)) {
-      const r = rows[i]!;
-      const q = occurrences(r.foldQ, term);
-      const a = occurrences(r.foldA, term);
-      if (q + a === 0) continue;
-      hitRows.push(i);
-      // fts5Bm25Function adds the column weight once per instance; small integers add exactly.
-      freq.push(WEIGHTS[0] * q + WEIGHTS[1] * a);
-    }
-    const hits = { rows: Int32Array.from(hitRows), freq: Float64Array.from(freq) };
-    if (cachedHits + hitRows.length > CACHED_HITS) {
-      hitCache.clear();
-      cachedHits = 0;
-    }
-    hitCache.set(term, hits);
-    cachedHits += hitRows.length;
-    return hits;
-  }
-
-  return {
-    size: rows.length,
-    match(expression: string, limit: number): KbCandidate[] {
-      const touched: number[] = [];
-      // Per row, phrase by phrase in query order as bm25() sums them (a phrase absent adds 0).
-      for (const term of phrases(expression).map(fold)) {
-        const hits = hitsOf(term);
-        const v = Math.log((rows.length - hits.rows.length + 0.5) / (hits.rows.length + 0.5));
-        const idf = v <= 0 ? 1e-6 : v;
-        for (let k = 0; k < hits.rows.length; k++) {
-          const i = hits.rows[k]!;
-          const f = hits.freq[k]!;
-          if (!seen[i]) {
-            seen[i] = 1;
-            scores[i] = 0;
-            touched.push(i);
-          }
-          scores[i]! += idf * ((f * (K1 + 1.0)) / (f + norm[i]!));
-        }
-      }
-      // The best `limit` by bm25, ties in id order, as SQLite's sorter returns them.
-      const best: number[] = [];
-      const better = (a: number, b: number): boolean => scores[a]! > scores[b]! || (scores[a] === scores[b] && a < b);
-      for (const i of touched) {
-        seen[i] = 0;
-        if (best.length === limit && !better(i, best[best.length - 1]!)) continue;
-        let at = best.length;
-        while (at > 0 && better(i, best[at - 1]!)) at--;
-        best.splice(at, 0, i);
-        if (best.length > limit) best.pop();
-      }
-      return best.map((i) => rows[i]!.entry);
-    },
-    containing(term: string, limit: number): KbCandidate[] {
-      const t = term.toLowerCase();
-      const out: KbCandidate[] = [];
-      if (limit <= 0) return out;
-      const indexed = codePoints(t) >= 2 && NON_ASCII.test(t);
-      const candidates = indexed ? rowsWith(t, bigrams, 2, (g) => NON_ASCII.test(g)) : rows.keys();
-      for (const i of candidates) {
-        const r = rows[i]!;
-        if (r.lowerQ.includes(t) || r.lowerA.includes(t)) out.push(r.entry);
-        if (out.length >= limit) break;
-      }
-      return out;
-    },
+  // Document frequency over entries: an entry counts once, whichever of its texts holds the unit.
+  const entriesWith = new Map<string, Set<number>>();
+  const note = (u: string, e: number): void => {
+    const set = entriesWith.get(u);
+    if (set) set.add(e);
+    else entriesWith.set(u, new Set([e]));
   };
+  answers.forEach((units, e) => units.forEach((u) => note(u, e)));
+  for (const t of texts) for (const u of t.units.keys()) note(u, t.entry);
+  const n = list.length;
+  // Rarer units weigh more (a smoothed inverse document frequency over entries).
+  const idfOf = (df: number): number => Math.log(1 + (n + 1) / (df + 0.5));
+  const idf = new Map<string, number>();
+  for (const [u, set] of entriesWith) idf.set(u, idfOf(set.size));
+
+  const textEntry = Int32Array.from(texts, (t) => t.entry);
+  const textTotal = new Float64Array(texts.length);
+  const byUnit = new Map<string, { texts: number[]; weights: number[]; inAnswer: number[] }>();
+  texts.forEach((t, i) => {
+    for (const [u, w] of t.units) {
+      const x = w * idf.get(u)!;
+      textTotal[i]! += x;
+      const inAnswer = answers[t.entry]!.has(u) ? 1 : 0;
+      const p = byUnit.get(u);
+      if (p) {
+        p.texts.push(i);
+        p.weights.push(x);
+        p.inAnswer.push(inAnswer);
+      } else byUnit.set(u, { texts: [i], weights: [x], inAnswer: [inAnswer] });
+    }
+  });
+  const textPostings = new Map([...byUnit].map(([u, p]) => [u, { texts: Int32Array.from(p.texts), weights: Float64Array.from(p.weights), inAnswer: Uint8Array.from(p.inAnswer) }]));
+  const byAnswer = new Map<string, number[]>();
+  answers.forEach((units, e) => units.forEach((u) => (byAnswer.get(u) ?? byAnswer.set(u, []).get(u)!).push(e)));
+  const index: MatchIndex = {
+    entries: list,
+    cjk: Uint8Array.from(list, (e) => (isCjkText(e.answer) ? 1 : 0)),
+    textEntry,
+    textTotal,
+    textPostings,
+    answerPostings: new Map([...byAnswer].map(([u, l]) => [u, Int32Array.from(l)])),
+    idf,
+    unknownIdf: idfOf(1),
+    fix: createTypoFixer(idf.keys()),
+  };
+  return { size: n, rank: (recent, limit) => rankEntries(index, recent, limit) };
 }
 
 /**
@@ -236,7 +105,6 @@ export function createIndexedKnowledge(store: {
   return {
     /** Builds the index now (at start-up) rather than in the first question's time. */
     refresh: () => void current(),
-    match: (expression, limit) => current().match(expression, limit),
-    containing: (term, limit) => current().containing(term, limit),
+    rank: (recent, limit) => current().rank(recent, limit),
   };
 }
