@@ -20,6 +20,7 @@ import { quoteQueries } from './quotes.ts';
 import { accountQueries } from './accounts.ts';
 import { teamQueries } from './team.ts';
 import { proposalQueries } from './proposals.ts';
+import { proposalSourceQueries } from './proposal-sources.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -43,6 +44,8 @@ export function createStore(db: Db) {
     kb: kbQueries(db),
     /** Knowledge-base changes proposed from operators' answers (the Learn view). */
     proposals: proposalQueries(db),
+    /** What a proposal is made from: the bot's last decision, the customer's question. */
+    proposalSources: proposalSourceQueries(db),
     settings: settingsQueries(db),
     deliveries,
     trace: traceQueries(db, (id) => deliveries.attempts(id)),
