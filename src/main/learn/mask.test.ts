@@ -19,6 +19,8 @@ test('names are masked where the text gives one, and wherever a known name appea
   assert.equal(maskPersonalData('Hi, my name is Ann Lee and I forgot my password'), 'Hi, my name is [name] and I forgot my password');
   assert.equal(maskPersonalData('my name is not on the parcel'), 'my name is not on the parcel');
   assert.equal(maskPersonalData('Thanks Bob! Regards, Carol Smith', ['Bob', 'Carol Smith']), 'Thanks [name]! Regards, [name]');
+  // A full name's parts are names too: the operator greets Carol Smith as Carol.
+  assert.equal(maskPersonalData('Hello Carol, Mr Smith asked too', ['Carol Smith']), 'Hello [name], Mr [name] asked too');
   // A known name inside another word is left: "Ann" in "Annual" is no name.
   assert.equal(maskPersonalData('Annual plan for Ann', ['Ann']), 'Annual plan for [name]');
   // One letter is too short to mask safely.

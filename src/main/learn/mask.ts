@@ -58,8 +58,10 @@ export function maskPersonalData(text: string, names: readonly string[] = []): s
   out = out.replace(CODE, PLACEHOLDERS.number);
   out = out.replace(NAME_EN, (m, lead: string, name: string) => (NOT_NAMES.has(name.split(/\s+/)[0]!) ? m : `${lead} ${PLACEHOLDERS.name}`));
   out = out.replace(NAME_ZH, (m, lead: string, name: string) => (NOT_NAMES.has(name) ? m : `${lead}${PLACEHOLDERS.name}`));
-  // Longest first, so "Ann Lee" is one [name], not "[name] Lee".
-  for (const name of [...new Set(names)].sort((a, b) => b.length - a.length)) {
+  // A Latin full name's parts too (an operator writes "Hi Carol" to Carol Jones); longest first, so
+  // "Ann Lee" is one [name], not "[name] Lee".
+  const parts = names.flatMap((n) => (/^[\p{Script=Latin}\s'.-]+$/u.test(n.trim()) ? n.trim().split(/\s+/).filter((w) => w.length >= 3) : []));
+  for (const name of [...new Set([...names, ...parts])].sort((a, b) => b.length - a.length)) {
     const re = namePattern(name);
     if (re) out = out.replace(re, PLACEHOLDERS.name);
   }
