@@ -34,6 +34,7 @@ import { createStaffWaitWatch, staffWatchSince } from './conversations/staff-wai
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
+import { createProposer } from './learn/proposer.ts';
 import { createConsoleAccounts, type ConsoleAccounts } from './accounts/console-accounts.ts';
 import { createTokenCheck } from './console-api/console-token.ts';
 import { ownerCaller } from './console-api/operator-guard.ts';
@@ -307,7 +308,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     verifyToken: createTokenCheck(store.settings, clock),
     audit: (entry) => void writer.submit({ kind: 'audit', entry }).catch((error: unknown) => log(`audit of ${entry.action} failed: ${String(error)}`)),
   });
+  const learn = createProposer({ store, events, log });
   const consoleHandlers = createAllConsoleHandlers({
+    learn,
     consoleAccounts,
     consoleOrigin: options.consoleOrigin,
     store,
@@ -352,6 +355,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     { name: 'delivery attempts in flight', busy: () => outbox.busy(), settled: () => (outbox.inFlight() > 0 ? outbox.attemptEnded() : nextTurn()) },
     { name: 'pruning', busy: () => maintenance.busy(), settled: () => maintenance.settled() },
     { name: 'team work (auto-assignment, returns to the queue)', busy: () => team.busy(), settled: () => team.settled() },
+    { name: 'knowledge-base proposals from replies', busy: () => learn.busy(), settled: () => learn.settled() },
   ];
 
   let stopped: Promise<void> | null = null;

@@ -44,6 +44,13 @@ export const METHOD_ROLES = {
   assignConversation: EVERYONE,
   heartbeat: EVERYONE,
   addNote: EVERYONE,
+  // Learning from the team: agents see and propose (and edit their own); admins decide.
+  listProposals: EVERYONE,
+  countProposals: EVERYONE,
+  saveProposal: EVERYONE,
+  approveProposals: ADMIN,
+  mergeProposals: ADMIN,
+  rejectProposals: ADMIN,
   setOperator: ADMIN,
   listRequests: ADMIN,
   listDeliveries: ADMIN,

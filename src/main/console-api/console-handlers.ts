@@ -18,7 +18,9 @@ import { clientAdmin } from '../auth/client-admin.ts';
 import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
 import { createAccountHandlers } from './account-handlers.ts';
 import { createTeamHandlers } from './team-handlers.ts';
+import { createLearnHandlers } from './learn-handlers.ts';
 import type { Team } from '../team/team-service.ts';
+import type { Proposer } from '../learn/proposer.ts';
 
 export interface AllHandlerDeps {
   store: Store;
@@ -50,6 +52,8 @@ export interface AllHandlerDeps {
   contextLines: number;
   /** The team workflow's live side (presence, auto-assignment, who hears of what). */
   team: Team;
+  /** Proposes knowledge-base changes from operators' replies (absent: nothing is proposed). */
+  learn?: Pick<Proposer, 'afterReply'>;
 }
 
 /** Every console method, from its parts: conversations, the agent's workspace, deliveries, administration. */
@@ -64,6 +68,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     ...createDeliveryHandlers(deps),
     ...createAccountHandlers(deps),
     ...createTeamHandlers(deps),
+    ...createLearnHandlers(deps),
     ...createAdminHandlers({
       ...deps,
       admin: clientAdmin(store, deps.box),

@@ -84,6 +84,8 @@ function statusOf(code: string): number {
   if (code.startsWith('undo_')) return 409;
   // A reply or note whose author had not seen what arrived since they started it: nothing was sent.
   if (code === 'conversation_changed') return 409;
+  // A proposal someone else decided meanwhile.
+  if (code === 'already_decided') return 409;
   return code === 'internal_error' ? 500 : 400;
 }
 

@@ -17,6 +17,7 @@ import { sendTestMessage, TEST_RESOLVER } from './test-message.ts';
 import { readerOf } from './reader.ts';
 import { conflictMessage } from './conflict.ts';
 import type { Team } from '../team/team-service.ts';
+import type { Proposer } from '../learn/proposer.ts';
 
 export interface WorkspaceDeps {
   store: Store;
@@ -32,6 +33,8 @@ export interface WorkspaceDeps {
   notifyOutbox: () => void;
   /** Team mode (a reply takes an unassigned conversation), and the cue that a slot or the queue changed. */
   team: Pick<Team, 'teamMode' | 'changed'>;
+  /** Learning from the team: told of each reply once it is stored (it proposes knowledge-base changes off the reply's path). */
+  learn?: Pick<Proposer, 'afterReply'>;
 }
 
 type WorkspaceMethods =
@@ -120,6 +123,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       deps.notifyOutbox();
       deps.events.emit({ type: 'conversation', conversationId: conv.id });
       deps.team.changed();
+      deps.learn?.afterReply({ conversationId: conv.id, clientId: conv.clientId, replyMsgId, content: input.content, operator, answered, neededHuman: conv.needsHuman, now });
       return { msgId: replyMsgId, deliveryId: result.deliveryId };
     },
     async resolveConversation(input, caller) {

@@ -19,6 +19,8 @@ import { peopleQueries } from './people.ts';
 import { quoteQueries } from './quotes.ts';
 import { accountQueries } from './accounts.ts';
 import { teamQueries } from './team.ts';
+import { proposalQueries } from './proposals.ts';
+import { proposalSourceQueries } from './proposal-sources.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -40,6 +42,10 @@ export function createStore(db: Db) {
     idempotency: idempotencyQueries(db),
     requestLog: requestLogQueries(db),
     kb: kbQueries(db),
+    /** Knowledge-base changes proposed from operators' answers (the Learn view). */
+    proposals: proposalQueries(db),
+    /** What a proposal is made from: the bot's last decision, the customer's question. */
+    proposalSources: proposalSourceQueries(db),
     settings: settingsQueries(db),
     deliveries,
     trace: traceQueries(db, (id) => deliveries.attempts(id)),

@@ -178,6 +178,9 @@ export function App() {
             mergeList();
             if (event.conversationId === state.selectedId) reloadTranscript();
             break;
+          case 'proposals':
+            state.onProposals(event.pending);
+            break;
           default:
             assertNever(event, 'console event');
         }

@@ -134,6 +134,9 @@ export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
         return void s.loadKb();
       case 'agents':
         return void Promise.all([s.loadAgents(), s.loadAudit()]);
+      case 'learn':
+        // The knowledge base too: a merge picks its entry from it.
+        return void Promise.all([s.loadProposals(), s.loadKb()]);
       default:
         return assertNever(view);
     }

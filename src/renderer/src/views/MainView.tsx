@@ -6,6 +6,7 @@ import { Dashboard } from './Dashboard.tsx';
 import { Deliveries } from './Deliveries.tsx';
 import { FirstRun } from './FirstRun.tsx';
 import { KnowledgeBase } from './KnowledgeBase.tsx';
+import { Learn } from './Learn.tsx';
 import { NeedsYou } from './NeedsYou.tsx';
 import { RequestLog } from './RequestLog.tsx';
 
@@ -28,6 +29,8 @@ export function MainView({ view }: { view: Exclude<View, 'conversations'> }) {
       return <FirstRun />;
     case 'agents':
       return <Agents />;
+    case 'learn':
+      return <Learn />;
     default:
       return assertNever(view, 'view');
   }

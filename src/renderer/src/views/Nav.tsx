@@ -5,7 +5,7 @@ import { i18n } from '../i18n/index.ts';
 import type { ConsoleMethod } from '../../../shared/console-api.ts';
 import { mayCall } from '../../../shared/console-roles.ts';
 
-const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'agents'];
+const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'learn', 'agents'];
 
 /** The method a view cannot do without: a view its caller may not call (METHOD_ROLES) is not offered. */
 const NEEDS: Record<View, ConsoleMethod> = {
@@ -18,6 +18,7 @@ const NEEDS: Record<View, ConsoleMethod> = {
   kb: 'listKb',
   start: 'addClient',
   agents: 'listAgents',
+  learn: 'listProposals',
 };
 
 /** Runs `fn` at most every `ms`, and once more after the last call. */
@@ -42,7 +43,7 @@ function throttle(fn: () => void, ms: number): () => void {
 }
 
 const label = (t: (k: string) => string, v: View): string =>
-  v === 'agents' ? t('accounts.nav') : v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
+  v === 'agents' ? t('accounts.nav') : v === 'learn' ? t('learn.nav') : v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
 
 /** The view switcher, with the needs-you count; also keeps <html lang> on the chosen language. */
 export function Nav() {
@@ -55,6 +56,8 @@ export function Nav() {
   const noClients = useConsole((s) => s.clientsLoaded && s.clients.length === 0);
   const role = useConsole((s) => s.me.role);
   const teamMode = useConsole((s) => s.team.teamMode);
+  // What waits for an admin's decision; an agent cannot decide, so no badge calls on them.
+  const proposals = useConsole((s) => (mayCall(s.me.role, 'approveProposals') ? s.pendingProposals : 0));
   // One person on one desktop sees the nav of before: Agents joins it once there is a team (or
   // while it is open); the owner reaches it from their name's dialog to add the first agent.
   const may = (v: View): boolean => mayCall(role, NEEDS[v]) && (v !== 'agents' || teamMode || view === 'agents');
@@ -71,6 +74,7 @@ export function Nav() {
   useEffect(() => {
     const s = useConsole.getState();
     void s.loadNeedsYou();
+    void s.loadProposalCount();
     const needsYou = throttle(() => void useConsole.getState().loadNeedsYou(), 500);
     const deliveries = throttle(() => void useConsole.getState().loadDeliveries(), 500);
     return useConsole.subscribe((now, before) => {
@@ -93,6 +97,15 @@ export function Nav() {
                 {more ? `${waiting}+` : waiting}
               </span>
               <span className="sr-only">({more ? t('views.nav.waitingAtLeast', { count: waiting }) : t('views.nav.waiting', { count: waiting })})</span>
+            </>
+          )}
+          {v === 'learn' && proposals > 0 && (
+            <>
+              {' '}
+              <span className="nav-count" data-testid="learn-count" aria-hidden="true">
+                {proposals}
+              </span>
+              <span className="sr-only">({t('learn.waiting', { count: proposals })})</span>
             </>
           )}
         </button>

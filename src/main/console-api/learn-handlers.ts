@@ -1,0 +1,123 @@
+import type { Store } from '../store/index.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { ConsoleHandlers, KbProposal, Operator, ProposalGroup } from '../../shared/console-api.ts';
+import type { Caller } from '../../shared/console-roles.ts';
+import type { EventBus } from './events.ts';
+import { ConsoleError } from './console-error.ts';
+import { requireOperator } from './operator-guard.ts';
+import { auditDetail } from '../conversations/workspace-commands.ts';
+import { groupProposals } from '../learn/grouping.ts';
+import { knownNames } from '../learn/proposer.ts';
+import { maskPersonalData } from '../learn/mask.ts';
+
+export interface LearnHandlerDeps {
+  store: Store;
+  clock: Clock;
+  events: EventBus;
+}
+
+type LearnMethods = 'listProposals' | 'countProposals' | 'saveProposal' | 'approveProposals' | 'mergeProposals' | 'rejectProposals';
+
+/**
+ * The Learn view: proposals grouped, edited, and decided. Each decision changes the knowledge base
+ * and the proposals in one transaction with its audit row, so a proposal is never approved without
+ * its entry nor an entry made twice; the engine sees the change at its next question (it re-reads
+ * the knowledge base when its version moves).
+ */
+export function createLearnHandlers(deps: LearnHandlerDeps): Pick<ConsoleHandlers, LearnMethods> {
+  const { store, clock } = deps;
+
+  const changed = (): void => deps.events.emit({ type: 'proposals', pending: store.proposals.pendingCount() });
+  const entryView = (id: number | null): ProposalGroup['entry'] => {
+    const e = id === null ? undefined : store.kb.get(id);
+    return e ? { id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings } : null;
+  };
+  /** The proposals named, every one still waiting: a decision covers exactly what the admin saw. */
+  const pending = (ids: readonly number[]): KbProposal[] =>
+    [...new Set(ids)].map((id) => {
+      const p = store.proposals.get(id);
+      if (!p) throw new ConsoleError('not_found', `no proposal ${id}`);
+      if (p.state !== 'pending') throw new ConsoleError('already_decided', `proposal ${id} was already ${p.state}${p.decidedBy ? ` by ${p.decidedBy.name}` : ''}; reload the list`);
+      return p;
+    });
+  const audit = (operator: Operator & { address: string | null }, detail: Record<string, unknown>, conversationId: string | null = null): void =>
+    store.audit.insert({ at: clock.now(), operator, action: 'learn', conversationId, detail: auditDetail(detail) });
+  // An edit by hand is masked too: an agent may paste a customer's details from the transcript.
+  const mask = (text: string, caller: Caller): string => maskPersonalData(text, knownNames(store, '', null, caller.account ? [caller.account.name] : []));
+
+  return {
+    async listProposals(input) {
+      const now = clock.now();
+      const groups = groupProposals(store.proposals.list(input.filter, input.limit), now).map((g) => ({ ...g, entry: entryView(g.entryId) }));
+      return { groups, pending: store.proposals.pendingCount() };
+    },
+    async countProposals() {
+      return { pending: store.proposals.pendingCount() };
+    },
+    async saveProposal(input, caller) {
+      const operator = requireOperator(caller);
+      const entryId = input.entryId ?? null;
+      if (entryId !== null && !store.kb.get(entryId)) throw new ConsoleError('invalid_input', `entryId: no knowledge-base entry ${entryId}`);
+      const question = mask(input.question, caller);
+      const answer = mask(input.answer, caller);
+      const now = clock.now();
+      const id = store.transaction(() => {
+        if (input.id === undefined) {
+          const made = store.proposals.add({ kind: entryId === null ? 'entry' : 'phrasing', source: 'agent', question, answer, entryId, conversationId: null, messageIds: [], operator, now });
+          audit(operator, { proposed: made, kind: entryId === null ? 'entry' : 'phrasing', source: 'agent', ...(entryId !== null ? { entry: entryId } : {}) });
+          return made;
+        }
+        const [p] = pending([input.id]);
+        // Agents propose; a proposal is its author's to edit until an admin decides (admins edit any).
+        if (caller.role !== 'admin' && p!.operator?.id !== operator.id) throw new ConsoleError('forbidden', `proposal ${input.id} is ${p!.operator?.name ?? 'the service'}'s; you may edit only your own`);
+        store.proposals.edit(input.id, { question, answer, entryId }, now);
+        audit(operator, { edited: input.id, question, ...(entryId !== null ? { entry: entryId } : {}) }, p!.conversationId);
+        return input.id;
+      });
+      changed();
+      return store.proposals.get(id)!;
+    },
+    async approveProposals(input, caller) {
+      const operator = requireOperator(caller);
+      const now = clock.now();
+      const result = store.transaction(() => {
+        const group = pending(input.ids);
+        const phrasings = input.phrasings ?? group.map((p) => p.question);
+        const entryId = store.kb.add(input.question, input.answer, now, phrasings);
+        const decided = store.proposals.decide(input.ids, { state: 'approved', by: operator, at: now, reason: null, resultEntryId: entryId });
+        audit(operator, { approved: group.map((p) => p.id), entry: entryId, question: input.question }, group[0]!.conversationId);
+        return { entryId, decided };
+      });
+      changed();
+      return result;
+    },
+    async mergeProposals(input, caller) {
+      const operator = requireOperator(caller);
+      const now = clock.now();
+      if (!store.kb.get(input.entryId)) throw new ConsoleError('not_found', `no knowledge-base entry ${input.entryId}`);
+      const result = store.transaction(() => {
+        const group = pending(input.ids);
+        const before = store.kb.get(input.entryId)!.phrasings.length;
+        for (const text of input.phrasings ?? group.map((p) => p.question)) store.kb.addPhrasing(input.entryId, text, now);
+        const added = store.kb.get(input.entryId)!.phrasings.length - before;
+        const decided = store.proposals.decide(input.ids, { state: 'merged', by: operator, at: now, reason: null, resultEntryId: input.entryId });
+        audit(operator, { merged: group.map((p) => p.id), entry: input.entryId, added }, group[0]!.conversationId);
+        return { entryId: input.entryId, decided, added };
+      });
+      changed();
+      return result;
+    },
+    async rejectProposals(input, caller) {
+      const operator = requireOperator(caller);
+      const now = clock.now();
+      const decided = store.transaction(() => {
+        const group = pending(input.ids);
+        const n = store.proposals.decide(input.ids, { state: 'rejected', by: operator, at: now, reason: input.reason, resultEntryId: null });
+        audit(operator, { rejected: group.map((p) => p.id), reason: input.reason }, group[0]!.conversationId);
+        return n;
+      });
+      changed();
+      return { decided };
+    },
+  };
+}
