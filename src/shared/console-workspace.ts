@@ -59,6 +59,8 @@ export const AUDIT_ACTIONS = [
   'reply', 'resolve', 'flag', 'stop', 'resume', 'assist', 'retry', 'cancel', 'client_settings', 'operator',
   // Team mode (v1.2): sign-ins and account changes, assignment and private notes.
   'sign_in', 'sign_in_failed', 'sign_out', 'agent', 'assign', 'note',
+  // A replay of past questions against a candidate configuration (issue 29).
+  'replay',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
