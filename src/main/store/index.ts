@@ -19,6 +19,7 @@ import { peopleQueries } from './people.ts';
 import { quoteQueries } from './quotes.ts';
 import { accountQueries } from './accounts.ts';
 import { teamQueries } from './team.ts';
+import { replayQueries } from './replay.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -50,6 +51,8 @@ export function createStore(db: Db) {
     canned: cannedQueries(db),
     workspace,
     staffWait: staffWaitQueries(db),
+    /** Replays of past questions (issue 29): their runs and rows, and the questions they read. */
+    replay: replayQueries(db),
     searchIndex,
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {

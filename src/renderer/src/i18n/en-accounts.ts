@@ -132,6 +132,7 @@ export const enAccounts = {
       agent: 'Account change',
       assign: 'Assignment',
       note: 'Note',
+      replay: 'Replay',
     },
   },
 };

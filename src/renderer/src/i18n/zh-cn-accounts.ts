@@ -134,6 +134,7 @@ export const zhCNAccounts: typeof enAccounts = {
       agent: '账号变更',
       assign: '分配',
       note: '备注',
+      replay: '回放',
     },
   },
 };
