@@ -328,6 +328,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     engineTimeoutMs: config.engineTimeoutMs,
     fallbackText: config.fallbackText,
     contextLines: 50,
+    kbThreshold: config.kbThreshold,
     team,
     presenceOf: (agentId) => team.presenceOf(agentId),
   });

@@ -18,12 +18,14 @@ import type { Caller, Role } from './console-roles.ts';
 import type { ClientView, ConversationLabel, ConversationPage, ConversationSummary, DashboardStats, DeliveryNow, KbEntryView, RequestLogItem } from './console-views.ts';
 import { accountInputs, type AccountOutputs } from './console-accounts.ts';
 import { ASSIGNMENTS, draftBaseSchema, teamInputs, type ArrivedEntry, type TeamEvent, type TeamOutputs } from './console-team.ts';
+import { replayInputs, type ReplayOutputs } from './console-replay.ts';
 
 export * from './console-workspace.ts';
 export * from './console-transcript.ts';
 export * from './console-accounts.ts';
 export * from './console-team.ts';
 export * from './console-views.ts';
+export * from './console-replay.ts';
 
 /**
  * The one contract between the console (renderer) and the service (main). Each method has an
@@ -206,6 +208,7 @@ export const consoleInputs = {
   listEngines: z.object({}),
   ...accountInputs,
   ...teamInputs,
+  ...replayInputs,
 } as const;
 
 export type ConsoleMethod = keyof typeof consoleInputs;
@@ -213,7 +216,7 @@ export const METHOD_NAMES = Object.keys(consoleInputs) as ConsoleMethod[];
 export type ConsoleInput<M extends ConsoleMethod> = z.input<(typeof consoleInputs)[M]>;
 export type ParsedInput<M extends ConsoleMethod> = z.output<(typeof consoleInputs)[M]>;
 
-export interface ConsoleOutputs extends AccountOutputs, TeamOutputs {
+export interface ConsoleOutputs extends AccountOutputs, TeamOutputs, ReplayOutputs {
   status: { endpoint: string; version: string };
   /** `account` is null only for an owner who has not said who they are yet. */
   whoAmI: { account: Operator | null; role: Role; owner: boolean };

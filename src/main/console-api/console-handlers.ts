@@ -19,6 +19,8 @@ import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
 import { createAccountHandlers } from './account-handlers.ts';
 import { createTeamHandlers } from './team-handlers.ts';
 import type { Team } from '../team/team-service.ts';
+import { createReplayHandlers } from './replay-handlers.ts';
+import type { PendingChanges } from '../replay/candidate.ts';
 
 export interface AllHandlerDeps {
   store: Store;
@@ -50,6 +52,10 @@ export interface AllHandlerDeps {
   contextLines: number;
   /** The team workflow's live side (presence, auto-assignment, who hears of what). */
   team: Team;
+  /** The built-in engine's threshold (server config kbThreshold): what replays compare against. */
+  kbThreshold: number;
+  /** Pending knowledge-base proposals for replays; absent in a build without a proposals store. */
+  pendingChanges?: PendingChanges;
 }
 
 /** Every console method, from its parts: conversations, the agent's workspace, deliveries, administration. */
@@ -64,6 +70,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     ...createDeliveryHandlers(deps),
     ...createAccountHandlers(deps),
     ...createTeamHandlers(deps),
+    ...createReplayHandlers(deps),
     ...createAdminHandlers({
       ...deps,
       admin: clientAdmin(store, deps.box),

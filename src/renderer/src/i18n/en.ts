@@ -4,6 +4,7 @@ import { enDeliveryActions } from './en-delivery-actions.ts';
 import { enTeamServer } from './en-team-server.ts';
 import { enAccounts } from './en-accounts.ts';
 import { enTeam } from './en-team.ts';
+import { enReplay } from './en-replay.ts';
 
 export const en = {
   app: { title: 'Switchboard', endpoint: 'Endpoint', theme: 'Theme', light: 'Light', dark: 'Dark', language: 'Language' },
@@ -448,6 +449,7 @@ export const en = {
   deliveryActions: enDeliveryActions,
   accounts: enAccounts,
   team: enTeam,
+  replay: enReplay,
 };
 
 export type Messages = typeof en;

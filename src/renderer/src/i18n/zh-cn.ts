@@ -5,6 +5,7 @@ import { zhCNDeliveryActions } from './zh-cn-delivery-actions.ts';
 import { zhCNTeamServer } from './zh-cn-team-server.ts';
 import { zhCNAccounts } from './zh-cn-accounts.ts';
 import { zhCNTeam } from './zh-cn-team.ts';
+import { zhCNReplay } from './zh-cn-replay.ts';
 
 export const zhCN: Messages = {
   app: { title: 'Switchboard', endpoint: '接入地址', theme: '主题', light: '浅色', dark: '深色', language: '语言' },
@@ -440,4 +441,5 @@ export const zhCN: Messages = {
   deliveryActions: zhCNDeliveryActions,
   accounts: zhCNAccounts,
   team: zhCNTeam,
+  replay: zhCNReplay,
 };

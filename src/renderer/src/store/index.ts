@@ -13,8 +13,9 @@ import { transcriptSlice, type TranscriptSlice } from './transcript-slice.ts';
 import { accountsSlice, allowed, type AccountsSlice } from './accounts-slice.ts';
 import { teamSlice, type TeamSlice } from './team-slice.ts';
 import { teamNoticesSlice, type TeamNoticesSlice } from './team-notices-slice.ts';
+import { replaySlice, type ReplaySlice } from './replay-slice.ts';
 
-export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start' | 'agents';
+export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start' | 'agents' | 'replay';
 export type Theme = 'light' | 'dark';
 
 interface UiSlice {
@@ -38,7 +39,7 @@ interface RequestsSlice {
 }
 
 export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice &
-  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice & TeamSlice & TeamNoticesSlice;
+  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice & TeamSlice & TeamNoticesSlice & ReplaySlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -95,4 +96,5 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...accountsSlice(...a),
   ...teamSlice(...a),
   ...teamNoticesSlice(...a),
+  ...replaySlice(...a),
 }));

@@ -134,6 +134,8 @@ export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
         return void s.loadKb();
       case 'agents':
         return void Promise.all([s.loadAgents(), s.loadAudit()]);
+      case 'replay':
+        return void Promise.all([s.loadReplay(), s.loadClients()]);
       default:
         return assertNever(view);
     }

@@ -8,6 +8,7 @@ import { FirstRun } from './FirstRun.tsx';
 import { KnowledgeBase } from './KnowledgeBase.tsx';
 import { NeedsYou } from './NeedsYou.tsx';
 import { RequestLog } from './RequestLog.tsx';
+import { Replay } from './Replay.tsx';
 
 /** Every view but the conversations split (App lays that one out with the transcript). */
 export function MainView({ view }: { view: Exclude<View, 'conversations'> }) {
@@ -28,6 +29,8 @@ export function MainView({ view }: { view: Exclude<View, 'conversations'> }) {
       return <FirstRun />;
     case 'agents':
       return <Agents />;
+    case 'replay':
+      return <Replay />;
     default:
       return assertNever(view, 'view');
   }

@@ -5,7 +5,7 @@ import { i18n } from '../i18n/index.ts';
 import type { ConsoleMethod } from '../../../shared/console-api.ts';
 import { mayCall } from '../../../shared/console-roles.ts';
 
-const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'agents'];
+const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'replay', 'agents'];
 
 /** The method a view cannot do without: a view its caller may not call (METHOD_ROLES) is not offered. */
 const NEEDS: Record<View, ConsoleMethod> = {
@@ -18,6 +18,7 @@ const NEEDS: Record<View, ConsoleMethod> = {
   kb: 'listKb',
   start: 'addClient',
   agents: 'listAgents',
+  replay: 'startReplay',
 };
 
 /** Runs `fn` at most every `ms`, and once more after the last call. */
@@ -42,7 +43,7 @@ function throttle(fn: () => void, ms: number): () => void {
 }
 
 const label = (t: (k: string) => string, v: View): string =>
-  v === 'agents' ? t('accounts.nav') : v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
+  v === 'agents' ? t('accounts.nav') : v === 'replay' ? t('replay.nav') : v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
 
 /** The view switcher, with the needs-you count; also keeps <html lang> on the chosen language. */
 export function Nav() {
