@@ -331,6 +331,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     engineTimeoutMs: config.engineTimeoutMs,
     fallbackText: config.fallbackText,
     contextLines: 50,
+    kbThreshold: config.kbThreshold,
+    pendingChanges: () => store.proposals.pendingChanges(),
     team,
     presenceOf: (agentId) => team.presenceOf(agentId),
   });

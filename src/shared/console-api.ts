@@ -19,6 +19,7 @@ import type { ClientView, ConversationLabel, ConversationPage, ConversationSumma
 import { accountInputs, type AccountOutputs } from './console-accounts.ts';
 import { ASSIGNMENTS, draftBaseSchema, teamInputs, type ArrivedEntry, type TeamEvent, type TeamOutputs } from './console-team.ts';
 import { learnInputs, type LearnEvent, type LearnOutputs } from './console-learn.ts';
+import { replayInputs, type ReplayOutputs } from './console-replay.ts';
 
 export * from './console-workspace.ts';
 export * from './console-transcript.ts';
@@ -26,6 +27,7 @@ export * from './console-accounts.ts';
 export * from './console-team.ts';
 export * from './console-views.ts';
 export * from './console-learn.ts';
+export * from './console-replay.ts';
 
 /**
  * The one contract between the console (renderer) and the service (main). Each method has an
@@ -209,6 +211,7 @@ export const consoleInputs = {
   ...accountInputs,
   ...teamInputs,
   ...learnInputs,
+  ...replayInputs,
 } as const;
 
 export type ConsoleMethod = keyof typeof consoleInputs;
@@ -216,7 +219,7 @@ export const METHOD_NAMES = Object.keys(consoleInputs) as ConsoleMethod[];
 export type ConsoleInput<M extends ConsoleMethod> = z.input<(typeof consoleInputs)[M]>;
 export type ParsedInput<M extends ConsoleMethod> = z.output<(typeof consoleInputs)[M]>;
 
-export interface ConsoleOutputs extends AccountOutputs, TeamOutputs, LearnOutputs {
+export interface ConsoleOutputs extends AccountOutputs, TeamOutputs, LearnOutputs, ReplayOutputs {
   status: { endpoint: string; version: string };
   /** `account` is null only for an owner who has not said who they are yet. */
   whoAmI: { account: Operator | null; role: Role; owner: boolean };

@@ -72,6 +72,12 @@ export const METHOD_ROLES = {
   setAgentDisabled: ADMIN,
   resetAgent: ADMIN,
   removeAgent: ADMIN,
+  // Replays read every client's past questions and may spend on LLM calls.
+  estimateReplay: ADMIN,
+  startReplay: ADMIN,
+  getReplayRun: ADMIN,
+  listReplayRuns: ADMIN,
+  cancelReplay: ADMIN,
 } as const satisfies Record<ConsoleMethod, readonly Role[]>;
 
 /**

@@ -61,6 +61,8 @@ export const AUDIT_ACTIONS = [
   'sign_in', 'sign_in_failed', 'sign_out', 'agent', 'assign', 'note',
   // Learning from the team: a knowledge-base proposal made, edited, approved, merged or rejected.
   'learn',
+  // A replay of past questions against a candidate configuration (issue 29).
+  'replay',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

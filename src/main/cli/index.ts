@@ -19,6 +19,8 @@ import { agentsCommand, AGENTS_USAGE } from './agents-commands.ts';
 import { consoleOriginOf } from '../accounts/console-origin.ts';
 import { processSendIo, sendCommand } from './send-command.ts';
 import { processReceiveIo, receiveCommand } from './receive-command.ts';
+import { evalCommand, EVAL_USAGE } from './eval-commands.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   clients add ID [--secret-env NAME | --secret-stdin | --secret S] [SETTINGS]
@@ -41,6 +43,7 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   console rotate-token    (a new console token; the old one stops working)
   backup FILE             (a consistent copy of the database, also while serve runs; never overwrites)
 ${AGENTS_USAGE}
+${EVAL_USAGE}
 integrator tools (no data folder needed; "npm run cli -- send --help" and "receive --help" say more):
   send --client ID --secret S [--endpoint URL] --event EVENT_TYPE
        [--from USER] [--from-type 1..4] [--to USER] [--group ID] [--at USER,...]
@@ -113,6 +116,25 @@ function configuredConsoleOrigin(dataDir: string): string | null {
   }
 }
 
+/**
+ * What a replay needs besides the store: serve's settings (the built-in engine's threshold, the
+ * engine time-out, the fallback text) and the key that opens engines' API keys; the caller adds
+ * the pending proposals.
+ */
+function evalDeps(dataDir: string) {
+  const config = loadServerConfig(dataDir);
+  const box = keyFileBox(secretKeyPath(dataDir));
+  return {
+    openKey: (sealed: string) => box.open(sealed),
+    kbThreshold: config.kbThreshold,
+    engineTimeoutMs: config.engineTimeoutMs,
+    fallbackText: config.fallbackText,
+    // As serve gives its engines.
+    contextLines: 50,
+    clock: systemClock,
+  };
+}
+
 /** send and receive: integrator tools with their own flags, and no data folder or database. */
 async function integratorTool(command: 'send' | 'receive', argv: string[]): Promise<number> {
   try {
@@ -124,7 +146,7 @@ async function integratorTool(command: 'send' | 'receive', argv: string[]): Prom
   }
 }
 
-const COMMANDS = ['agents', 'backup', 'clients', 'console', 'deliveries', 'engines', 'kb'];
+const COMMANDS = ['agents', 'backup', 'clients', 'console', 'deliveries', 'engines', 'eval', 'kb'];
 
 const AGENT_FLAGS = ['name', 'role', 'capacity', 'origin'];
 
@@ -156,6 +178,15 @@ const OPTIONS = {
   role: { type: 'string' },
   capacity: { type: 'string' },
   origin: { type: 'string' },
+  since: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  client: { type: 'string' },
+  threshold: { type: 'string' },
+  concurrency: { type: 'string' },
+  'with-proposals': { type: 'boolean' },
+  yes: { type: 'boolean' },
+  all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -183,12 +214,13 @@ async function main(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
-    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, kb, send or receive`);
+    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, eval, kb, send or receive`);
     if (group === 'backup') {
       console.log(await backupCommand(databasePath(dataDir), rest));
       return 0;
     }
-    store = createStore(openDatabase(databasePath(dataDir)));
+    const opened = createStore(openDatabase(databasePath(dataDir)));
+    store = opened;
     const now = Date.now();
     const out =
       group === 'clients'
@@ -201,7 +233,9 @@ async function main(argv: string[]): Promise<number> {
               ? consoleCommand(store, secretKeyPath(dataDir), configuredConsolePort(dataDir), rest)
               : group === 'agents'
                 ? agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
-                : kbCommand(store, now, rest, values);
+                : group === 'eval'
+                  ? await evalCommand(store, { ...evalDeps(dataDir), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
+                  : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;
   } catch (error) {

@@ -21,6 +21,8 @@ import { createTeamHandlers } from './team-handlers.ts';
 import { createLearnHandlers } from './learn-handlers.ts';
 import type { Team } from '../team/team-service.ts';
 import type { Proposer } from '../learn/proposer.ts';
+import { createReplayHandlers } from './replay-handlers.ts';
+import type { PendingChanges } from '../replay/candidate.ts';
 
 export interface AllHandlerDeps {
   store: Store;
@@ -54,6 +56,10 @@ export interface AllHandlerDeps {
   team: Team;
   /** Proposes knowledge-base changes from operators' replies (absent: nothing is proposed). */
   learn?: Pick<Proposer, 'afterReply'>;
+  /** The built-in engine's threshold (server config kbThreshold): what replays compare against. */
+  kbThreshold: number;
+  /** Pending knowledge-base proposals for replays; absent in a build without a proposals store. */
+  pendingChanges?: PendingChanges;
 }
 
 /** Every console method, from its parts: conversations, the agent's workspace, deliveries, administration. */
@@ -69,6 +75,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     ...createAccountHandlers(deps),
     ...createTeamHandlers(deps),
     ...createLearnHandlers(deps),
+    ...createReplayHandlers(deps),
     ...createAdminHandlers({
       ...deps,
       admin: clientAdmin(store, deps.box),

@@ -81,6 +81,13 @@ export interface EngineAnswer {
   cause?: string;
   /** Which engine answered, when a router chose it. */
   engine?: string;
+  /** Tokens the model's API reported (its `usage`), when it did: replays add them up. */
+  usage?: EngineUsage;
+}
+
+export interface EngineUsage {
+  promptTokens: number;
+  completionTokens: number;
 }
 
 export interface Engine {

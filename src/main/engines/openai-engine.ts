@@ -1,4 +1,4 @@
-import type { Engine, EngineAnswer, EngineRequest, ContextLine } from './engine.ts';
+import type { Engine, EngineAnswer, EngineRequest, ContextLine, EngineUsage } from './engine.ts';
 import { rankKnowledge, type KnowledgeSource } from './kb-engine.ts';
 import { EngineTimeout } from './ask.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
@@ -81,6 +81,15 @@ export function contextMessages(context: ContextLine[], isGroup: boolean, budget
   return out;
 }
 
+/** The API's own token count (`usage`), when it sent one with whole numbers. */
+function usageOf(body: unknown): EngineUsage | null {
+  const usage = (body as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
+  const prompt = usage?.prompt_tokens;
+  const completion = usage?.completion_tokens;
+  if (!Number.isInteger(prompt) || !Number.isInteger(completion)) return null;
+  return { promptTokens: prompt as number, completionTokens: completion as number };
+}
+
 class AttemptError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | null;
@@ -106,7 +115,7 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps): Engine {
   const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
 
-  async function attempt(messages: ChatMessage[], signal: AbortSignal, limitMs: number, clock: Clock): Promise<string> {
+  async function attempt(messages: ChatMessage[], signal: AbortSignal, limitMs: number, clock: Clock): Promise<{ text: string; usage: EngineUsage | null }> {
     const timeout = new AbortController();
     const cancel = clock.after(limitMs, () => timeout.abort());
     const failed = (error: unknown, otherwise: AttemptError): AttemptError => {
@@ -142,7 +151,7 @@ export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps)
       }
       const content = (body as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
       if (typeof content !== 'string') throw new AttemptError('malformed answer: no choices[0].message.content', false);
-      return content;
+      return { text: content, usage: usageOf(body) };
     } finally {
       cancel();
     }
@@ -180,9 +189,11 @@ export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps)
         // The attempt that would reach the end of the budget is cut there: its time-out is the caller's.
         const lastChance = remaining <= config.timeoutMs;
         try {
-          const text = (await attempt(messages, signal, Math.max(0, Math.min(config.timeoutMs, remaining)), clock)).trim();
-          if (text === '' || text.includes(config.handoffMarker)) return handoff(text === '' ? 'the model answered with nothing' : 'the model said it cannot answer');
-          return { content: text, handoff: false, confidence: null, sources };
+          const reply = await attempt(messages, signal, Math.max(0, Math.min(config.timeoutMs, remaining)), clock);
+          const text = reply.text.trim();
+          const usage = reply.usage ? { usage: reply.usage } : {};
+          if (text === '' || text.includes(config.handoffMarker)) return { ...handoff(text === '' ? 'the model answered with nothing' : 'the model said it cannot answer'), ...usage };
+          return { content: text, handoff: false, confidence: null, sources, ...usage };
         } catch (error) {
           if (!(error instanceof AttemptError)) throw error;
           const tried = i > 0 ? ` after ${plural(i + 1, 'attempt')}` : '';

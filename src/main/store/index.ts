@@ -21,6 +21,7 @@ import { accountQueries } from './accounts.ts';
 import { teamQueries } from './team.ts';
 import { proposalQueries } from './proposals.ts';
 import { proposalSourceQueries } from './proposal-sources.ts';
+import { replayQueries } from './replay.ts';
 
 /** The typed SQL interface: every statement the application runs lives behind one of these. */
 export function createStore(db: Db) {
@@ -56,6 +57,8 @@ export function createStore(db: Db) {
     canned: cannedQueries(db),
     workspace,
     staffWait: staffWaitQueries(db),
+    /** Replays of past questions (issue 29): their runs and rows, and the questions they read. */
+    replay: replayQueries(db),
     searchIndex,
     /** Runs `fn` in one immediate transaction (for the CLI, which does not use the write queue). */
     transaction<T>(fn: () => T): T {

@@ -133,6 +133,7 @@ export const enAccounts = {
       assign: 'Assignment',
       note: 'Note',
       learn: 'Knowledge proposal',
+      replay: 'Replay',
     },
   },
 };

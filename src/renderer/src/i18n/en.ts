@@ -5,6 +5,7 @@ import { enTeamServer } from './en-team-server.ts';
 import { enAccounts } from './en-accounts.ts';
 import { enTeam } from './en-team.ts';
 import { enLearn } from './en-learn.ts';
+import { enReplay } from './en-replay.ts';
 
 export const en = {
   app: { title: 'Switchboard', endpoint: 'Endpoint', theme: 'Theme', light: 'Light', dark: 'Dark', language: 'Language' },
@@ -450,6 +451,7 @@ export const en = {
   accounts: enAccounts,
   team: enTeam,
   learn: enLearn,
+  replay: enReplay,
 };
 
 export type Messages = typeof en;

@@ -135,6 +135,7 @@ export const zhCNAccounts: typeof enAccounts = {
       assign: '分配',
       note: '备注',
       learn: '知识库建议',
+      replay: '回放',
     },
   },
 };

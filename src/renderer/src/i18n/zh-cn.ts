@@ -6,6 +6,7 @@ import { zhCNTeamServer } from './zh-cn-team-server.ts';
 import { zhCNAccounts } from './zh-cn-accounts.ts';
 import { zhCNTeam } from './zh-cn-team.ts';
 import { zhCNLearn } from './zh-cn-learn.ts';
+import { zhCNReplay } from './zh-cn-replay.ts';
 
 export const zhCN: Messages = {
   app: { title: 'Switchboard', endpoint: '接入地址', theme: '主题', light: '浅色', dark: '深色', language: '语言' },
@@ -442,4 +443,5 @@ export const zhCN: Messages = {
   accounts: zhCNAccounts,
   team: zhCNTeam,
   learn: zhCNLearn,
+  replay: zhCNReplay,
 };

@@ -14,8 +14,9 @@ import { accountsSlice, allowed, type AccountsSlice } from './accounts-slice.ts'
 import { teamSlice, type TeamSlice } from './team-slice.ts';
 import { teamNoticesSlice, type TeamNoticesSlice } from './team-notices-slice.ts';
 import { learnSlice, type LearnSlice } from './learn-slice.ts';
+import { replaySlice, type ReplaySlice } from './replay-slice.ts';
 
-export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start' | 'agents' | 'learn';
+export type View = 'conversations' | 'needs_you' | 'deliveries' | 'requests' | 'clients' | 'kb' | 'dashboard' | 'start' | 'agents' | 'learn' | 'replay';
 export type Theme = 'light' | 'dark';
 
 interface UiSlice {
@@ -39,7 +40,7 @@ interface RequestsSlice {
 }
 
 export type ConsoleState = UiSlice & ConversationsSlice & TranscriptSlice & RequestsSlice & ClientsSlice & KbSlice & StatsSlice &
-  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice & TeamSlice & TeamNoticesSlice & LearnSlice;
+  ViewsSlice & DeliveriesSlice & WorkspaceSlice & CannedSlice & ConnectionSlice & AlertsSlice & AccountsSlice & TeamSlice & TeamNoticesSlice & LearnSlice & ReplaySlice;
 type Slice<T> = StateCreator<ConsoleState, [], [], T>;
 
 const uiSlice: Slice<UiSlice> = (set) => ({
@@ -97,4 +98,5 @@ export const useConsole = create<ConsoleState>()((...a) => ({
   ...teamSlice(...a),
   ...teamNoticesSlice(...a),
   ...learnSlice(...a),
+  ...replaySlice(...a),
 }));

@@ -137,6 +137,8 @@ export const viewsSlice: Slice<ViewsSlice> = (set, get) => ({
       case 'learn':
         // The knowledge base too: a merge picks its entry from it.
         return void Promise.all([s.loadProposals(), s.loadKb()]);
+      case 'replay':
+        return void Promise.all([s.loadReplay(), s.loadClients()]);
       default:
         return assertNever(view);
     }

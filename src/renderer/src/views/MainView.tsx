@@ -9,6 +9,7 @@ import { KnowledgeBase } from './KnowledgeBase.tsx';
 import { Learn } from './Learn.tsx';
 import { NeedsYou } from './NeedsYou.tsx';
 import { RequestLog } from './RequestLog.tsx';
+import { Replay } from './Replay.tsx';
 
 /** Every view but the conversations split (App lays that one out with the transcript). */
 export function MainView({ view }: { view: Exclude<View, 'conversations'> }) {
@@ -31,6 +32,8 @@ export function MainView({ view }: { view: Exclude<View, 'conversations'> }) {
       return <Agents />;
     case 'learn':
       return <Learn />;
+    case 'replay':
+      return <Replay />;
     default:
       return assertNever(view, 'view');
   }

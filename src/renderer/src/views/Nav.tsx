@@ -5,7 +5,7 @@ import { i18n } from '../i18n/index.ts';
 import type { ConsoleMethod } from '../../../shared/console-api.ts';
 import { mayCall } from '../../../shared/console-roles.ts';
 
-const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'learn', 'agents'];
+const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'learn', 'replay', 'agents'];
 
 /** The method a view cannot do without: a view its caller may not call (METHOD_ROLES) is not offered. */
 const NEEDS: Record<View, ConsoleMethod> = {
@@ -19,6 +19,7 @@ const NEEDS: Record<View, ConsoleMethod> = {
   start: 'addClient',
   agents: 'listAgents',
   learn: 'listProposals',
+  replay: 'startReplay',
 };
 
 /** Runs `fn` at most every `ms`, and once more after the last call. */
@@ -43,7 +44,7 @@ function throttle(fn: () => void, ms: number): () => void {
 }
 
 const label = (t: (k: string) => string, v: View): string =>
-  v === 'agents' ? t('accounts.nav') : v === 'learn' ? t('learn.nav') : v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
+  v === 'agents' ? t('accounts.nav') : v === 'learn' ? t('learn.nav') : v === 'replay' ? t('replay.nav') : v === 'needs_you' || v === 'deliveries' || v === 'start' ? t(`views.nav.${v}`) : t(`nav.${v}`);
 
 /** The view switcher, with the needs-you count; also keeps <html lang> on the chosen language. */
 export function Nav() {

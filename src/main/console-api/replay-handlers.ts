@@ -1,0 +1,89 @@
+import type { Store } from '../store/index.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Caller } from '../../shared/console-roles.ts';
+import type { ConsoleHandlers } from '../../shared/console-api.ts';
+import { auditDetail } from '../conversations/workspace-commands.ts';
+import { createReplay, type ReplayPlan } from '../replay/replay.ts';
+import { createReplayRunner, summaryOf } from '../replay/replay-runs.ts';
+import { ReplayInputError } from '../replay/window.ts';
+import type { PendingChanges } from '../replay/candidate.ts';
+import { ConsoleError } from './console-error.ts';
+
+export interface ReplayHandlerDeps {
+  store: Store;
+  writer: MessageWriter;
+  clock: Clock;
+  box: SecretBox;
+  kbThreshold: number;
+  engineTimeoutMs: number;
+  fallbackText: string;
+  contextLines: number;
+  /** The proposals store's pending changes; absent in a build without one. */
+  pendingChanges?: PendingChanges;
+  log?: (line: string) => void;
+}
+
+type ReplayMethods = 'estimateReplay' | 'startReplay' | 'getReplayRun' | 'listReplayRuns' | 'cancelReplay';
+
+/** Replays from the console: an admin's, one at a time, audited when started and when cancelled. */
+export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandlers, ReplayMethods> {
+  const { store, clock } = deps;
+  const replay = createReplay({
+    store,
+    openKey: (sealed) => deps.box.open(sealed),
+    kbThreshold: deps.kbThreshold,
+    engineTimeoutMs: deps.engineTimeoutMs,
+    fallbackText: deps.fallbackText,
+    contextLines: deps.contextLines,
+    clock,
+    ...(deps.pendingChanges ? { pendingChanges: deps.pendingChanges } : {}),
+  });
+  const runner = createReplayRunner(store, replay, () => clock.now(), deps.log ?? ((line) => console.error(line)));
+  const planOf = (input: Parameters<typeof replay.plan>[0]): ReplayPlan => {
+    try {
+      return replay.plan(input, clock.now());
+    } catch (error) {
+      if (error instanceof ReplayInputError) throw new ConsoleError('invalid_input', error.message);
+      throw error;
+    }
+  };
+  const audit = async (caller: Caller, detail: Record<string, unknown>): Promise<void> => {
+    const operator = caller.account ? { ...caller.account, address: caller.address } : null;
+    await deps.writer.submit({ kind: 'audit', entry: { at: clock.now(), operator, action: 'replay', conversationId: null, detail: auditDetail(detail), address: caller.address } });
+  };
+  const runView = (id: number) => {
+    const run = store.replay.run(id);
+    if (!run) throw new ConsoleError('not_found', `no replay run ${id}`);
+    return summaryOf(run, runner.progress(id));
+  };
+
+  return {
+    async estimateReplay(input) {
+      return replay.estimate(planOf(input));
+    },
+    async startReplay(input, caller) {
+      const running = runner.busy();
+      if (running !== null) throw new ConsoleError('replay_running', `replay ${running} is still running: wait for it or cancel it first`);
+      const plan = planOf(input);
+      if (plan.questions.length === 0) throw new ConsoleError('invalid_input', 'no customer questions in that window to replay');
+      const estimate = replay.estimate(plan);
+      const runId = runner.start(plan, caller.account);
+      await audit(caller, { run: runId, change: 'start', questions: plan.questions.length, llmCalls: estimate.llmCalls, ...plan.params, systemPrompt: plan.params.systemPrompt === null ? null : '(set)' });
+      return { runId, estimate };
+    },
+    async getReplayRun(input) {
+      return { ...runView(input.id), rows: store.replay.rows(input.id, { changedOnly: input.changedOnly, limit: input.limit }) };
+    },
+    async listReplayRuns(input) {
+      return store.replay.runs(input.limit).map((run) => summaryOf(run, runner.progress(run.id)));
+    },
+    async cancelReplay(input, caller) {
+      runView(input.id);
+      const cancelled = runner.cancel(input.id);
+      if (cancelled) await audit(caller, { run: input.id, change: 'cancel' });
+      return { cancelled };
+    },
+  };
+}
