@@ -8,6 +8,7 @@ import { cli, secretFrom, type ServeProcess } from './helpers/processes.ts';
 import { buildConsole, CHROMIUM, closeConsole, consoleCall, consoleOnList, listRow, openConversation, sendAs, startServe, waitFor } from './helpers/console-session.ts';
 import { js } from './helpers/console-page.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
+import { seriousViolations } from './helpers/axe.ts';
 import type { ConsoleOutputs } from '../src/shared/console-api.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
@@ -106,6 +107,30 @@ describe('knowledge-base answers in the console (sources, suggestions, deleting 
     await entry.waitFor({ state: 'detached' });
     assert.equal(await page.locator('[data-testid=kb-status]').textContent(), 'Deleted “Can I return my parcel?”.');
     assert.equal((await consoleCall<Array<{ question: string }>>(server, 'listKb', {})).some((e) => e.question === 'Can I return my parcel?'), false);
+  });
+
+  it('the knowledge-base view plots the threshold: the week\'s questions answered, and a labelled file\'s right and uncovered lines, without serious axe findings', async () => {
+    await page.click('nav [data-view="kb"]');
+    const curve = page.locator('.threshold-curve');
+    // Three customer questions this week: the two the knowledge base covers are answered at 0.55.
+    await curve.getByText('At 0.55, the threshold in force, 67 % of the 3 customer questions of the last 7 days would be answered.').waitFor();
+    await curve.getByRole('img', { name: /Share answered at each threshold/ }).waitFor();
+    assert.equal(await curve.locator('polyline').count(), 1);
+    const labelled = ['{"question":"where is my package","expected":"Where is my parcel?"}', '{"question":"do you deliver to other countries","expected":"Do you ship abroad?"}', '{"question":"do you sell gift cards","expected":null}'].join('\n');
+    await curve.locator('input[type=file]').setInputFiles({ name: 'mine.jsonl', mimeType: 'application/json', buffer: Buffer.from(labelled) });
+    await curve.getByText('mine.jsonl: 3 questions').waitFor();
+    assert.equal(await curve.locator('polyline').count(), 3, 'recent, right, uncovered answered');
+    await curve.getByText('The figures').click();
+    const table = curve.getByTestId('curve-table');
+    assert.deepEqual(await table.locator('thead th').allTextContents(), ['Threshold', 'Recent questions answered', 'Labelled questions answered right', 'Uncovered questions answered anyway']);
+    const atDefault = await table.locator('tbody tr', { hasText: '0.55' }).locator('td').allTextContents();
+    assert.equal(atDefault[0], '67 %');
+    assert.equal(atDefault[2], '0 %', 'the gift-card question is not answered at 0.55');
+    assert.deepEqual(await seriousViolations(page), []);
+    // A file naming an entry that does not exist is refused with the reason, the plot kept.
+    await curve.locator('input[type=file]').setInputFiles({ name: 'bad.jsonl', mimeType: 'application/json', buffer: Buffer.from('{"question":"x","expected":"No such entry?"}') });
+    await curve.getByRole('alert').getByText(/"No such entry\?" is no question of the knowledge base/).waitFor();
+    assert.equal(await curve.locator('polyline').count(), 3);
   });
 
   it('a hung service (SIGSTOP) is noticed: Reconnecting then Offline, a click on a conversation loads then offers Retry, and SIGCONT brings it all back', async () => {

@@ -48,7 +48,8 @@ describe('the Learn view in Chromium', { skip }, () => {
 
   it('the nav shows how many proposals wait; the view lists them masked, with who and how; axe finds nothing serious in light and dark, English and Chinese', async () => {
     assert.equal(await page.getByTestId('learn-count').textContent(), '2');
-    await page.click('nav [data-view="learn"]');
+    await page.click('nav [data-view="kb"]');
+    await page.click('nav.subnav [data-view="learn"]');
     await page.getByTestId('proposal-group').nth(1).waitFor();
     const close = page.getByTestId('proposal-group').filter({ hasText: 'close my account' });
     assert.match((await close.textContent()) ?? '', /How do I close my account\? Ref \[number\], thanks\./);

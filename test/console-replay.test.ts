@@ -33,7 +33,8 @@ describe('the Replay view: a threshold tried on past questions, side by side, ax
     }
     browser = await launchChromium();
     page = await openConsole(browser, server);
-    await page.click('nav [data-view="replay"]');
+    await page.click('nav [data-view="kb"]');
+    await page.click('nav.subnav [data-view="replay"]');
     await page.waitForSelector('.replay-form');
   });
   after(async () => {

@@ -333,6 +333,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     contextLines: 50,
     kbThreshold: config.kbThreshold,
     pendingChanges: () => store.proposals.pendingChanges(),
+    knowledge,
     team,
     presenceOf: (agentId) => team.presenceOf(agentId),
   });

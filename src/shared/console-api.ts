@@ -15,7 +15,7 @@ import {
 import { decodeCursor } from './list-cursor.ts';
 import type { TranscriptEntry } from './console-transcript.ts';
 import type { Caller, Role } from './console-roles.ts';
-import type { ClientView, ConversationLabel, ConversationPage, ConversationSummary, DashboardStats, DeliveryNow, KbEntryView, RequestLogItem } from './console-views.ts';
+import type { ClientView, ConversationLabel, ConversationPage, ConversationSummary, DashboardStats, DeliveryNow, KbCurve, KbEntryView, RequestLogItem } from './console-views.ts';
 import { accountInputs, type AccountOutputs } from './console-accounts.ts';
 import { ASSIGNMENTS, draftBaseSchema, teamInputs, type ArrivedEntry, type TeamEvent, type TeamOutputs } from './console-team.ts';
 import { learnInputs, type LearnEvent, type LearnOutputs } from './console-learn.ts';
@@ -206,6 +206,11 @@ export const consoleInputs = {
   removeKb: z.object({ id: z.number().int().positive() }),
   importKb: z.object({ fileName: z.string().min(1).max(256), text: z.string().max(10 * 1024 * 1024) }),
   tryKb: z.object({ question: z.string().trim().min(1).max(2000) }),
+  /** The threshold's trade-off: recent customer questions, and optionally a file of labelled ones. */
+  kbCurve: z.object({
+    days: z.number().int().min(1).max(90).default(7),
+    labelled: z.object({ fileName: z.string().min(1).max(256), text: z.string().max(2 * 1024 * 1024) }).optional(),
+  }),
   stats: z.object({ minutes: z.number().int().min(5).max(24 * 60).default(60) }),
   listEngines: z.object({}),
   ...accountInputs,
@@ -293,6 +298,7 @@ export interface ConsoleOutputs extends AccountOutputs, TeamOutputs, LearnOutput
     } | null;
   };
   tryKb: { content: string; handoff: boolean; confidence: number | null; sources: Array<{ id: number; score: number; question: string }>; cause: string | null };
+  kbCurve: KbCurve;
 }
 
 /** Main's side: each handler gets its checked input and who is calling (roles already checked by dispatch). */

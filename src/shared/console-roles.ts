@@ -39,6 +39,7 @@ export const METHOD_ROLES = {
   cancelDelivery: EVERYONE,
   listKb: EVERYONE,
   tryKb: EVERYONE,
+  kbCurve: EVERYONE,
   stats: EVERYONE,
   listTeam: EVERYONE,
   assignConversation: EVERYONE,

@@ -131,6 +131,27 @@ export interface KbEntryView {
   updatedAt: number;
 }
 
+/** At one threshold, what labelled questions would get. */
+export interface KbTradeOff {
+  threshold: number;
+  paraphrases: number;
+  right: number;
+  wrong: number;
+  handedOff: number;
+  uncovered: number;
+  uncoveredAnswered: number;
+}
+
+/** The built-in engine's threshold against what it would answer (the knowledge-base view's plot). */
+export interface KbCurve {
+  /** The threshold in force (serve's kbThreshold). */
+  threshold: number;
+  /** Recent customer questions' best matches: the share answered at each threshold. */
+  recent: { days: number; questions: number; points: Array<{ threshold: number; answered: number }> };
+  /** A file of labelled questions, when one was given. */
+  labelled: { fileName: string; questions: number; points: KbTradeOff[] } | null;
+}
+
 /** Per-minute series for the dashboard; every array has one value per minute in `minutes`. */
 export interface DashboardStats {
   minutes: number[];

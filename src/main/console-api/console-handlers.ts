@@ -22,6 +22,8 @@ import { createLearnHandlers } from './learn-handlers.ts';
 import type { Team } from '../team/team-service.ts';
 import type { Proposer } from '../learn/proposer.ts';
 import { createReplayHandlers } from './replay-handlers.ts';
+import { createKbCurveHandler } from './kb-curve-handler.ts';
+import type { KnowledgeSource } from '../engines/kb-engine.ts';
 import type { PendingChanges } from '../replay/candidate.ts';
 
 export interface AllHandlerDeps {
@@ -60,6 +62,8 @@ export interface AllHandlerDeps {
   kbThreshold: number;
   /** Pending knowledge-base proposals for replays; absent in a build without a proposals store. */
   pendingChanges?: PendingChanges;
+  /** The knowledge base as the built-in engine matches it: the threshold plot ranks with it. */
+  knowledge: KnowledgeSource;
 }
 
 /** Every console method, from its parts: conversations, the agent's workspace, deliveries, administration. */
@@ -76,6 +80,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     ...createTeamHandlers(deps),
     ...createLearnHandlers(deps),
     ...createReplayHandlers(deps),
+    ...createKbCurveHandler(deps),
     ...createAdminHandlers({
       ...deps,
       admin: clientAdmin(store, deps.box),

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ThresholdCurve } from './ThresholdCurve.tsx';
 import { useConsole } from '../store/index.ts';
 import type { KbEntryView } from '../../../shared/console-api.ts';
 import { Modal } from './Modal.tsx';
@@ -146,6 +147,7 @@ export function KnowledgeBase() {
           }}
         />
       )}
+      <ThresholdCurve />
       <input type="search" placeholder={t('kb.search')} value={search} onChange={(e) => setSearch(e.target.value)} aria-label={t('kb.search')} />
       {kb.length === 0 ? (
         <p className="empty">{t('kb.empty')}</p>

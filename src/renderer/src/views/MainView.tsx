@@ -6,6 +6,7 @@ import { Dashboard } from './Dashboard.tsx';
 import { Deliveries } from './Deliveries.tsx';
 import { FirstRun } from './FirstRun.tsx';
 import { KnowledgeBase } from './KnowledgeBase.tsx';
+import { KbTabs } from './KbTabs.tsx';
 import { Learn } from './Learn.tsx';
 import { NeedsYou } from './NeedsYou.tsx';
 import { RequestLog } from './RequestLog.tsx';
@@ -25,15 +26,30 @@ export function MainView({ view }: { view: Exclude<View, 'conversations'> }) {
     case 'clients':
       return <Clients />;
     case 'kb':
-      return <KnowledgeBase />;
+      return (
+        <>
+          <KbTabs view="kb" />
+          <KnowledgeBase />
+        </>
+      );
     case 'start':
       return <FirstRun />;
     case 'agents':
       return <Agents />;
     case 'learn':
-      return <Learn />;
+      return (
+        <>
+          <KbTabs view="learn" />
+          <Learn />
+        </>
+      );
     case 'replay':
-      return <Replay />;
+      return (
+        <>
+          <KbTabs view="replay" />
+          <Replay />
+        </>
+      );
     default:
       return assertNever(view, 'view');
   }

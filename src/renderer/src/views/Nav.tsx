@@ -4,8 +4,10 @@ import { useConsole, type View } from '../store/index.ts';
 import { i18n } from '../i18n/index.ts';
 import type { ConsoleMethod } from '../../../shared/console-api.ts';
 import { mayCall } from '../../../shared/console-roles.ts';
+import { isKbSection } from './KbTabs.tsx';
 
-const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'learn', 'replay', 'agents'];
+// Learn and Replay are sections of the knowledge base (KbTabs), not entries of their own here.
+const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'agents'];
 
 /** The method a view cannot do without: a view its caller may not call (METHOD_ROLES) is not offered. */
 const NEEDS: Record<View, ConsoleMethod> = {
@@ -89,7 +91,7 @@ export function Nav() {
   return (
     <nav aria-label={t('views.nav.label')}>
       {views.map((v) => (
-        <button key={v} className={view === v ? 'on' : ''} aria-current={view === v ? 'page' : undefined} onClick={() => goTo(v)} data-view={v}>
+        <button key={v} className={view === v || (v === 'kb' && isKbSection(view)) ? 'on' : ''} aria-current={view === v ? 'page' : undefined} onClick={() => goTo(v)} data-view={v}>
           {label(t, v)}
           {v === 'needs_you' && waiting > 0 && (
             <>
@@ -100,7 +102,7 @@ export function Nav() {
               <span className="sr-only">({more ? t('views.nav.waitingAtLeast', { count: waiting }) : t('views.nav.waiting', { count: waiting })})</span>
             </>
           )}
-          {v === 'learn' && proposals > 0 && (
+          {v === 'kb' && proposals > 0 && (
             <>
               {' '}
               <span className="nav-count" data-testid="learn-count" aria-hidden="true">

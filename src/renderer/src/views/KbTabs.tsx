@@ -1,0 +1,44 @@
+import { useTranslation } from 'react-i18next';
+import { useConsole, type View } from '../store/index.ts';
+import { mayCall } from '../../../shared/console-roles.ts';
+import type { ConsoleMethod } from '../../../shared/console-api.ts';
+
+/** The knowledge base's own sections: its entries, what the team taught it, and replays of a change. */
+export const KB_SECTIONS = ['kb', 'learn', 'replay'] as const satisfies readonly View[];
+export type KbSection = (typeof KB_SECTIONS)[number];
+
+const NEEDS: Record<KbSection, ConsoleMethod> = { kb: 'listKb', learn: 'listProposals', replay: 'startReplay' };
+
+export const isKbSection = (v: View): v is KbSection => (KB_SECTIONS as readonly View[]).includes(v);
+
+/**
+ * Tabs above the knowledge base, Learn and Replay: one place in the header for all three keeps the
+ * header one row at 1024 px, and they belong together (a proposal approved, then replayed).
+ */
+export function KbTabs({ view }: { view: KbSection }) {
+  const { t } = useTranslation();
+  const goTo = useConsole((s) => s.goTo);
+  const role = useConsole((s) => s.me.role);
+  const proposals = useConsole((s) => (mayCall(s.me.role, 'approveProposals') ? s.pendingProposals : 0));
+  const sections = KB_SECTIONS.filter((v) => mayCall(role, NEEDS[v]));
+  if (sections.length < 2) return null;
+  const label = (v: KbSection): string => (v === 'kb' ? t('kb.entries') : v === 'learn' ? t('learn.nav') : t('replay.nav'));
+  return (
+    <nav className="subnav" aria-label={t('kb.sections')}>
+      {sections.map((v) => (
+        <button key={v} className={view === v ? 'on' : ''} aria-current={view === v ? 'page' : undefined} onClick={() => goTo(v)} data-view={v}>
+          {label(v)}
+          {v === 'learn' && proposals > 0 && (
+            <>
+              {' '}
+              <span className="nav-count" aria-hidden="true">
+                {proposals}
+              </span>
+              <span className="sr-only">({t('learn.waiting', { count: proposals })})</span>
+            </>
+          )}
+        </button>
+      ))}
+    </nav>
+  );
+}

@@ -1,0 +1,137 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { KbCurve } from '../../../shared/console-api.ts';
+import { PLOT_BOX, TICKS_X, TICKS_Y, polyline, xOf, yOf, type CurveLine } from '../../../shared/curve-plot.ts';
+import { api } from '../api/bridge.ts';
+
+const pct = (share: number): string => `${Math.round(share * 100)} %`;
+
+/** The lines drawn: recent questions answered, and with a labelled file, right and wrongly answered. */
+function linesOf(curve: KbCurve, t: (key: string) => string): CurveLine[] {
+  const lines: CurveLine[] = [];
+  if (curve.recent.questions > 0) lines.push({ label: t('kb.curve.recent'), color: 'var(--accent)', dashed: false, points: curve.recent.points.map((p) => ({ threshold: p.threshold, share: p.answered })) });
+  const l = curve.labelled;
+  if (l) {
+    if (l.points[0]!.paraphrases > 0) lines.push({ label: t('kb.curve.right'), color: 'var(--ok)', dashed: false, points: l.points.map((p) => ({ threshold: p.threshold, share: p.right / p.paraphrases })) });
+    if (l.points[0]!.uncovered > 0) lines.push({ label: t('kb.curve.uncovered'), color: 'var(--bad)', dashed: true, points: l.points.map((p) => ({ threshold: p.threshold, share: p.uncoveredAnswered / p.uncovered })) });
+  }
+  return lines;
+}
+
+/**
+ * The threshold's trade-off in the knowledge-base view: how many of the last week's customer
+ * questions the built-in engine would answer at each threshold, and, with a file of questions
+ * labelled with their right entries, how many it would answer right and how many it should not
+ * have answered at all.
+ */
+export function ThresholdCurve() {
+  const { t } = useTranslation();
+  const [curve, setCurve] = useState<KbCurve | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = async (labelled?: { fileName: string; text: string }): Promise<void> => {
+    const r = await api.kbCurve({ days: 7, labelled });
+    if (r.ok) {
+      setCurve(r.value);
+      setError(null);
+    } else setError(r.error.message);
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+  if (!curve) return error ? <p role="alert">{error}</p> : null;
+  const box = PLOT_BOX;
+  const lines = linesOf(curve, t);
+  const at = curve.recent.points.find((p) => Math.abs(p.threshold - curve.threshold) < 1e-9);
+  return (
+    <section className="threshold-curve" aria-labelledby="threshold-curve-title">
+      <h3 id="threshold-curve-title">{t('kb.curve.title')}</h3>
+      <p className="muted">
+        {curve.recent.questions === 0
+          ? t('kb.curve.noRecent', { days: curve.recent.days, threshold: curve.threshold })
+          : t('kb.curve.summary', { threshold: curve.threshold, share: at ? pct(at.answered) : '–', count: curve.recent.questions, days: curve.recent.days })}
+      </p>
+      {lines.length > 0 && (
+        <figure>
+          <svg width={box.width} height={box.height} viewBox={`0 0 ${box.width} ${box.height}`} role="img" aria-label={t('kb.curve.plotLabel', { threshold: curve.threshold })}>
+            {TICKS_Y.map((v) => (
+              <g key={`y${v}`}>
+                <line x1={box.left} x2={box.width - box.right} y1={yOf(box, v)} y2={yOf(box, v)} className="grid-line" />
+                <text x={box.left - 4} y={yOf(box, v)} textAnchor="end" dominantBaseline="middle" className="tick">
+                  {pct(v)}
+                </text>
+              </g>
+            ))}
+            {TICKS_X.map((v) => (
+              <text key={`x${v}`} x={xOf(box, v)} y={box.height - 6} textAnchor="middle" className="tick">
+                {v.toFixed(1)}
+              </text>
+            ))}
+            <line x1={xOf(box, curve.threshold)} x2={xOf(box, curve.threshold)} y1={box.top} y2={box.height - box.bottom} className="marker" />
+            {lines.map((l) => (
+              <polyline key={l.label} fill="none" stroke={l.color} strokeWidth={2} strokeDasharray={l.dashed ? '6 4' : undefined} points={polyline(box, l.points)} />
+            ))}
+          </svg>
+          <figcaption>
+            <ul className="legend">
+              {lines.map((l) => (
+                <li key={l.label}>
+                  <svg width="24" height="8" aria-hidden="true">
+                    <line x1="0" x2="24" y1="4" y2="4" stroke={l.color} strokeWidth={2} strokeDasharray={l.dashed ? '6 4' : undefined} />
+                  </svg>{' '}
+                  {l.label}
+                </li>
+              ))}
+              <li>{t('kb.curve.marker', { threshold: curve.threshold })}</li>
+            </ul>
+          </figcaption>
+        </figure>
+      )}
+      {lines.length > 0 && (
+        <details>
+          <summary>{t('kb.curve.figures')}</summary>
+          <table className="grid" data-testid="curve-table">
+            <thead>
+              <tr>
+                <th scope="col">{t('kb.curve.threshold')}</th>
+                {lines.map((l) => (
+                  <th scope="col" key={l.label}>
+                    {l.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {curve.recent.points.map((p, i) => (
+                <tr key={p.threshold}>
+                  <th scope="row">{p.threshold.toFixed(2)}</th>
+                  {lines.map((l) => (
+                    <td key={l.label}>{pct(l.points[i]!.share)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      )}
+      <div className="curve-actions">
+        <button type="button" onClick={() => void load()}>
+          {t('kb.curve.refresh')}
+        </button>
+        <label className="file">
+          {t('kb.curve.evaluate')}
+          <input
+            type="file"
+            accept=".jsonl,.csv"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              if (file) void file.text().then((text) => load({ fileName: file.name, text }));
+              e.target.value = '';
+            }}
+          />
+        </label>
+        {curve.labelled && <small>{t('kb.curve.evaluated', { file: curve.labelled.fileName, count: curve.labelled.questions })}</small>}
+      </div>
+      {error && <p role="alert">{error}</p>}
+    </section>
+  );
+}
