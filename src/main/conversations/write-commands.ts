@@ -16,6 +16,7 @@ import { executeWorkspaceCommand, type WorkspaceCommand, type WorkspaceResult } 
 import { checkStaffWait, type StaffWaitCommand, type StaffWaitResult } from './staff-wait-commands.ts';
 import { executeTeamCommand, type TeamCommand, type TeamResult } from './team-commands.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
+import { saveKbVectors, type KbVectorsCommand } from './kb-vector-commands.ts';
 
 /** An authenticated, validated request as plain data: it crosses to the writer thread. */
 export interface IngestRequest {
@@ -57,6 +58,7 @@ export type WriteCommand =
   | WorkspaceCommand
   | StaffWaitCommand
   | TeamCommand
+  | KbVectorsCommand
   | { kind: 'console_stop'; conversationId: string; operator: Operator; now: number }
   | { kind: 'console_resume'; conversationId: string; operator: Operator; now: number; undoStop?: boolean };
 
@@ -341,6 +343,8 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
       return executeWorkspaceCommand(store, command);
     case 'staff_wait':
       return checkStaffWait(store, command);
+    case 'kb_vectors':
+      return saveKbVectors(store, command);
     case 'assign':
     case 'claim':
     case 'return_to_queue':

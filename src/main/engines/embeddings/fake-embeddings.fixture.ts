@@ -18,7 +18,9 @@ const CONCEPTS: ReadonlyArray<readonly string[]> = [
   ['delete', 'remove', 'close', 'cancel', '删除', '注销'],
   ['email', 'mail', 'address', '邮箱'],
 ];
-const HASHED = 16;
+/** Words a real model makes little of: left out, so that sharing "do you" is no match. */
+const STOP = new Set(['a', 'an', 'the', 'i', 'my', 'me', 'you', 'your', 'do', 'does', 'is', 'are', 'to', 'for', 'of', 'on', 'in', 'can', 'will', 'how', 'what', 'which', 'it', 'and', 'or', 'we', 'get', 'until']);
+const HASHED = 128;
 export const FAKE_DIMS = CONCEPTS.length + HASHED;
 
 const conceptOf = new Map<string, number>();
@@ -26,7 +28,7 @@ CONCEPTS.forEach((words, i) => words.forEach((w) => conceptOf.set(w, i)));
 
 function words(text: string): string[] {
   const lower = text.toLowerCase();
-  const out = lower.match(/[a-z0-9-]+/g) ?? [];
+  const out: string[] = [...(lower.match(/[a-z0-9-]+/g) ?? [])];
   // Chinese has no spaces: every listed word found in the text counts.
   for (const w of conceptOf.keys()) if (/[^\x00-\x7f]/.test(w) && lower.includes(w)) out.push(w);
   return out;
@@ -34,8 +36,9 @@ function words(text: string): string[] {
 
 /** The fake model's vector for a text (not normalized: the client normalizes). */
 export function fakeEmbedding(text: string, dims = FAKE_DIMS): number[] {
-  const v = new Array<number>(dims).fill(0);
+  const v: number[] = Array.from({ length: dims }, () => 0);
   for (const w of words(text)) {
+    if (STOP.has(w)) continue;
     const c = conceptOf.get(w);
     if (c !== undefined) v[c % dims]! += 1;
     else {
@@ -44,7 +47,7 @@ export function fakeEmbedding(text: string, dims = FAKE_DIMS): number[] {
       v[(CONCEPTS.length + (h % HASHED)) % dims]! += 0.3;
     }
   }
-  if (v.every((x) => x === 0)) v[dims - 1] = 1;
+  if (!v.some((x) => x !== 0)) v[dims - 1] = 1;
   return v;
 }
 
