@@ -283,7 +283,8 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
     engine: reply.engine,
     confidence: reply.answer.confidence,
     sources: reply.answer.sources,
-    cause: reply.answer.handoff ? (reply.answer.cause ?? 'no confident answer') : null,
+    // An answer's cause says how it was made when that matters (matched by words only: embeddings down).
+    cause: reply.answer.handoff ? (reply.answer.cause ?? 'no confident answer') : (reply.answer.cause ?? null),
     createdAt: r.now,
   });
   let alert = false;

@@ -64,12 +64,20 @@ export type EmbeddingsResponder = (call: EmbeddingsCall, index: number) => { sta
  */
 export async function startFakeEmbeddings(options: { dims?: number } = {}) {
   const calls: EmbeddingsCall[] = [];
+  /** Chat completions at the same base URL (an engine's chat and embedding models share it): the system prompts seen. */
+  const chats: Array<{ model: string; messages: Array<{ role: string; content: string }> }> = [];
   const state: { respond: EmbeddingsResponder; dims: number } = { respond: () => null, dims: options.dims ?? FAKE_DIMS };
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
+      if (req.url?.endsWith('/chat/completions')) {
+        chats.push(JSON.parse(text) as (typeof chats)[number]);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Written by the chat model.' } }] }));
+        return;
+      }
       const call: EmbeddingsCall = { headers: req.headers, body: JSON.parse(text) as EmbeddingsCall['body'] };
       calls.push(call);
       const r = state.respond(call, calls.length - 1) ?? {
@@ -88,6 +96,7 @@ export async function startFakeEmbeddings(options: { dims?: number } = {}) {
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     calls,
+    chats,
     /** Texts embedded so far, in order. */
     inputs: () => calls.flatMap((c) => c.body.input),
     set respond(fn: EmbeddingsResponder) {

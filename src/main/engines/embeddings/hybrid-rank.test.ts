@@ -143,7 +143,9 @@ describe('hybrid ranking: words and meaning', () => {
     const started = performance.now();
     const answer = await engine.answer(ask('How do I reset my password?', 300), signal);
     assert.ok(performance.now() - started < 2000);
-    assert.deepEqual([answer.handoff, /embeddings timed out: no answer within 100 ms/.test(answer.cause!)], [false, true], answer.cause);
+    assert.equal(answer.handoff, false);
+    const waited = Number(/embeddings timed out: no answer within (\d+) ms/.exec(answer.cause ?? '')?.[1]);
+    assert.ok(waited > 0 && waited <= 100, answer.cause);
   });
 
   it('a refresh that fails leaves words answering and says so once in the log', async () => {
