@@ -24,8 +24,9 @@ const MODEL = 'fake-embed';
 type Reply = { content: string; handoff: boolean };
 
 // The default configuration: the engine thread ranks and computes vectors; main stores them
-// through the writer thread.
-describe('semantic matching where the user has an embedding model (issue 29)', () => {
+// through the writer thread. In-process (engineWorker off), main does both, writes likewise.
+for (const engineWorker of [true, false])
+describe(`semantic matching where the user has an embedding model (issue 29), ${engineWorker ? 'on the engine thread' : 'in-process'}`, () => {
   let h: Harness;
   let fake: FakeEmbeddings;
 
@@ -39,7 +40,7 @@ describe('semantic matching where the user has an embedding model (issue 29)', (
 
   before(async () => {
     fake = await startFakeEmbeddings();
-    h = await startHarness();
+    h = await startHarness({ config: { engineWorker } });
     for (const [q, a] of ENTRIES) h.admin.kb.add(q, a, 0);
     h.admin.engines.save('meaning', engineConfigSchema.parse({ baseUrl: fake.baseUrl, embeddingModel: MODEL, answerFrom: 'kb' }), null, Date.now());
     h.admin.engines.save('writer', engineConfigSchema.parse({ baseUrl: fake.baseUrl, model: 'chat-model', embeddingModel: MODEL, groundingEntries: 1 }), null, Date.now());
@@ -114,6 +115,8 @@ describe('semantic matching where the user has an embedding model (issue 29)', (
       const quick = await ask('plain', 'What are your opening hours?');
       assert.deepEqual(quick.reply, { content: 'Monday to Friday, 9:00 to 18:00 CET.', handoff: false });
       assert.equal(slowDone, false, 'answered while the other waited on its embedding model');
+      // In-process, the question's time-out runs on the service's (hand-moved) clock.
+      if (!engineWorker) h.clock.advance(3500);
       const late = await slow;
       assert.equal(late.reply.handoff, false, 'the slow one is answered too, grounded by words');
     } finally {
