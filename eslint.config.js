@@ -71,7 +71,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main/engines/**/*.test.ts'],
+    files: ['src/main/engines/**/*.test.ts', 'src/main/engines/**/*.fixture.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
 );

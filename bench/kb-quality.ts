@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { parsePairs } from '../src/main/cli/kb-import.ts';
 import { buildKbIndex } from '../src/main/engines/kb-index.ts';
 import { DEFAULT_KB_ENGINE_OPTIONS, rankKnowledge } from '../src/main/engines/kb-engine.ts';
+import { hybridFlags, runKbQualityHybrid } from './kb-quality-hybrid.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -131,6 +132,9 @@ export async function runKbQuality(): Promise<string> {
   lines.push('');
   lines.push('Some paraphrases not answered right (question → best entry, score):');
   for (const m of misses) lines.push(`- "${m.item.question}" → ${m.best ? `"${m.best.question}" ${m.best.score.toFixed(2)}` : 'nothing'} (expected "${m.item.expected}")`);
+  // With --embeddings-url URL --embedding-model M: the hybrid ranking's figures next to these.
+  const hybrid = hybridFlags(process.argv.slice(2));
+  if (hybrid) lines.push('', await runKbQualityHybrid(hybrid, { entries, items, index, threshold, lexical: judged, sameAnswer, figures }));
   return lines.join('\n');
 }
 

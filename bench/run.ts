@@ -28,7 +28,8 @@ const benches: Record<string, () => Promise<string>> = {
   team: runTeam,
   'kb-quality': runKbQuality,
 };
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+// A `--flag value` pair is a benchmark's option (kb-quality --embeddings-url URL), not a name.
+const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && !(i > 0 && all[i - 1]!.startsWith('--') && !all[i - 1]!.includes('=')));
 for (const name of wanted.length ? wanted : Object.keys(benches)) {
   const bench = benches[name];
   if (!bench) {

@@ -207,7 +207,7 @@ describe('per-client settings and deliveries from the CLI (issue 3)', () => {
     const long = (n: number): string => 'a'.repeat(n);
     const cases: Array<[string[], RegExp]> = [
       [['engines', 'add', 'x', '--model', 'm', '--base-url', 'nope'], /^error: --base-url must be an absolute URL \(http:\/\/host:port\/path\), got "nope"$/m],
-      [['engines', 'add', 'x'], /^error: --model is required$/m],
+      [['engines', 'add', 'x'], /^error: --model is required: the chat model that writes the answers \(unless answers come from the knowledge base, "kb"\)$/m],
       [['engines', 'add', 'x', '--model', 'm', '--temperature', '5', '--max-tokens', '1.5'], /^error: --temperature must be at most 2, got "5"; --max-tokens must be a whole number, got "1\.5"$/m],
       [['engines', 'add', 'x', '--model', 'm', '--timeout-ms', '1', '--context-tokens', '1'], /--timeout-ms must be at least 100, got "1"; --context-tokens must be at least 100, got "1"/],
       [['engines', 'add', 'x', '--model', 'm', '--handoff-marker', 'ab'], /^error: --handoff-marker must be at least 3 characters, got "ab"$/m],

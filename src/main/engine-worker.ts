@@ -6,6 +6,8 @@ import { messageContext } from './store/message-context.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
 import { createIndexedKnowledge } from './engines/kb-index.ts';
 import { createEngineRouter } from './engines/router.ts';
+import { createSemantic } from './engines/embeddings/semantic.ts';
+import { kbVectorQueries } from './store/kb-vectors.ts';
 import { EngineTimeout } from './engines/ask.ts';
 import { toContextLine } from './engines/engine.ts';
 import type { FromEngineWorker, ToEngineWorker } from './engines/worker-engine.ts';
@@ -24,10 +26,20 @@ const knowledge = createIndexedKnowledge(kbQueries(db));
 // Auto replies name their transcript lines rather than carry them: read here, off the main thread.
 const readContext = messageContext(db);
 const configured = new Map<string, { config: EngineConfig; updatedAt: number; apiKey: string | null }>();
+const kb = kbQueries(db);
+const kbVectors = kbVectorQueries(db);
+// Vectors are computed here, in the background, and stored by the writer thread through main.
+const semantic = createSemantic({
+  knowledge,
+  access: { entries: () => kb.all(), version: () => kb.version(), stored: (model) => kbVectors.forModel(model), save: (write) => post({ type: 'vectors', write }) },
+  clock: systemClock,
+  log: (line) => post({ type: 'log', line }),
+});
 // Requests arrive already routed: the router here is keyed by engine name, not by client.
 const router = createEngineRouter({
   builtin: createKbEngine(knowledge, { threshold: kbThreshold, queryMessages: 3 }),
   knowledge,
+  semantic: { rankerFor: semantic.rankerFor, kbOptions: { threshold: kbThreshold, queryMessages: 3 } },
   engineOf: (name) => name,
   load: (name) => {
     const c = configured.get(name);
@@ -85,6 +97,7 @@ port.on('message', (msg: ToEngineWorker) => {
       waitingCallers.length = 0;
       background.length = 0;
       for (const c of running.values()) c.abort();
+      semantic.close();
       db.close();
       port.close();
       return;

@@ -16,6 +16,8 @@ import { createIndexedKnowledge } from './engines/kb-index.ts';
 import type { Engine } from './engines/engine.ts';
 import { createEngineRouter } from './engines/router.ts';
 import { startWorkerEngine } from './engines/worker-engine.ts';
+import { createSemantic } from './engines/embeddings/semantic.ts';
+import type { KbVectorsWrite } from './engines/embeddings/entry-vectors.ts';
 import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
 import { createMessageService } from './conversations/message-service.ts';
 import type { WriteCommand, WriteResult } from './conversations/write-commands.ts';
@@ -142,22 +144,26 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return { name, config: row.config, apiKey: () => (sealed ? box.open(sealed) : null), updatedAt: row.updatedAt };
   };
   const engineOf = (clientId: string): string => registry.lookup(clientId, clock.now())?.settings.engine ?? BUILTIN_ENGINE;
+  const saveVectors = (write: KbVectorsWrite): void => writer.send({ kind: 'kb_vectors', write, now: clock.now() });
   // Injected engines (tests' scripted ones) answer in-process; otherwise the engine thread does.
   const engineWorker = options.engine || !config.engineWorker
     ? null
     : await startWorkerEngine(
         options.engineWorkerEntry ?? new URL('./engine-worker.ts', import.meta.url),
         { databasePath: databasePath(options.dataDir), busyTimeoutMs: config.busyTimeoutMs, kbThreshold: config.kbThreshold },
-        { engineOf, load: loadEngine },
+        { engineOf, load: loadEngine, saveVectors, log },
       );
   // The same in-memory match as the engine thread's, so both paths answer alike.
   const knowledge = createIndexedKnowledge(store.kb);
+  const semantic = options.engine || engineWorker ? null : createSemantic({ knowledge, access: { entries: () => store.kb.all(), version: () => store.kb.version(), stored: (model) => store.kbVectors.forModel(model), save: saveVectors }, clock, log });
+  const kbOptions = { threshold: config.kbThreshold, queryMessages: 3 };
   const engine: Engine =
     options.engine ??
     engineWorker ??
     createEngineRouter({
-      builtin: createKbEngine(knowledge, { threshold: config.kbThreshold, queryMessages: 3 }),
+      builtin: createKbEngine(knowledge, kbOptions),
       knowledge,
+      ...(semantic ? { semantic: { rankerFor: semantic.rankerFor, kbOptions } } : {}),
       engineOf,
       load: loadEngine,
     });
@@ -386,6 +392,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await outbox.stop();
         sender.close();
         await engineWorker?.close();
+        semantic?.close();
         await reader.close();
         await writer.close();
         store.close();

@@ -49,7 +49,8 @@ export function commitAutoReply(store: Store, c: AutoReplyCommand): AutoReplyRes
     engine: c.engine,
     confidence: c.answer.confidence,
     sources: c.answer.sources,
-    cause,
+    // The reply also keeps an answer's own cause (matched by words only: embeddings down); the messages' note does not.
+    cause: cause ?? c.answer.cause ?? null,
     createdAt: c.now,
   });
   let deliveryId: number | null = null;

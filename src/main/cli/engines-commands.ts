@@ -3,12 +3,15 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import { engineConfigSchema, BUILTIN_ENGINE, type EngineConfig } from '../../shared/engine-config.ts';
 import { createOpenAiEngine, DEFAULT_SYSTEM_PROMPT } from '../engines/openai-engine.ts';
 import { createIndexedKnowledge } from '../engines/kb-index.ts';
+import { createEmbeddingsClient, DEFAULT_EMBEDDINGS } from '../engines/embeddings/embeddings-client.ts';
 import { UsageError } from './args.ts';
 import { flagIssues } from './flag-errors.ts';
 
 export interface EngineFlags {
   'base-url'?: string;
   model?: string;
+  'embedding-model'?: string;
+  'answer-from'?: string;
   'api-key'?: string;
   'api-key-env'?: string;
   'api-key-stdin'?: boolean;
@@ -85,6 +88,8 @@ async function apiKeyFrom(flags: EngineFlags, io: EnginesIo): Promise<string | u
 const FLAG_OF: Record<keyof EngineConfig, string> = {
   baseUrl: 'base-url',
   model: 'model',
+  embeddingModel: 'embedding-model',
+  answerFrom: 'answer-from',
   systemPrompt: 'system-prompt',
   temperature: 'temperature',
   maxTokens: 'max-tokens',
@@ -102,6 +107,25 @@ function num(flag: string, value: string): number {
   return n;
 }
 
+/** The models of an engine, as `add` and `list` print them. */
+function describe(config: EngineConfig): string {
+  const embedding = config.embeddingModel ? `embeddings ${config.embeddingModel}` : '';
+  if (config.answerFrom === 'kb') return `answers from the knowledge base, ${embedding}`;
+  return embedding ? `${config.model ?? ''}, ${embedding}` : (config.model ?? '');
+}
+
+/** One embeddings request for the probe: its dimensions and time, or an error saying why not. */
+async function probeEmbeddings(name: string, baseUrl: string, model: string, apiKey: string | null, text: string): Promise<string> {
+  const client = createEmbeddingsClient({ baseUrl, model, apiKey, timeoutMs: DEFAULT_EMBEDDINGS.timeoutMs, retries: 0, batchSize: 1 });
+  const started = performance.now();
+  try {
+    const [v] = await client.embed([text], new AbortController().signal);
+    return `engine ${name}: embedding model ${model} answered in ${Math.round(performance.now() - started)} ms (${v!.length} dimensions)`;
+  } catch (error) {
+    throw new Error(`engine ${name} failed the embeddings probe: ${(error as Error).message}`);
+  }
+}
+
 /** `engines add|list|test|remove`: OpenAI-compatible engines; keys are sealed and never printed. */
 export async function enginesCommand(store: Store, box: SecretBox, now: number, args: string[], flags: EngineFlags, io: EnginesIo = defaultIo): Promise<string> {
   const [action, name] = args;
@@ -114,16 +138,18 @@ export async function enginesCommand(store: Store, box: SecretBox, now: number, 
         const raw = flags[flag as keyof EngineFlags];
         if (typeof raw === 'string') input[key] = NUMERIC.has(key) ? num(flag, raw) : raw;
       }
+      // An empty --embedding-model turns matching by meaning off again.
+      if (flags['embedding-model'] === '') delete input['embeddingModel'];
       const parsed = engineConfigSchema.safeParse(input);
       if (!parsed.success) throw new UsageError(flagIssues(parsed.error.issues, FLAG_OF, flags as Record<string, unknown>, input));
       const apiKey = await apiKeyFrom(flags, io);
       store.engines.save(name, parsed.data, apiKey ? box.seal(apiKey) : null, now);
-      return `engine ${name} ${existing ? 'updated' : 'added'}: ${parsed.data.model} at ${parsed.data.baseUrl}${apiKey ? ' (API key stored encrypted)' : ''}\nUse it with: npm run cli -- clients set CLIENT --engine ${name}`;
+      return `engine ${name} ${existing ? 'updated' : 'added'}: ${describe(parsed.data)} at ${parsed.data.baseUrl}${apiKey ? ' (API key stored encrypted)' : ''}\nUse it with: npm run cli -- clients set CLIENT --engine ${name}`;
     }
     case 'list': {
       const rows = store.engines.list();
       const lines = [`${BUILTIN_ENGINE}\tbuilt-in knowledge base`];
-      for (const e of rows) lines.push(`${e.name}\t${e.config.model}\t${e.config.baseUrl}\tkey: ${e.apiKeySealed ? 'set' : 'none'}`);
+      for (const e of rows) lines.push(`${e.name}\t${describe(e.config)}\t${e.config.baseUrl}\tkey: ${e.apiKeySealed ? 'set' : 'none'}`);
       return lines.join('\n');
     }
     case 'remove': {
@@ -133,11 +159,12 @@ export async function enginesCommand(store: Store, box: SecretBox, now: number, 
     case 'test': {
       const row = name ? store.engines.get(name) : undefined;
       if (!row) throw new UsageError(`no engine "${name ?? ''}"; see "engines list"`);
-      const engine = createOpenAiEngine(
-        { name: row.name, ...row.config, apiKey: row.apiKeySealed ? box.open(row.apiKeySealed) : null, systemPrompt: row.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, retries: 0 },
-        { knowledge: createIndexedKnowledge(store.kb) },
-      );
+      const apiKey = row.apiKeySealed ? box.open(row.apiKeySealed) : null;
       const question = flags.question ?? 'Hello! In one short sentence: what can you help me with?';
+      const probed = row.config.embeddingModel ? await probeEmbeddings(row.name, row.config.baseUrl, row.config.embeddingModel, apiKey, question) : '';
+      const model = row.config.model;
+      if (row.config.answerFrom === 'kb' || model === undefined) return `${probed}\nengine ${row.name} answers from the knowledge base (no chat model to test)`;
+      const engine = createOpenAiEngine({ name: row.name, ...row.config, model, apiKey, systemPrompt: row.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, retries: 0 }, { knowledge: createIndexedKnowledge(store.kb) });
       const started = performance.now();
       const answer = await engine.answer(
         { purpose: 'suggestion', channel: 'web', isGroup: false, context: [{ role: 'customer', speaker: null, content: question, at: now }], fallbackText: '' },
@@ -149,7 +176,7 @@ export async function enginesCommand(store: Store, box: SecretBox, now: number, 
         const cause = (answer.cause ?? 'no answer').replace(`engine ${row.name}: `, '').replace(/\s+/g, ' ');
         throw new Error(`engine ${row.name} failed the probe after ${ms} ms: ${cause}`);
       }
-      return `engine ${row.name} answered in ${ms} ms:\n${answer.content}`;
+      return `${probed ? `${probed}\n` : ''}engine ${row.name} answered in ${ms} ms:\n${answer.content}`;
     }
     default:
       throw new UsageError(`unknown engines command "${action ?? ''}"; use add, list, test or remove`);

@@ -33,6 +33,8 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   engines add NAME --model M [--base-url URL] [--api-key-env VAR | --api-key-stdin] [--system-prompt S]
                    [--temperature T] [--max-tokens N] [--timeout-ms N] [--context-tokens N] [--grounding N]
                    [--retries N] [--handoff-marker TEXT]   (again with the same NAME: changes those settings)
+                   [--embedding-model M]   (match the knowledge base by meaning too, same URL and key; "" turns it off)
+                   [--answer-from llm|kb]  (kb: answer with the best entry verbatim, no chat model; needs --embedding-model)
   engines list | engines test NAME [--question Q] | engines remove NAME
   deliveries list [--state pending|sent|dead|cancelled] [--limit N]
   deliveries show ID
@@ -161,6 +163,8 @@ const OPTIONS = {
   limit: { type: 'string' },
   'base-url': { type: 'string' },
   model: { type: 'string' },
+  'embedding-model': { type: 'string' },
+  'answer-from': { type: 'string' },
   'api-key': { type: 'string' },
   'api-key-env': { type: 'string' },
   'api-key-stdin': { type: 'boolean' },

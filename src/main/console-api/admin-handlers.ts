@@ -80,7 +80,7 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
     async listEngines() {
       return [
         { name: BUILTIN_ENGINE, model: null, baseUrl: null, hasKey: false },
-        ...store.engines.list().map((e) => ({ name: e.name, model: e.config.model, baseUrl: e.config.baseUrl, hasKey: e.apiKeySealed !== null })),
+        ...store.engines.list().map((e) => ({ name: e.name, model: e.config.model ?? null, baseUrl: e.config.baseUrl, hasKey: e.apiKeySealed !== null })),
       ];
     },
     async listClients() {

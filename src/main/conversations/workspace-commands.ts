@@ -138,7 +138,8 @@ function consoleSuggestion(store: Store, c: ConsoleSuggestionCommand): Workspace
     engine: c.engine,
     confidence: c.answer.confidence,
     sources: c.answer.sources,
-    cause: c.answer.handoff ? (c.answer.cause ?? 'no confident answer') : null,
+    // An answer's cause says how it was made when that matters (matched by words only: embeddings down).
+    cause: c.answer.handoff ? (c.answer.cause ?? 'no confident answer') : (c.answer.cause ?? null),
     instruction: c.instruction,
     createdAt: c.now,
   });

@@ -16,6 +16,7 @@ import { executeWorkspaceCommand, type WorkspaceCommand, type WorkspaceResult } 
 import { checkStaffWait, type StaffWaitCommand, type StaffWaitResult } from './staff-wait-commands.ts';
 import { executeTeamCommand, type TeamCommand, type TeamResult } from './team-commands.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
+import { saveKbVectors, type KbVectorsCommand } from './kb-vector-commands.ts';
 
 /** An authenticated, validated request as plain data: it crosses to the writer thread. */
 export interface IngestRequest {
@@ -57,6 +58,7 @@ export type WriteCommand =
   | WorkspaceCommand
   | StaffWaitCommand
   | TeamCommand
+  | KbVectorsCommand
   | { kind: 'console_stop'; conversationId: string; operator: Operator; now: number }
   | { kind: 'console_resume'; conversationId: string; operator: Operator; now: number; undoStop?: boolean };
 
@@ -281,7 +283,8 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
     engine: reply.engine,
     confidence: reply.answer.confidence,
     sources: reply.answer.sources,
-    cause: reply.answer.handoff ? (reply.answer.cause ?? 'no confident answer') : null,
+    // An answer's cause says how it was made when that matters (matched by words only: embeddings down).
+    cause: reply.answer.handoff ? (reply.answer.cause ?? 'no confident answer') : (reply.answer.cause ?? null),
     createdAt: r.now,
   });
   let alert = false;
@@ -341,6 +344,8 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
       return executeWorkspaceCommand(store, command);
     case 'staff_wait':
       return checkStaffWait(store, command);
+    case 'kb_vectors':
+      return saveKbVectors(store, command);
     case 'assign':
     case 'claim':
     case 'return_to_queue':

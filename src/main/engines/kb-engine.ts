@@ -1,4 +1,5 @@
 import type { Engine, EngineAnswer, EngineRequest } from './engine.ts';
+import type { RankFn } from './embeddings/hybrid-rank.ts';
 
 export interface KbCandidate {
   id: number;
@@ -31,11 +32,15 @@ export function rankKnowledge(source: KnowledgeSource, recent: readonly string[]
   return recent.length === 0 ? [] : source.rank(recent, limit);
 }
 
-/** The offline default: answers with the best knowledge-base entry, or hands off. */
-export function createKbEngine(source: KnowledgeSource, options: KbEngineOptions = DEFAULT_KB_ENGINE_OPTIONS): Engine {
+/**
+ * The offline default: answers with the best knowledge-base entry, or hands off. A configured
+ * engine that answers from the knowledge base passes its name and its ranking (hybrid, with an
+ * embedding model); `cause` then also says when that ranking fell back to words only.
+ */
+export function createKbEngine(source: KnowledgeSource, options: KbEngineOptions = DEFAULT_KB_ENGINE_OPTIONS, ranking?: { name: string; rank?: RankFn }): Engine {
   return {
-    name: 'kb',
-    async answer(request: EngineRequest): Promise<EngineAnswer> {
+    name: ranking?.name ?? 'kb',
+    async answer(request: EngineRequest, signal?: AbortSignal): Promise<EngineAnswer> {
       const recent = request.context
         .filter((l) => l.role === 'customer' && l.content.trim() !== '')
         .slice(-options.queryMessages)
@@ -44,7 +49,10 @@ export function createKbEngine(source: KnowledgeSource, options: KbEngineOptions
       if (recent.length === 0) {
         return { content: request.fallbackText, handoff: true, confidence: null, sources: [], cause: 'no customer text to answer' };
       }
-      const ranked = rankKnowledge(source, recent, 25);
+      const { ranked, cause: rankCause } = ranking?.rank
+        ? await ranking.rank(recent, 25, signal ?? new AbortController().signal, request.budget)
+        : { ranked: rankKnowledge(source, recent, 25), cause: undefined };
+      const note = rankCause ? `; ${rankCause}` : '';
       const sources = ranked.slice(0, 3).map((r) => ({ id: r.entry.id, score: Math.round(r.score * 1000) / 1000 }));
       const best = ranked[0];
       if (!best || best.score < options.threshold) {
@@ -53,10 +61,10 @@ export function createKbEngine(source: KnowledgeSource, options: KbEngineOptions
           handoff: true,
           confidence: best ? sources[0]!.score : 0,
           sources,
-          cause: best ? `best match scored ${sources[0]!.score}, below ${options.threshold}` : 'no knowledge-base entry matched',
+          cause: (best ? `best match scored ${sources[0]!.score}, below ${options.threshold}` : 'no knowledge-base entry matched') + note,
         };
       }
-      return { content: best.entry.answer, handoff: false, confidence: sources[0]!.score, sources };
+      return { content: best.entry.answer, handoff: false, confidence: sources[0]!.score, sources, ...(rankCause ? { cause: rankCause } : {}) };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Engine, EngineAnswer, EngineRequest, ContextLine, EngineUsage } from './engine.ts';
 import { rankKnowledge, type KnowledgeSource } from './kb-engine.ts';
 import { EngineTimeout } from './ask.ts';
+import type { RankFn } from './embeddings/hybrid-rank.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** An OpenAI-compatible chat-completions endpoint (Ollama, llama.cpp server, vLLM, hosted APIs). */
@@ -37,6 +38,8 @@ export function handoffInstruction(marker: string): string {
 
 export interface OpenAiDeps {
   knowledge: KnowledgeSource;
+  /** Grounding's ranking when not the lexical one (an engine with an embedding model). */
+  rank?: RankFn;
   /** Waits between retries; tests make it instant. Default: the caller's budget clock. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -161,7 +164,9 @@ export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps)
     name: config.name,
     async answer(request: EngineRequest, signal: AbortSignal): Promise<EngineAnswer> {
       const customerLines = request.context.filter((l) => l.role === 'customer').slice(-3).reverse().map((l) => l.content);
-      const grounding = rankKnowledge(deps.knowledge, customerLines, config.groundingEntries);
+      const { ranked: grounding, cause: rankCause } = deps.rank && config.groundingEntries > 0
+        ? await deps.rank(customerLines, config.groundingEntries, signal, request.budget)
+        : { ranked: rankKnowledge(deps.knowledge, customerLines, config.groundingEntries), cause: undefined };
       const system = [
         config.systemPrompt.replaceAll('HANDOFF_MARKER', config.handoffMarker),
         handoffInstruction(config.handoffMarker),
@@ -176,7 +181,8 @@ export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps)
         ...(request.instruction ? [{ role: 'system' as const, content: `Instruction from the support agent for this answer: ${request.instruction}` }] : []),
       ];
       const sources = grounding.map((g) => ({ id: g.entry.id, score: Math.round(g.score * 1000) / 1000 }));
-      const handoff = (cause: string): EngineAnswer => ({ content: request.fallbackText, handoff: true, confidence: null, sources, cause });
+      const note = rankCause ? `; grounding ${rankCause}` : '';
+      const handoff = (cause: string): EngineAnswer => ({ content: request.fallbackText, handoff: true, confidence: null, sources, cause: cause + note });
 
       const budget = request.budget;
       const clock = budget?.clock ?? systemClock;
@@ -193,7 +199,7 @@ export function createOpenAiEngine(config: OpenAiEngineConfig, deps: OpenAiDeps)
           const text = reply.text.trim();
           const usage = reply.usage ? { usage: reply.usage } : {};
           if (text === '' || text.includes(config.handoffMarker)) return { ...handoff(text === '' ? 'the model answered with nothing' : 'the model said it cannot answer'), ...usage };
-          return { content: text, handoff: false, confidence: null, sources, ...usage };
+          return { content: text, handoff: false, confidence: null, sources, ...usage, ...(rankCause ? { cause: `grounding ${rankCause}` } : {}) };
         } catch (error) {
           if (!(error instanceof AttemptError)) throw error;
           const tried = i > 0 ? ` after ${plural(i + 1, 'attempt')}` : '';

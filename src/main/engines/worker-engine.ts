@@ -6,6 +6,7 @@ import { EngineTimeout } from './ask.ts';
 import type { EngineConfig } from '../../shared/engine-config.ts';
 import { BUILTIN_ENGINE } from '../../shared/engine-config.ts';
 import { assertNever } from '../../shared/assert-never.ts';
+import type { KbVectorsWrite } from './embeddings/entry-vectors.ts';
 
 /** The engine a request goes to, chosen on the main thread (client settings live there). */
 export type Route =
@@ -20,13 +21,22 @@ export type ToEngineWorker =
   | { type: 'abort'; id: number }
   | { type: 'close' };
 
-export type FromEngineWorker = { type: 'ready' } | { type: 'answer'; id: number; answer: EngineAnswer } | { type: 'error'; id: number; error: string; timedOut?: string };
+export type FromEngineWorker =
+  | { type: 'ready' }
+  | { type: 'answer'; id: number; answer: EngineAnswer }
+  | { type: 'error'; id: number; error: string; timedOut?: string }
+  /** Knowledge-base vectors computed there, for main to hand to the writer thread. */
+  | { type: 'vectors'; write: KbVectorsWrite }
+  | { type: 'log'; line: string };
 
 export interface WorkerEngineDeps {
   /** The engine name a client chose (its settings), "kb" when none. */
   engineOf: (clientId: string) => string;
   /** A configured engine's row with its key opened; undefined when there is none by that name. */
   load: (name: string) => { config: EngineConfig; updatedAt: number; apiKey: () => string | null } | undefined;
+  /** Stores vectors the engine thread computed (its connection is read-only). */
+  saveVectors?: (write: KbVectorsWrite) => void;
+  log?: (line: string) => void;
 }
 
 export interface WorkerEngine extends Engine {
@@ -59,6 +69,12 @@ export async function startWorkerEngine(entry: URL | string, workerData: unknown
         case 'answer':
           waiting.get(msg.id)?.resolve(msg.answer);
           waiting.delete(msg.id);
+          break;
+        case 'vectors':
+          deps.saveVectors?.(msg.write);
+          break;
+        case 'log':
+          deps.log?.(msg.line);
           break;
         case 'error':
           // A spent budget stays an EngineTimeout: callers map it per scenario (handoff, 504).

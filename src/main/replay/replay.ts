@@ -84,7 +84,11 @@ export function createReplay(deps: ReplayDeps) {
           if (!row) e = { engine: missingEngine(name), llm: null };
           else {
             const config = { ...row.config, systemPrompt: systemPrompt ?? row.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT };
-            e = { engine: createOpenAiEngine({ name, ...config, apiKey: row.apiKeySealed ? deps.openKey(row.apiKeySealed) : null }, { knowledge }), llm: config };
+            const { model } = config;
+            // An engine answering from the knowledge base is replayed by words only: its vectors
+            // live on the engine thread of a running serve, not here.
+            if (config.answerFrom === 'kb' || model === undefined) e = { engine: createKbEngine(knowledge, { threshold, queryMessages: 3 }, { name }), llm: null };
+            else e = { engine: createOpenAiEngine({ name, ...config, model, apiKey: row.apiKeySealed ? deps.openKey(row.apiKeySealed) : null }, { knowledge }), llm: { ...config, model } };
           }
         }
         built.set(name, e);

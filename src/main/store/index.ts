@@ -5,6 +5,7 @@ import { messageQueries } from './messages.ts';
 import { idempotencyQueries } from './idempotency.ts';
 import { requestLogQueries } from './request-log.ts';
 import { kbQueries } from './kb.ts';
+import { kbVectorQueries } from './kb-vectors.ts';
 import { settingsQueries } from './settings.ts';
 import { deliveryQueries } from './deliveries.ts';
 import { traceQueries } from './trace.ts';
@@ -47,6 +48,8 @@ export function createStore(db: Db) {
     proposals: proposalQueries(db),
     /** What a proposal is made from: the bot's last decision, the customer's question. */
     proposalSources: proposalSourceQueries(db),
+    /** Embeddings of the knowledge base's texts, per embedding model (engines with an embedding model). */
+    kbVectors: kbVectorQueries(db),
     settings: settingsQueries(db),
     deliveries,
     trace: traceQueries(db, (id) => deliveries.attempts(id)),
