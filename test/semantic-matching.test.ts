@@ -17,8 +17,8 @@ const ENTRIES: Array<[string, string]> = [
   ['What are your opening hours?', 'Monday to Friday, 9:00 to 18:00 CET.'],
   ['How much does the Pro plan cost?', '12 euros per user per month.'],
 ];
-/** Shares no word with "How long does delivery take?": only its meaning matches. */
-const PARAPHRASE = 'when will my parcel arrive';
+/** Words alone match "How long does delivery take?" below the threshold ("arrival" is a delivery word, "days" and "shipment" are not in its question); its meaning does. */
+const PARAPHRASE = 'arrival days for a shipment';
 const MODEL = 'fake-embed';
 
 type Reply = { content: string; handoff: boolean };

@@ -57,6 +57,7 @@ const ALLOWED: Array<[RegExp, string]> = [
   [/^SELECT \* FROM \w+ ORDER BY id DESC LIMIT \?$/, 'newest first by rowid: the walk stops at the limit'],
   [/FROM (kb_entries|canned_replies)\b/, 'operator-kept tables of hundreds to thousands of rows; KB matching at scale is measured separately'],
   [/FROM request_log WHERE status >= 400 ORDER BY id DESC LIMIT/, 'console request log filter, not per request'],
+  [/^UPDATE replay_runs SET status = 'failed'/, 'once at start-up: replay runs a crash left running; a table of runs an admin started, tens to hundreds'],
   [/FROM messages_fts_queue$/, 'the search index queue: empty after every writer commit, counted by tests'],
   [/^SELECT total\(length\(m\.content\)\) AS chars FROM messages_fts_queue q CROSS JOIN messages m/, "the search index queue's text, for the merge step's budget: the queue in full, each message by id (checked below)"],
 ];

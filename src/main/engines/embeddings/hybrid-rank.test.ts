@@ -23,7 +23,7 @@ const ENTRIES: Array<[string, string]> = [
   ['How much does the Pro plan cost?', '12 euros per user per month.'],
 ];
 /** Shares no word with "How long does delivery take?": only its meaning matches. */
-const PARAPHRASE = 'when will my parcel arrive';
+const PARAPHRASE = 'arrival days for a shipment';
 const MODEL = 'fake-embed';
 
 describe('hybrid ranking: words and meaning', () => {
