@@ -3,7 +3,9 @@
 // resources/eval/kb-questions.jsonl: paraphrases of its questions and questions it does not cover,
 // English and Chinese, split into a dev part (to tune on) and a held-out part (never tuned on).
 // Quality, not speed: the baseline is the issue's targets, and the threshold's trade-off is a curve.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { curveSvg, type CurveLine } from '../src/shared/curve-plot.ts';
+import { CURVE_THRESHOLDS } from '../src/main/engines/kb-evaluate.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parsePairs } from '../src/main/cli/kb-import.ts';
@@ -132,6 +134,19 @@ export async function runKbQuality(): Promise<string> {
   lines.push('');
   lines.push('Some paraphrases not answered right (question → best entry, score):');
   for (const m of misses) lines.push(`- "${m.item.question}" → ${m.best ? `"${m.best.question}" ${m.best.score.toFixed(2)}` : 'nothing'} (expected "${m.item.expected}")`);
+  // With --svg FILE: the curve as a picture (README's, docs/images/kb-threshold.svg).
+  const svgAt = process.argv.indexOf('--svg');
+  if (svgAt > 0 && process.argv[svgAt + 1]) {
+    const file = process.argv[svgAt + 1]!;
+    const covered = judged.filter((j) => j.item.kind === 'paraphrase').length;
+    const uncovered = judged.length - covered;
+    const at = (t: number) => figures(judged, t);
+    const lines: CurveLine[] = [
+      { label: `Paraphrases answered right (${covered} questions)`, color: '#15803d', dashed: false, points: CURVE_THRESHOLDS.map((t) => ({ threshold: t, share: at(t).top1 / covered })) },
+      { label: `Uncovered questions answered anyway (${uncovered})`, color: '#b91c1c', dashed: true, points: CURVE_THRESHOLDS.map((t) => ({ threshold: t, share: at(t).wrongUnc / uncovered })) },
+    ];
+    writeFileSync(file, curveSvg(`The built-in engine's threshold against the sample knowledge base; dotted: the default ${threshold}`, lines, threshold));
+  }
   // With --embeddings-url URL --embedding-model M: the hybrid ranking's figures next to these.
   const hybrid = hybridFlags(process.argv.slice(2));
   if (hybrid) lines.push('', await runKbQualityHybrid(hybrid, { entries, items, index, threshold, lexical: judged, sameAnswer, figures }));
