@@ -95,4 +95,90 @@ describe('the Learn view in Chromium', { skip }, () => {
       await axeClean(`rejected, ${theme}`);
     }
   });
+  it('"Teach the bot" on a bot answer, by keyboard: prefilled with the question and the answer, focus on the right answer, axe clean; Ctrl+Enter proposes a correction with its provenance', async () => {
+    const msgId = `m-${randomUUID()}`;
+    const res = await sendAs(server, 'acme', secret, { event_type: 'website_dialog', msg_id: msgId, from_user_id: 'v4', nickname: 'Teach Tester', content: 'Where is my order?' });
+    const asked = (await res.json()) as { conversation_id: string; reply: { handoff: boolean } };
+    assert.equal(asked.reply.handoff, false, 'the bot answered');
+    await page.click('nav [data-view="conversations"]');
+    await page.click(`[data-conversation="${asked.conversation_id}"]`);
+    const teach = page.locator('.entry.reply.ai').getByRole('button', { name: 'Teach the bot' });
+    await teach.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Teach the bot' });
+    await dialog.waitFor();
+    assert.equal(await dialog.getByLabel('The customer asked').inputValue(), 'Where is my order?');
+    assert.equal(await dialog.getByTestId('teach-bot-answer').textContent(), 'Open Orders in your account to see where your parcel is.');
+    assert.equal(await page.evaluate("document.activeElement?.getAttribute('data-testid')"), 'teach-answer', 'the cursor waits in the right answer');
+    assert.equal(await dialog.getByRole('button', { name: 'Propose' }).isDisabled(), true, 'nothing to propose yet');
+    for (const theme of ['light', 'dark'] as const) {
+      await useTheme(page, theme);
+      await axeClean(`teach dialog, ${theme}`);
+    }
+    await page.keyboard.type('Open Orders, then Track: the carrier link shows where the parcel is today.');
+    await page.keyboard.press('Control+Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByTestId('key-notice').filter({ hasText: 'Proposed in Learn' }).waitFor();
+    assert.equal(await page.evaluate("document.activeElement?.getAttribute('data-testid')"), 'teach', 'focus back on the button that opened it');
+    const { groups } = await consoleCall<{ groups: Array<{ proposals: Array<{ source: string; kind: string; question: string; answer: string; conversationId: string | null; messageIds: string[] }> }> }>(server, 'listProposals', {});
+    const p = groups.flatMap((g) => g.proposals).find((x) => x.conversationId === asked.conversation_id)!;
+    assert.deepEqual(
+      [p.source, p.kind, p.question, p.answer, p.messageIds[0], p.messageIds.length],
+      ['correction', 'entry', 'Where is my order?', 'Open Orders, then Track: the carrier link shows where the parcel is today.', msgId, 2],
+    );
+    await useTheme(page, 'light');
+  });
+
+  it('"Teach the bot the answer" on a handed-off question, in Chinese: Escape closes it, the answer proposes it', async () => {
+    const msgId = `m-${randomUUID()}`;
+    const res = await sendAs(server, 'acme', secret, { event_type: 'website_dialog', msg_id: msgId, from_user_id: 'v5', nickname: 'Handoff Tester', content: 'Do you deliver on Sundays?' });
+    const asked = (await res.json()) as { conversation_id: string; reply: { handoff: boolean } };
+    assert.equal(asked.reply.handoff, true);
+    await page.click(`[data-conversation="${asked.conversation_id}"]`);
+    await chooseLanguage(page, 'zh-CN');
+    // On the bot's handoff line, which answers that message.
+    const teach = page.locator('.entry.reply.ai').getByRole('button', { name: '教机器人回答' });
+    await teach.click();
+    const dialog = page.getByRole('dialog', { name: '教机器人回答' });
+    await dialog.waitFor();
+    assert.equal(await dialog.getByLabel('客户的提问').inputValue(), 'Do you deliver on Sundays?');
+    assert.equal(await dialog.getByTestId('teach-bot-answer').count(), 0, 'no bot answer to show');
+    await axeClean('teach the answer, Chinese');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await chooseLanguage(page, 'en');
+    await page.locator('.entry.reply.ai').getByRole('button', { name: 'Teach the bot the answer' }).click();
+    await page.getByTestId('teach-answer').fill('Not on Sundays: we deliver Monday to Saturday.');
+    await page.getByRole('dialog').getByRole('button', { name: 'Propose' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    const { groups } = await consoleCall<{ groups: Array<{ proposals: Array<{ source: string; conversationId: string | null; messageIds: string[] }> }> }>(server, 'listProposals', {});
+    const p = groups.flatMap((g) => g.proposals).find((x) => x.conversationId === asked.conversation_id)!;
+    assert.deepEqual([p.source, p.messageIds[0], p.messageIds.length], ['handoff', msgId, 2]);
+  });
+
+  it('"Propose an entry" by hand in Learn: a new entry, then a new way to ask an existing one (its answer shown, not asked for)', async () => {
+    await page.click('nav [data-view="learn"]');
+    await page.getByRole('radio', { name: 'Waiting' }).check();
+    const form = page.getByTestId('learn-propose');
+    const propose = form.getByRole('button', { name: 'Propose' });
+    await form.getByLabel('Question').fill('Do you have a shop in Paris?');
+    assert.equal(await propose.isDisabled(), true, 'a new entry needs its answer');
+    await form.getByLabel('Answer').fill('Not yet: we sell online only.');
+    await propose.click();
+    await page.getByTestId('learn-status').filter({ hasText: 'Proposed' }).waitFor();
+    await page.getByTestId('proposal-group').filter({ hasText: 'Do you have a shop in Paris?' }).filter({ hasText: 'proposed by hand' }).waitFor();
+    assert.equal(await form.getByLabel('Question').inputValue(), '', 'the form is cleared for the next one');
+    const kb = await consoleCall<Array<{ id: number; question: string }>>(server, 'listKb', {});
+    const order = kb.find((e) => e.question === 'Where is my order?')!;
+    await form.getByLabel('Question').fill('Where has my parcel got to?');
+    await form.getByLabel('Add it as').selectOption(String(order.id));
+    await form.getByTestId('propose-entry-answer').filter({ hasText: 'Open Orders in your account' }).waitFor();
+    await propose.click();
+    const card = page.getByTestId('proposal-group').filter({ hasText: 'Where has my parcel got to?' });
+    await card.filter({ hasText: `Would be added to entry #${order.id}` }).waitFor();
+    for (const theme of ['light', 'dark'] as const) {
+      await useTheme(page, theme);
+      await axeClean(`learn with the hand form used, ${theme}`);
+    }
+  });
 });

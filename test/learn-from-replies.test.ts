@@ -144,4 +144,45 @@ describe('operators\' answers become reviewed knowledge (serve, over HTTP)', () 
     const p = (await ok(ann, 'listProposals', {})).groups[0]!.proposals[0]!;
     assert.deepEqual([p.source, p.kind, p.question], ['correction', 'entry', 'How do I close my account?']);
   });
+  it('"Teach the bot" on a bot answer: a correction with its conversation and messages, masked, answered by an entry\'s answer as a phrasing', async () => {
+    const asked = await ask('v6', 'How do I close my account?', 'Dave Smith');
+    assert.equal(asked.reply.handoff, false, 'the bot answered it');
+    const { entries } = await ok(ann, 'getTranscript', { conversationId: asked.conversation_id });
+    const bot = entries.find((e) => e.kind === 'reply' && e.role === 'ai')!;
+    assert.deepEqual(bot.replyTo, [asked.msg_id], 'a bot reply names the question it answered');
+    const before = (await ok(ann, 'countProposals')).pending;
+    const taught = await ok(ann, 'saveProposal', {
+      question: 'How do I close my account?',
+      answer: 'Dave, first export your data from Settings, then Export: closing deletes it. We confirm to dave.s@example.com.',
+      from: { conversationId: asked.conversation_id, messageIds: [asked.msg_id, bot.msgId] },
+    });
+    assert.deepEqual(
+      [taught.kind, taught.source, taught.state, taught.conversationId, taught.messageIds, taught.operator, taught.question, taught.answer],
+      ['entry', 'correction', 'pending', asked.conversation_id, [asked.msg_id, bot.msgId], { id: 'ann', name: 'Ann Lee' }, 'How do I close my account?', '[name], first export your data from Settings, then Export: closing deletes it. We confirm to [email].'],
+    );
+    assert.equal((await ok(ann, 'countProposals')).pending, before + 1);
+    const again = await ok(ann, 'saveProposal', { question: taught.question, answer: taught.answer, from: { conversationId: asked.conversation_id, messageIds: [asked.msg_id, bot.msgId] } });
+    assert.equal(again.id, taught.id, 'the same lesson twice is one proposal');
+    // "Teach the bot the answer" on a handed-off question, with an answer the knowledge base already gives: a new way to ask that entry.
+    const order = await ask('v7', 'Has the thing I bought been sent out yet?');
+    assert.equal(order.reply.handoff, true, 'asked in words the entry does not have yet');
+    const phrasing = await ok(ann, 'saveProposal', { question: 'Has the thing I bought been sent out yet?', answer: 'Open Orders in your account to see where your parcel is and when it arrives.', from: { conversationId: order.conversation_id, messageIds: [order.msg_id] } });
+    const kb = await ok(server.consoleToken, 'listKb', {});
+    assert.deepEqual([phrasing.kind, phrasing.entryId, phrasing.source], ['phrasing', kb.find((e) => e.question === 'Where is my order?')!.id, 'handoff']);
+    const rows = await ok<'listAudit'>(server.consoleToken, 'listAudit', { action: 'learn' });
+    const row = rows.find((r) => (JSON.parse(r.detail ?? '{}') as { proposed?: number }).proposed === taught.id)!;
+    assert.deepEqual([row.operator.id, row.conversationId, (JSON.parse(row.detail!) as { messages: string[] }).messages], ['ann', asked.conversation_id, [asked.msg_id, bot.msgId]]);
+  });
+
+  it('a lesson naming messages of another conversation is refused, as data, and proposes nothing', async () => {
+    const mine = await ask('v8', 'Do you sell gift cards?');
+    const theirs = await ask('v9', 'Can I pay later?');
+    const before = (await ok(ann, 'countProposals')).pending;
+    const refused = await call(ann, 'saveProposal', { question: 'Can I pay later?', answer: 'Not yet.', from: { conversationId: mine.conversation_id, messageIds: [mine.msg_id, theirs.msg_id] } });
+    assert.equal(refused.status, 400);
+    assert.ok(!refused.body.ok && refused.body.error.code === 'invalid_input' && refused.body.error.message.includes(theirs.msg_id), JSON.stringify(refused.body));
+    const gone = await call(ann, 'saveProposal', { question: 'x', answer: 'y', from: { conversationId: 'no-such-conversation', messageIds: [mine.msg_id] } });
+    assert.equal(gone.status, 404);
+    assert.equal((await ok(ann, 'countProposals')).pending, before, 'nothing proposed');
+  });
 });

@@ -66,7 +66,19 @@ export const learnInputs = {
    * A proposal by hand, or an edit of one still waiting (an agent edits only their own). Texts are
    * masked as the service's own are. `entryId`: a phrasing for that entry rather than a new entry.
    */
-  saveProposal: z.object({ id: z.number().int().positive().optional(), question, answer, entryId: z.number().int().positive().nullable().optional() }),
+  saveProposal: z.object({
+    id: z.number().int().positive().optional(),
+    question,
+    answer,
+    entryId: z.number().int().positive().nullable().optional(),
+    /**
+     * A new proposal taught from a conversation ("Teach the bot"): its customer messages and the
+     * bot reply being corrected, if any (msg_ids). Each must be that conversation's; kept as the
+     * proposal's provenance. Its source is `correction` when a bot answer is among them, else
+     * `handoff`. Without `entryId`, an answer that is an entry's makes it a phrasing of that entry.
+     */
+    from: z.object({ conversationId: z.string().min(1).max(128), messageIds: z.array(z.string().min(1).max(128)).min(1).max(100) }).optional(),
+  }),
   /**
    * Approves a group as one new entry (the question and answer as edited; the other questions of
    * the group become its phrasings unless `phrasings` says otherwise). The bot answers with it at once.

@@ -62,6 +62,8 @@ export interface TranscriptEntry extends TranscriptLine {
   handoff?: boolean;
   confidence?: number | null;
   cause?: string | null;
+  /** The bot's replies: the customer messages (msg_ids) it answered. */
+  replyTo?: string[];
   /** Knowledge-base entries the answer used, with their scores and questions. */
   sources?: Array<{ id: number; score: number; question?: string }>;
   /** Who a group message @-mentions (at_list), each with the latest name sent for that id. */

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { ConsoleHandlers, KbProposal, Operator, ProposalGroup } from '../../shared/console-api.ts';
+import type { ConsoleHandlers, KbProposal, Operator, ProposalGroup, ProposalSource } from '../../shared/console-api.ts';
 import type { Caller } from '../../shared/console-roles.ts';
 import type { EventBus } from './events.ts';
 import { ConsoleError } from './console-error.ts';
@@ -9,6 +9,7 @@ import { auditDetail } from '../conversations/workspace-commands.ts';
 import { groupProposals } from '../learn/grouping.ts';
 import { knownNames } from '../learn/proposer.ts';
 import { maskPersonalData } from '../learn/mask.ts';
+import { entryWithAnswer } from '../learn/entry-answers.ts';
 
 export interface LearnHandlerDeps {
   store: Store;
@@ -45,6 +46,25 @@ export function createLearnHandlers(deps: LearnHandlerDeps): Pick<ConsoleHandler
   // An edit by hand is masked too: an agent may paste a customer's details from the transcript.
   const mask = (text: string, caller: Caller): string => maskPersonalData(text, knownNames(store, '', null, caller.account ? [caller.account.name] : []));
 
+  /** A lesson's provenance, checked: every message named is a customer message or a bot reply of that conversation. */
+  const taughtFrom = (from: { conversationId: string; messageIds: string[] }): { conversationId: string; clientId: string; messageIds: string[]; source: ProposalSource } => {
+    const conv = store.conversations.byId(from.conversationId);
+    if (!conv) throw new ConsoleError('not_found', `no conversation ${from.conversationId}`);
+    const wanted = [...new Set(from.messageIds)];
+    const asked = store.proposalSources.customerMessages(conv.id, wanted);
+    const bot = store.proposalSources.botReplies(conv.id, wanted);
+    const found = new Set([...asked.map((m) => m.msgId), ...bot.map((r) => r.msgId)]);
+    const stray = wanted.filter((m) => !found.has(m));
+    if (stray.length > 0) throw new ConsoleError('invalid_input', `from.messageIds: ${stray.join(', ')} ${stray.length === 1 ? 'is not a customer message or bot reply' : 'are not customer messages or bot replies'} of conversation ${conv.id}`);
+    if (asked.length === 0) throw new ConsoleError('invalid_input', 'from.messageIds: name at least one customer message (the question taught)');
+    return {
+      conversationId: conv.id,
+      clientId: conv.clientId,
+      messageIds: [...asked.map((m) => m.msgId), ...bot.map((r) => r.msgId)],
+      source: bot.some((r) => r.answered) ? 'correction' : 'handoff',
+    };
+  };
+
   return {
     async listProposals(input) {
       const now = clock.now();
@@ -56,15 +76,25 @@ export function createLearnHandlers(deps: LearnHandlerDeps): Pick<ConsoleHandler
     },
     async saveProposal(input, caller) {
       const operator = requireOperator(caller);
-      const entryId = input.entryId ?? null;
+      if (input.from && input.id !== undefined) throw new ConsoleError('invalid_input', 'from: only a new proposal is taught from a conversation; an edit keeps its provenance');
+      const from = input.from ? taughtFrom(input.from) : null;
+      let entryId = input.entryId ?? null;
       if (entryId !== null && !store.kb.get(entryId)) throw new ConsoleError('invalid_input', `entryId: no knowledge-base entry ${entryId}`);
-      const question = mask(input.question, caller);
-      const answer = mask(input.answer, caller);
+      const names = from ? knownNames(store, from.clientId, from.conversationId, [operator.name]) : null;
+      const question = names ? maskPersonalData(input.question, names) : mask(input.question, caller);
+      const answer = names ? maskPersonalData(input.answer, names) : mask(input.answer, caller);
+      // Taught the answer an entry already gives: the customer asked that entry's question in other words.
+      if (from && input.entryId === undefined) entryId = entryWithAnswer(store.kb, answer)?.id ?? null;
       const now = clock.now();
       const id = store.transaction(() => {
         if (input.id === undefined) {
-          const made = store.proposals.add({ kind: entryId === null ? 'entry' : 'phrasing', source: 'agent', question, answer, entryId, conversationId: null, messageIds: [], operator, now });
-          audit(operator, { proposed: made, kind: entryId === null ? 'entry' : 'phrasing', source: 'agent', ...(entryId !== null ? { entry: entryId } : {}) });
+          // The same lesson sent twice (a double click, a retry) is one proposal.
+          const same = from ? store.proposals.duplicate(from.conversationId, question, answer) : null;
+          if (same !== null) return same;
+          const kind = entryId === null ? 'entry' : 'phrasing';
+          const source = from?.source ?? 'agent';
+          const made = store.proposals.add({ kind, source, question, answer, entryId, conversationId: from?.conversationId ?? null, messageIds: from?.messageIds ?? [], operator, now });
+          audit(operator, { proposed: made, kind, source, ...(entryId !== null ? { entry: entryId } : {}), ...(from ? { messages: from.messageIds } : {}) }, from?.conversationId ?? null);
           return made;
         }
         const [p] = pending([input.id]);

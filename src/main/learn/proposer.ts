@@ -4,7 +4,8 @@ import type { ProposalSource } from '../../shared/console-learn.ts';
 import type { EventBus } from '../console-api/events.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 import { maskPersonalData } from './mask.ts';
-import { answerLikeness, normalise, questionLikeness, SAME_ANSWER } from './similarity.ts';
+import { answerLikeness, normalise, questionLikeness } from './similarity.ts';
+import { entryWithAnswer } from './entry-answers.ts';
 
 /** An operator reply just stored, as the console handler saw it. */
 export interface OperatorAnswer {
@@ -78,11 +79,7 @@ export function createProposer(deps: ProposerDeps) {
     const question = maskPersonalData(text, names);
     const answer = maskPersonalData(a.content, names);
     // The operator gave an entry's answer (pasted, greeted, edited a little): the customer asked that entry's question in other words.
-    let best: { id: number; question: string; phrasings: string[]; score: number } | null = null;
-    for (const e of store.kb.all()) {
-      const score = answerLikeness(answer, e.answer);
-      if (score >= SAME_ANSWER && (!best || score > best.score)) best = { ...e, score };
-    }
+    const best = entryWithAnswer(store.kb, answer);
     // Already one of the entry's ways of asking: nothing to learn (the engine missed it for another reason).
     if (best && [best.question, ...best.phrasings].some((q) => normalise(q).trim() === normalise(question).trim() || questionLikeness(q, question) >= 0.95)) return null;
     if (store.proposals.duplicate(a.conversationId, question, answer) !== null) return null;

@@ -10,6 +10,12 @@ import { shownOf } from './info-sql.ts';
 import { parseShown, shownInfo } from './shown-info.ts';
 import { UNREAD_FOR, type Reader } from './team.ts';
 
+/** A reply's reply_to as stored (a JSON array of msg_ids); anything else reads as none. */
+function msgIds(json: string): string[] {
+  const v = JSON.parse(json) as unknown;
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
 type RawConv = RawConversation & { last_line: string | null; my_unread?: number };
 
 export { messageSearch, SHORT_SEARCH_WINDOW, type ConversationFilter } from './console-list.ts';
@@ -41,7 +47,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
   const earlier = db.prepare('SELECT 1 AS found FROM messages WHERE conversation_id = ? AND id < ? LIMIT 1');
   const replies = db.prepare(
     `SELECT r.id, r.kind, r.msg_id, r.after_message_id, r.content, r.handoff, r.confidence, r.cause, r.created_at, r.sources, r.engine,
-            r.operator, r.instruction,
+            r.operator, r.instruction, r.reply_to,
             d.id AS delivery_id, d.state AS delivery_state, d.attempts AS delivery_attempts, d.last_error AS delivery_error, d.next_attempt_at AS delivery_next,
             json_extract(d.message_info, '$.at_list') AS delivery_at
      FROM replies r LEFT JOIN deliveries d ON d.reply_id = r.id
@@ -145,6 +151,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         engine: string;
         operator: string | null;
         instruction: string | null;
+        reply_to: string;
         delivery_id: number | null;
         delivery_state: string | null;
         delivery_attempts: number | null;
@@ -162,6 +169,8 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
           speaker: operator?.id ?? null,
           ...(operator ? { operator, speakerName: operator.name } : {}),
           ...(r.kind === 'suggestion' ? { instruction: r.instruction } : {}),
+          // A bot's reply names what it answered: the console teaches the bot from the pair.
+          ...(r.kind === 'auto' || r.kind === 'website' ? { replyTo: msgIds(r.reply_to) } : {}),
           content: r.content,
           at: r.created_at,
           handoff: r.handoff === 1,

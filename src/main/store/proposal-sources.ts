@@ -35,6 +35,9 @@ export function proposalSourceQueries(db: Db) {
   const byMsgIds = db.prepare(
     `SELECT msg_id, content, from_user_id FROM messages WHERE conversation_id = ? AND role = 'customer' AND msg_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
   );
+  const botReplies = db.prepare(
+    `SELECT msg_id, handoff, cause FROM replies WHERE conversation_id = ? AND kind IN ('auto', 'website') AND msg_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+  );
   const customers = db.prepare("SELECT DISTINCT from_user_id FROM messages WHERE conversation_id = ? AND role = 'customer' AND from_user_id IS NOT NULL LIMIT 50");
 
   return {
@@ -72,6 +75,14 @@ export function proposalSourceQueries(db: Db) {
         msgId: r.msg_id,
         content: r.content,
         fromUserId: r.from_user_id,
+      }));
+    },
+    /** The conversation's bot replies with these msg_ids; `answered`: it said something (not a handoff, not failed). */
+    botReplies(conversationId: string, msgIds: readonly string[]): Array<{ msgId: string; answered: boolean }> {
+      if (msgIds.length === 0) return [];
+      return (botReplies.all(conversationId, JSON.stringify(msgIds)) as Array<{ msg_id: string; handoff: number; cause: string | null }>).map((r) => ({
+        msgId: r.msg_id,
+        answered: r.handoff === 0 && r.cause === null,
       }));
     },
     /** Who wrote as a customer in the conversation (their ids; names are in people). */

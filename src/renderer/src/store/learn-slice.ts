@@ -13,13 +13,15 @@ export interface LearnSlice {
   /** Proposals waiting for a decision (the nav's badge). */
   pendingProposals: number;
   /** What the last decision did, for the view's status line. */
-  learnStatus: { kind: 'approved' | 'merged' | 'rejected' | 'saved'; count: number } | null;
+  learnStatus: { kind: 'approved' | 'merged' | 'rejected' | 'saved' | 'proposed'; count: number } | null;
   loadProposals(): Promise<void>;
   loadProposalCount(): Promise<void>;
   setProposalFilter(filter: ProposalFilter): void;
   /** A live event: the count now, and the list again if it is on screen. */
   onProposals(pending: number): void;
   saveProposal(p: { id?: number; question: string; answer: string; entryId?: number | null }): Promise<boolean>;
+  /** "Teach the bot" from a transcript line: null once proposed, else why not (shown in the dialog). */
+  teachBot(p: { question: string; answer: string; from: { conversationId: string; messageIds: string[] } }): Promise<string | null>;
   approveProposals(ids: number[], question: string, answer: string, phrasings: string[]): Promise<boolean>;
   mergeProposals(ids: number[], entryId: number, phrasings: string[]): Promise<boolean>;
   rejectProposals(ids: number[], reason: string): Promise<boolean>;
@@ -60,7 +62,12 @@ export const learnSlice: Slice<LearnSlice> = (set, get) => {
       if (get().view === 'learn') void get().loadProposals();
     },
     async saveProposal(p) {
-      return done(await api.saveProposal(p), { kind: 'saved', count: 1 });
+      return done(await api.saveProposal(p), { kind: p.id === undefined ? 'proposed' : 'saved', count: 1 });
+    },
+    async teachBot(p) {
+      const r = await api.saveProposal(p);
+      // The count and an open Learn list follow from the service's proposals event.
+      return r.ok ? null : r.error.message;
     },
     async approveProposals(ids, question, answer, phrasings) {
       const r = await api.approveProposals({ ids, question, answer, phrasings });

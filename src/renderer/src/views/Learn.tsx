@@ -5,6 +5,7 @@ import type { KbProposal, ProposalGroup } from '../../../shared/console-api.ts';
 import { mayCall } from '../../../shared/console-roles.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { useNow, When } from './relative-time.tsx';
+import { LearnPropose } from './LearnPropose.tsx';
 import './learn.css';
 
 const lines = (text: string): string[] => text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
@@ -184,6 +185,7 @@ export function Learn() {
       <h2 id="learn-title">{t('learn.title')}</h2>
       <p className="muted">{t('learn.intro')}</p>
       {!mayCall(role, 'approveProposals') && <p className="muted">{t('learn.agentNote')}</p>}
+      <LearnPropose />
       <fieldset className="learn-filter">
         <legend>{t('learn.filter.label')}</legend>
         {(['pending', 'rejected'] as const).map((f) => (

@@ -17,6 +17,7 @@ import { retryResultText } from './Deliveries.tsx';
 import { matchScore } from './match-score.ts';
 import { offersWhole, WholeMessage } from './WholeMessage.tsx';
 import { NoteEntry } from './NoteEntry.tsx';
+import { TeachButton } from './TeachDialog.tsx';
 
 type Decision = NonNullable<TranscriptEntry['decision']>;
 type Tone = 'ok' | 'warn' | 'bad' | 'muted' | 'neutral';
@@ -301,6 +302,7 @@ export const Entry = memo(function Entry({ e, mediaOrigins, onUse }: EntryProps)
         )}
         {!e.handoff && e.cause && <div className="why tone-muted">{translateNote(e.cause)}</div>}
         {e.delivery && <Delivery d={e.delivery} t={t} lang={lang} />}
+        <TeachButton e={e} />
         {e.kind === 'suggestion' && !e.handoff && onUse && (
           <button type="button" className="mini" onClick={() => onUse(e.content)}>
             {t('work.suggest.use')}
