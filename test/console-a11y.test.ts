@@ -86,7 +86,7 @@ describe('every console view passes axe-core in light and dark, English and Chin
     await receiver?.close();
   });
 
-  it('conversations (transcript open), needs you, deliveries, dashboard, request log, clients, knowledge base, learn, secret dialog', async () => {
+  it('conversations (transcript open), needs you, deliveries, dashboard, request log, clients, knowledge base, learn, replay, secret dialog', async () => {
     for (const lang of LANGS) {
       await chooseLanguage(page, lang);
       for (const theme of THEMES) {
@@ -121,9 +121,13 @@ describe('every console view passes axe-core in light and dark, English and Chin
         await nav(page, 'kb');
         await page.waitForSelector('[data-testid=kb-table] tbody tr');
         await audit.check(page, 'knowledge-base', theme, lang);
+        // Learn and Replay are the knowledge base's tabs (the nav here matches them once it is open).
         await nav(page, 'learn');
         await page.waitForSelector('[data-testid=learn-propose]');
         await audit.check(page, 'learn', theme, lang);
+        await nav(page, 'replay');
+        await page.waitForSelector('.replay-form');
+        await audit.check(page, 'replay', theme, lang);
       }
     }
     assert.deepEqual(audit.failures, [], `serious or critical axe violations:\n${audit.failures.join('\n')}`);
@@ -158,7 +162,7 @@ describe('every console view passes axe-core in light and dark, English and Chin
   });
 
   it('checked every view in all four combinations', () => {
-    const views = ['conversations', 'needs-you', 'deliveries', 'dashboard', 'requests', 'clients', 'secret-dialog', 'knowledge-base', 'learn', 'first-run', 'first-run-done'];
+    const views = ['conversations', 'needs-you', 'deliveries', 'dashboard', 'requests', 'clients', 'secret-dialog', 'knowledge-base', 'learn', 'replay', 'first-run', 'first-run-done'];
     for (const view of views) for (const theme of THEMES) for (const lang of LANGS) assert.ok(audit.checked.includes(`${view}-${theme}-${lang}`), `${view}-${theme}-${lang}`);
   });
 });

@@ -157,7 +157,8 @@ describe('the Learn view in Chromium', { skip }, () => {
   });
 
   it('"Propose an entry" by hand in Learn: a new entry, then a new way to ask an existing one (its answer shown, not asked for)', async () => {
-    await page.click('nav [data-view="learn"]');
+    await page.click('nav [data-view="kb"]');
+    await page.click('nav.subnav [data-view="learn"]');
     await page.getByRole('radio', { name: 'Waiting' }).check();
     const form = page.getByTestId('learn-propose');
     const propose = form.getByRole('button', { name: 'Propose' });
