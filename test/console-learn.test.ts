@@ -72,7 +72,7 @@ describe('the Learn view in Chromium', { skip }, () => {
     await card.getByRole('button', { name: 'Approve as a new entry' }).click();
     await page.getByTestId('learn-status').filter({ hasText: 'Approved' }).waitFor();
     await page.getByTestId('learn-count').filter({ hasText: '1' }).waitFor();
-    assert.equal(await page.getByTestId('proposal-group').count(), 1);
+    await waitFor('one group left in the list', async () => (await page.getByTestId('proposal-group').count()) === 1);
     const kb = await consoleCall<Array<{ question: string; answer: string }>>(server, 'listKb', {});
     assert.ok(kb.some((e) => e.question === 'How do I close my account?' && e.answer === 'Open Settings, then Privacy, then Close account.'));
     const again = await ask('v3', 'How do I close my account?');
