@@ -100,7 +100,7 @@ export async function startReceiver(path = '/hook', options: ReceiverOptions = {
 }
 
 /** Waits (in real time, for I/O to finish) until `check` holds; time-based behaviour still moves only with the manual clock. */
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 3000): Promise<T> {
+export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let value: T | undefined | false;
