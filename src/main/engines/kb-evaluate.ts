@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { KnowledgeSource } from './kb-engine.ts';
 import { ImportError } from '../cli/kb-import.ts';
+import type { KbTradeOff } from '../../shared/console-views.ts';
 
 /**
  * The threshold's trade-off, measured: questions (labelled with the entry that answers them, or
@@ -37,15 +38,8 @@ export function judgeQuestions(source: KnowledgeSource, items: readonly Labelled
   });
 }
 
-export interface TradeOff {
-  threshold: number;
-  paraphrases: number;
-  right: number;
-  wrong: number;
-  handedOff: number;
-  uncovered: number;
-  uncoveredAnswered: number;
-}
+/** At one threshold, what the labelled questions would get (the console's plot draws it). */
+export type TradeOff = KbTradeOff;
 
 export function tradeOffAt(judged: readonly Judged[], threshold: number, same: SameAnswer = exactly): TradeOff {
   const covered = judged.filter((j) => j.item.expected !== null);
