@@ -133,6 +133,26 @@ describe('knowledge-base answers in the console (sources, suggestions, deleting 
     assert.equal(await curve.locator('polyline').count(), 3);
   });
 
+  it('an admin sets the threshold from the plot: replies use it from the next question, audited, and it goes back to the server\'s', async () => {
+    const question = 'where is the parcel I ordered yesterday';
+    const atDefault = await consoleCall<{ handoff: boolean; confidence: number }>(server, 'tryKb', { question });
+    assert.equal(atDefault.handoff, false);
+    assert.ok(atDefault.confidence < 0.99, `a partial match: ${atDefault.confidence}`);
+    const above = Math.min(1, Math.ceil(atDefault.confidence * 100 + 1) / 100);
+    const curve = page.locator('.threshold-curve');
+    await curve.getByTestId('threshold-input').fill(String(above));
+    await curve.getByRole('button', { name: 'Use it' }).click();
+    await curve.getByTestId('threshold-status').getByText(`The threshold is now ${above}, for every client, from the next question.`).waitFor();
+    await curve.getByText(new RegExp(`^At ${above}, the threshold in force`)).waitFor();
+    assert.equal((await consoleCall<{ handoff: boolean }>(server, 'tryKb', { question })).handoff, true, 'the engine thread reads it at the next question');
+    await curve.getByRole('button', { name: "Back to the server's 0.55" }).click();
+    await curve.getByText(/^At 0.55, the threshold in force/).waitFor();
+    assert.equal((await consoleCall<{ handoff: boolean }>(server, 'tryKb', { question })).handoff, false);
+    const audit = await consoleCall<Array<{ action: string; detail: string | null }>>(server, 'listAudit', { action: 'kb_threshold' });
+    assert.deepEqual(audit.map((a) => JSON.parse(a.detail ?? '{}')).reverse(), [{ from: 0.55, to: above }, { from: above, to: 0.55, default: true }]);
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
   it('a hung service (SIGSTOP) is noticed: Reconnecting then Offline, a click on a conversation loads then offers Retry, and SIGCONT brings it all back', async () => {
     // The server pings every 15 s; the test shortens the console's patience (and its longest wait
     // between reconnects) through the page, as the console allows.

@@ -13,6 +13,8 @@ import { toContextLine } from './engines/engine.ts';
 import type { FromEngineWorker, ToEngineWorker } from './engines/worker-engine.ts';
 import type { EngineConfig } from '../shared/engine-config.ts';
 import { assertNever } from '../shared/assert-never.ts';
+import { thresholdSource } from './engines/kb-threshold.ts';
+import { settingsQueries } from './store/settings.ts';
 
 // Composition root of the engine thread: its own read-only connection (WAL readers never block the
 // writer), the knowledge-base engine and the router, as the service builds them in-process.
@@ -20,9 +22,10 @@ import { assertNever } from '../shared/assert-never.ts';
 const port = parentPort!;
 const { databasePath, busyTimeoutMs, kbThreshold } = workerData as { databasePath: string; busyTimeoutMs: number; kbThreshold: number };
 const db = new DatabaseSync(databasePath, { readOnly: true, timeout: busyTimeoutMs });
-// Matched in memory (same rows and order as the FTS5 queries, a fraction of the time); rebuilt
-// when the knowledge base's version changes, which is read before every match.
+// Matched in memory; rebuilt when the knowledge base's version changes, which is read before every match.
 const knowledge = createIndexedKnowledge(kbQueries(db));
+// The threshold an admin set from the console, read at each question; else serve's kbThreshold.
+const threshold = thresholdSource(settingsQueries(db), kbThreshold);
 // Auto replies name their transcript lines rather than carry them: read here, off the main thread.
 const readContext = messageContext(db);
 const configured = new Map<string, { config: EngineConfig; updatedAt: number; apiKey: string | null }>();
@@ -37,9 +40,9 @@ const semantic = createSemantic({
 });
 // Requests arrive already routed: the router here is keyed by engine name, not by client.
 const router = createEngineRouter({
-  builtin: createKbEngine(knowledge, { threshold: kbThreshold, queryMessages: 3 }),
+  builtin: createKbEngine(knowledge, { threshold, queryMessages: 3 }),
   knowledge,
-  semantic: { rankerFor: semantic.rankerFor, kbOptions: { threshold: kbThreshold, queryMessages: 3 } },
+  semantic: { rankerFor: semantic.rankerFor, kbOptions: { threshold, queryMessages: 3 } },
   engineOf: (name) => name,
   load: (name) => {
     const c = configured.get(name);

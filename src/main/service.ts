@@ -13,6 +13,7 @@ import { createRateLimiter } from './auth/rate-limiter.ts';
 import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
 import { createIndexedKnowledge } from './engines/kb-index.ts';
+import { thresholdSource } from './engines/kb-threshold.ts';
 import type { Engine } from './engines/engine.ts';
 import { createEngineRouter } from './engines/router.ts';
 import { startWorkerEngine } from './engines/worker-engine.ts';
@@ -156,7 +157,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // The same in-memory match as the engine thread's, so both paths answer alike.
   const knowledge = createIndexedKnowledge(store.kb);
   const semantic = options.engine || engineWorker ? null : createSemantic({ knowledge, access: { entries: () => store.kb.all(), version: () => store.kb.version(), stored: (model) => store.kbVectors.forModel(model), save: saveVectors }, clock, log });
-  const kbOptions = { threshold: config.kbThreshold, queryMessages: 3 };
+  const kbThreshold = thresholdSource(store.settings, config.kbThreshold);
+  const kbOptions = { threshold: kbThreshold, queryMessages: 3 };
   const engine: Engine =
     options.engine ??
     engineWorker ??
@@ -337,7 +339,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     engineTimeoutMs: config.engineTimeoutMs,
     fallbackText: config.fallbackText,
     contextLines: 50,
-    kbThreshold: config.kbThreshold,
+    kbThreshold,
+    configuredKbThreshold: config.kbThreshold,
     pendingChanges: () => store.proposals.pendingChanges(),
     knowledge,
     team,

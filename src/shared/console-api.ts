@@ -206,6 +206,8 @@ export const consoleInputs = {
   removeKb: z.object({ id: z.number().int().positive() }),
   importKb: z.object({ fileName: z.string().min(1).max(256), text: z.string().max(10 * 1024 * 1024) }),
   tryKb: z.object({ question: z.string().trim().min(1).max(2000) }),
+  /** The built-in engine's threshold for every client from now on; null: back to the server's kbThreshold. */
+  setKbThreshold: z.object({ threshold: z.number().min(0).max(1).multipleOf(0.01).nullable() }),
   /** The threshold's trade-off: recent customer questions, and optionally a file of labelled ones. */
   kbCurve: z.object({
     days: z.number().int().min(1).max(90).default(7),
@@ -299,6 +301,7 @@ export interface ConsoleOutputs extends AccountOutputs, TeamOutputs, LearnOutput
   };
   tryKb: { content: string; handoff: boolean; confidence: number | null; sources: Array<{ id: number; score: number; question: string }>; cause: string | null };
   kbCurve: KbCurve;
+  setKbThreshold: { threshold: number; defaultThreshold: number };
 }
 
 /** Main's side: each handler gets its checked input and who is calling (roles already checked by dispatch). */

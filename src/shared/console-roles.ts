@@ -66,6 +66,7 @@ export const METHOD_ROLES = {
   saveKb: ADMIN,
   removeKb: ADMIN,
   importKb: ADMIN,
+  setKbThreshold: ADMIN,
   listEngines: ADMIN,
   listAgents: ADMIN,
   addAgent: ADMIN,

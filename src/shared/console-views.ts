@@ -144,8 +144,10 @@ export interface KbTradeOff {
 
 /** The built-in engine's threshold against what it would answer (the knowledge-base view's plot). */
 export interface KbCurve {
-  /** The threshold in force (serve's kbThreshold). */
+  /** The threshold in force: set from the console, else the server's kbThreshold. */
   threshold: number;
+  /** The server's kbThreshold, which "back to the default" returns to. */
+  defaultThreshold: number;
   /** Recent customer questions' best matches: the share answered at each threshold. */
   recent: { days: number; questions: number; points: Array<{ threshold: number; answered: number }> };
   /** A file of labelled questions, when one was given. */

@@ -63,6 +63,8 @@ export const AUDIT_ACTIONS = [
   'learn',
   // A replay of past questions against a candidate configuration (issue 29).
   'replay',
+  // The built-in engine's threshold set from the console (issue 29).
+  'kb_threshold',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -21,6 +21,7 @@ import { processSendIo, sendCommand } from './send-command.ts';
 import { processReceiveIo, receiveCommand } from './receive-command.ts';
 import { evalCommand, EVAL_USAGE } from './eval-commands.ts';
 import { systemClock } from '../../shared/clock.ts';
+import { thresholdSource } from '../engines/kb-threshold.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   clients add ID [--secret-env NAME | --secret-stdin | --secret S] [SETTINGS]
@@ -238,7 +239,7 @@ async function main(argv: string[]): Promise<number> {
               : group === 'agents'
                 ? agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
                 : group === 'eval'
-                  ? await evalCommand(store, { ...evalDeps(dataDir), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
+                  ? await evalCommand(store, { ...evalDeps(dataDir), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
                   : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;

@@ -22,7 +22,7 @@ import { createLearnHandlers } from './learn-handlers.ts';
 import type { Team } from '../team/team-service.ts';
 import type { Proposer } from '../learn/proposer.ts';
 import { createReplayHandlers } from './replay-handlers.ts';
-import { createKbCurveHandler } from './kb-curve-handler.ts';
+import { createKbThresholdHandlers } from './kb-threshold-handlers.ts';
 import type { KnowledgeSource } from '../engines/kb-engine.ts';
 import type { PendingChanges } from '../replay/candidate.ts';
 
@@ -58,8 +58,10 @@ export interface AllHandlerDeps {
   team: Team;
   /** Proposes knowledge-base changes from operators' replies (absent: nothing is proposed). */
   learn?: Pick<Proposer, 'afterReply'>;
-  /** The built-in engine's threshold (server config kbThreshold): what replays compare against. */
-  kbThreshold: number;
+  /** The built-in engine's threshold now (set from the console, else the server's kbThreshold). */
+  kbThreshold: () => number;
+  /** The server's configured kbThreshold: what "back to the default" returns to. */
+  configuredKbThreshold: number;
   /** Pending knowledge-base proposals for replays; absent in a build without a proposals store. */
   pendingChanges?: PendingChanges;
   /** The knowledge base as the built-in engine matches it: the threshold plot ranks with it. */
@@ -80,7 +82,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     ...createTeamHandlers(deps),
     ...createLearnHandlers(deps),
     ...createReplayHandlers(deps),
-    ...createKbCurveHandler(deps),
+    ...createKbThresholdHandlers(deps),
     ...createAdminHandlers({
       ...deps,
       admin: clientAdmin(store, deps.box),

@@ -16,7 +16,8 @@ export interface ReplayHandlerDeps {
   writer: MessageWriter;
   clock: Clock;
   box: SecretBox;
-  kbThreshold: number;
+  /** The built-in engine's threshold now. */
+  kbThreshold: () => number;
   engineTimeoutMs: number;
   fallbackText: string;
   contextLines: number;

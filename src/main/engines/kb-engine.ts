@@ -16,13 +16,13 @@ export interface KnowledgeSource {
 }
 
 export interface KbEngineOptions {
-  /** Answers scoring below this hand off (0..1). */
-  threshold: number;
+  /** Answers scoring below this hand off (0..1); a function is asked at each question (set from the console). */
+  threshold: number | (() => number);
   /** How many recent customer messages form the query. */
   queryMessages: number;
 }
 
-export const DEFAULT_KB_ENGINE_OPTIONS: KbEngineOptions = { threshold: 0.55, queryMessages: 3 };
+export const DEFAULT_KB_ENGINE_OPTIONS = { threshold: 0.55, queryMessages: 3 } as const satisfies KbEngineOptions;
 
 /**
  * Knowledge-base entries for the recent customer messages (newest first), best first, each with
@@ -53,15 +53,16 @@ export function createKbEngine(source: KnowledgeSource, options: KbEngineOptions
         ? await ranking.rank(recent, 25, signal ?? new AbortController().signal, request.budget)
         : { ranked: rankKnowledge(source, recent, 25), cause: undefined };
       const note = rankCause ? `; ${rankCause}` : '';
+      const threshold = typeof options.threshold === 'function' ? options.threshold() : options.threshold;
       const sources = ranked.slice(0, 3).map((r) => ({ id: r.entry.id, score: Math.round(r.score * 1000) / 1000 }));
       const best = ranked[0];
-      if (!best || best.score < options.threshold) {
+      if (!best || best.score < threshold) {
         return {
           content: request.fallbackText,
           handoff: true,
           confidence: best ? sources[0]!.score : 0,
           sources,
-          cause: (best ? `best match scored ${sources[0]!.score}, below ${options.threshold}` : 'no knowledge-base entry matched') + note,
+          cause: (best ? `best match scored ${sources[0]!.score}, below ${threshold}` : 'no knowledge-base entry matched') + note,
         };
       }
       return { content: best.entry.answer, handoff: false, confidence: sources[0]!.score, sources, ...(rankCause ? { cause: rankCause } : {}) };

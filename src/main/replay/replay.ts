@@ -19,8 +19,8 @@ export interface ReplayDeps {
   store: Store;
   /** Opens an engine's sealed API key. */
   openKey: (sealed: string) => string;
-  /** The built-in engine's threshold now (server config kbThreshold). */
-  kbThreshold: number;
+  /** The built-in engine's threshold now (set from the console, else the server's kbThreshold). */
+  kbThreshold: number | (() => number);
   engineTimeoutMs: number;
   fallbackText: string;
   /** As many transcript lines as the live path gives an engine. */
@@ -157,6 +157,8 @@ export function createReplay(deps: ReplayDeps) {
     const current = store.kb.all();
     const knowledge = buildKbIndex(current);
     const candidate = r.withProposals ? candidateKnowledge(current, deps.pendingChanges!()) : null;
+    // The threshold in force when the run is planned: both sides keep it for the whole run.
+    const base = typeof deps.kbThreshold === 'function' ? deps.kbThreshold() : deps.kbThreshold;
     const params: ReplayParams = {
       ...window,
       since: r.since ?? null,
@@ -167,14 +169,14 @@ export function createReplay(deps: ReplayDeps) {
       withProposals: r.withProposals,
       concurrency: r.concurrency,
       limit: r.limit,
-      baseThreshold: deps.kbThreshold,
+      baseThreshold: base,
     };
     return {
       params,
       questions,
       capped: found.length > r.limit,
-      before: side(knowledge, deps.kbThreshold, null),
-      after: side(candidate?.index ?? knowledge, r.threshold ?? deps.kbThreshold, r.systemPrompt ?? null),
+      before: side(knowledge, base, null),
+      after: side(candidate?.index ?? knowledge, r.threshold ?? base, r.systemPrompt ?? null),
       beforeName,
       afterName,
       proposals: candidate && { entries: candidate.entries, phrasings: candidate.phrasings, orphaned: candidate.orphaned },

@@ -1,5 +1,5 @@
 import type { Migration } from '../migrate.ts';
-import type { DatabaseSync } from 'node:sqlite';
+import { addAuditAction } from './audit-actions.ts';
 
 /**
  * Replays (issue 29, "proving a change before it goes live"): past customer questions answered
@@ -44,27 +44,6 @@ export const migration032: Migration = {
         PRIMARY KEY (run_id, message_id)
       ) STRICT, WITHOUT ROWID;
     `);
-    addAuditAction(db, 'replay');
+    addAuditAction(db, 'replay', 32);
   },
 };
-
-function addAuditAction(db: DatabaseSync, action: string): void {
-  const table = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() as { sql: string } | undefined;
-  if (!table) throw new Error('migration 32: no audit table');
-  const check = /CHECK \(action IN \(([^)]*)\)\)/.exec(table.sql);
-  if (!check) throw new Error('migration 32: the audit table has no CHECK on its actions');
-  const actions = check[1]!;
-  if (actions.includes(`'${action}'`)) return;
-  const rebuilt = table.sql
-    .replace(/^CREATE TABLE "?audit"?/, 'CREATE TABLE audit_new')
-    .replace(check[0], `CHECK (action IN (${actions}, '${action}'))`);
-  const indexes = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit' AND sql IS NOT NULL").all() as Array<{ sql: string }>).map((i) => i.sql);
-  const columns = (db.prepare("SELECT name FROM pragma_table_info('audit') ORDER BY cid").all() as Array<{ name: string }>).map((c) => c.name).join(', ');
-  db.exec(`
-    ${rebuilt};
-    INSERT INTO audit_new (${columns}) SELECT ${columns} FROM audit;
-    DROP TABLE audit;
-    ALTER TABLE audit_new RENAME TO audit;
-    ${indexes.map((sql) => `${sql};`).join('\n')}
-  `);
-}

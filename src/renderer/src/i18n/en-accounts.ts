@@ -134,6 +134,7 @@ export const enAccounts = {
       note: 'Note',
       learn: 'Knowledge proposal',
       replay: 'Replay',
+      kb_threshold: 'Threshold',
     },
   },
 };

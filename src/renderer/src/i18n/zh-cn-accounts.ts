@@ -136,6 +136,7 @@ export const zhCNAccounts: typeof enAccounts = {
       note: '备注',
       learn: '知识库建议',
       replay: '回放',
+      kb_threshold: '阈值',
     },
   },
 };

@@ -3,6 +3,8 @@ import { useTranslation } from 'react-i18next';
 import type { KbCurve } from '../../../shared/console-api.ts';
 import { PLOT_BOX, TICKS_X, TICKS_Y, polyline, xOf, yOf, type CurveLine } from '../../../shared/curve-plot.ts';
 import { api } from '../api/bridge.ts';
+import { useConsole } from '../store/index.ts';
+import { mayCall } from '../../../shared/console-roles.ts';
 
 const pct = (share: number): string => `${Math.round(share * 100)} %`;
 
@@ -28,12 +30,24 @@ export function ThresholdCurve() {
   const { t } = useTranslation();
   const [curve, setCurve] = useState<KbCurve | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = async (labelled?: { fileName: string; text: string }): Promise<void> => {
-    const r = await api.kbCurve({ days: 7, labelled });
+  const [labelled, setLabelled] = useState<{ fileName: string; text: string } | undefined>(undefined);
+  const [draft, setDraft] = useState('');
+  const [saved, setSaved] = useState<string | null>(null);
+  const mayChange = useConsole((s) => mayCall(s.me.role, 'setKbThreshold'));
+  const load = async (file = labelled): Promise<void> => {
+    const r = await api.kbCurve({ days: 7, labelled: file });
     if (r.ok) {
       setCurve(r.value);
+      setLabelled(file);
+      setDraft(String(r.value.threshold));
       setError(null);
     } else setError(r.error.message);
+  };
+  const setThreshold = async (threshold: number | null): Promise<void> => {
+    const r = await api.setKbThreshold({ threshold });
+    if (!r.ok) return setError(r.error.message);
+    setSaved(t('kb.curve.saved', { threshold: r.value.threshold }));
+    await load();
   };
   useEffect(() => {
     void load();
@@ -113,6 +127,33 @@ export function ThresholdCurve() {
           </table>
         </details>
       )}
+      {mayChange && (
+        <form
+          className="curve-actions"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const value = Math.round(Number(draft) * 100) / 100;
+            if (draft.trim() !== '' && value >= 0 && value <= 1) void setThreshold(value);
+          }}
+        >
+          <label>
+            {t('kb.curve.set')}{' '}
+            <input type="number" min={0} max={1} step={0.01} value={draft} onChange={(e) => setDraft(e.target.value)} data-testid="threshold-input" />
+          </label>
+          <button type="submit" disabled={draft.trim() === '' || Number(draft) === curve.threshold || !(Number(draft) >= 0 && Number(draft) <= 1)}>
+            {t('kb.curve.use')}
+          </button>
+          {curve.threshold !== curve.defaultThreshold && (
+            <button type="button" onClick={() => void setThreshold(null)}>
+              {t('kb.curve.reset', { threshold: curve.defaultThreshold })}
+            </button>
+          )}
+          <small className="muted">{t('kb.curve.setHint')}</small>
+        </form>
+      )}
+      <p role="status" className="muted" data-testid="threshold-status">
+        {saved}
+      </p>
       <div className="curve-actions">
         <button type="button" onClick={() => void load()}>
           {t('kb.curve.refresh')}

@@ -5,13 +5,20 @@ import type { KnowledgeSource } from '../engines/kb-engine.ts';
 import { CURVE_THRESHOLDS, answeredShares, judgeQuestions, parseLabelledQuestions, tradeOffAt, type Judged } from '../engines/kb-evaluate.ts';
 import { ImportError } from '../cli/kb-import.ts';
 import { ConsoleError } from './console-error.ts';
+import type { MessageWriter } from '../conversations/message-service.ts';
+import type { Caller } from '../../shared/console-roles.ts';
+import { KB_THRESHOLD_SETTING } from '../engines/kb-threshold.ts';
+import { auditDetail } from '../conversations/workspace-commands.ts';
 
 export interface KbCurveDeps {
   store: Store;
   clock: Clock;
   /** The knowledge base as the built-in engine matches it (rebuilt when an entry changes). */
   knowledge: KnowledgeSource;
-  kbThreshold: number;
+  /** The threshold in force now, and the server's configured one (the default to go back to). */
+  kbThreshold: () => number;
+  configuredKbThreshold: number;
+  writer: MessageWriter;
 }
 
 /** Recent questions counted: enough for a smooth curve, few enough to rank in well under a second. */
@@ -31,9 +38,22 @@ async function bestScores(knowledge: KnowledgeSource, questions: readonly string
   return scores;
 }
 
-/** The knowledge-base view's threshold plot: what each threshold would answer. */
-export function createKbCurveHandler(deps: KbCurveDeps): Pick<ConsoleHandlers, 'kbCurve'> {
+/** The knowledge-base view's threshold plot (what each threshold would answer), and setting the threshold. */
+export function createKbThresholdHandlers(deps: KbCurveDeps): Pick<ConsoleHandlers, 'kbCurve' | 'setKbThreshold'> {
+  const audit = async (caller: Caller, detail: Record<string, unknown>): Promise<void> => {
+    const operator = caller.account ? { ...caller.account, address: caller.address } : null;
+    await deps.writer.submit({ kind: 'audit', entry: { at: deps.clock.now(), operator, action: 'kb_threshold', conversationId: null, detail: auditDetail(detail), address: caller.address } });
+  };
   return {
+    /** Every engine thread and process reads the settings row at its next question: no restart. */
+    async setKbThreshold(input, caller) {
+      const from = deps.kbThreshold();
+      if (input.threshold === null) deps.store.settings.delete(KB_THRESHOLD_SETTING);
+      else deps.store.settings.put(KB_THRESHOLD_SETTING, String(input.threshold));
+      const to = deps.kbThreshold();
+      await audit(caller, { from, to, ...(input.threshold === null ? { default: true } : {}) });
+      return { threshold: to, defaultThreshold: deps.configuredKbThreshold };
+    },
     async kbCurve(input): Promise<KbCurve> {
       let labelled: KbCurve['labelled'] = null;
       if (input.labelled) {
@@ -54,7 +74,7 @@ export function createKbCurveHandler(deps: KbCurveDeps): Pick<ConsoleHandlers, '
       const to = deps.clock.now();
       const questions = deps.store.replay.questions({ from: to - input.days * DAY, to, clientId: null, limit: RECENT_LIMIT }).map((q) => q.content);
       const scores = await bestScores(deps.knowledge, questions);
-      return { threshold: deps.kbThreshold, recent: { days: input.days, questions: questions.length, points: answeredShares(scores) }, labelled };
+      return { threshold: deps.kbThreshold(), defaultThreshold: deps.configuredKbThreshold, recent: { days: input.days, questions: questions.length, points: answeredShares(scores) }, labelled };
     },
   };
 }
