@@ -94,6 +94,13 @@ describe('team sign-in in the browser (real Chromium against serve)', { skip }, 
     await agent.getByTestId('sign-out').waitFor();
     await axeThemes(agent, 'agent-console', a11y);
     await agent.keyboard.press('Escape');
+    // The knowledge base: read and try, and Learn to propose; no entry form, no Edit or Delete, no Replay.
+    await agent.click('nav [data-view="kb"]');
+    await agent.getByRole('button', { name: 'Ask' }).waitFor();
+    assert.equal(await agent.locator('form.entry-form').count(), 0, 'no form to add or change entries');
+    assert.equal(await agent.getByRole('button', { name: 'Edit' }).count(), 0);
+    assert.deepEqual(await agent.locator('nav.subnav [data-view]').evaluateAll((els) => els.map((e) => e.getAttribute('data-view'))), ['kb', 'learn']);
+    await agent.click('nav [data-view="conversations"]');
     assert.ok(agentAnswers.some((a) => a.path === '/api/whoAmI' && a.status === 200 && a.authorization === `Bearer ${token}`), 'and sent as a bearer token');
   });
 

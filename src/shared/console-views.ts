@@ -149,7 +149,7 @@ export interface KbCurve {
   /** The server's kbThreshold, which "back to the default" returns to. */
   defaultThreshold: number;
   /** Recent customer questions' best matches: the share answered at each threshold. */
-  recent: { days: number; questions: number; points: Array<{ threshold: number; answered: number }> };
+  recent: { days: number; questions: number; answeredNow: number; points: Array<{ threshold: number; answered: number }> };
   /** A file of labelled questions, when one was given. */
   labelled: { fileName: string; questions: number; points: KbTradeOff[] } | null;
 }

@@ -16,7 +16,7 @@ export interface PlotBox {
   to: number;
 }
 
-export const PLOT_BOX: PlotBox = { width: 360, height: 170, left: 36, bottom: 24, top: 8, right: 8, from: 0.2, to: 0.8 };
+export const PLOT_BOX: PlotBox = { width: 360, height: 170, left: 46, bottom: 24, top: 8, right: 8, from: 0.2, to: 0.8 };
 
 export const xOf = (box: PlotBox, threshold: number): number => box.left + ((threshold - box.from) / (box.to - box.from)) * (box.width - box.left - box.right);
 export const yOf = (box: PlotBox, share: number): number => box.top + (1 - Math.max(0, Math.min(1, share))) * (box.height - box.top - box.bottom);

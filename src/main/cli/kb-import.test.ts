@@ -23,7 +23,7 @@ test('a JSON file gives phrasings as an array of strings, and says which entry i
 test('the store keeps phrasings trimmed and without repeats, and an edit that leaves them out keeps them', () => {
   const db = openDatabase(':memory:');
   const store = { kb: kbQueries(db) };
-  const id = store.kb.add('Where is my order?', 'Open Orders.', 1, [' where is my parcel ', 'Where is my order?', 'WHERE IS MY PARCEL', '']);
+  const id = store.kb.add('Where is my order?', 'Open Orders.', 1, [' where is my parcel ', 'Where is my order?', 'WHERE IS MY PARCEL', 'where is my parcel??', '']);
   assert.deepEqual(store.kb.get(id)!.phrasings, ['where is my parcel']);
   assert.equal(store.kb.addPhrasing(id, 'track my order', 2), true);
   assert.equal(store.kb.addPhrasing(999, 'x', 2), false);

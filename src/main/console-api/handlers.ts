@@ -137,7 +137,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
 export async function dispatch(handlers: ConsoleHandlers, method: string, rawInput: unknown, caller: Caller, log: (line: string) => void = (line) => console.error(line)): Promise<ApiResult<unknown>> {
   if (!Object.hasOwn(consoleInputs, method)) return { ok: false, error: { code: 'unknown_method', message: `no console method "${method}"` } };
   const m = method as ConsoleMethod;
-  if (!mayCall(caller.role, m)) return { ok: false, error: { code: 'forbidden', message: `"${method}" is for an admin; you are signed in as ${caller.role}` } };
+  if (!mayCall(caller.role, m)) return { ok: false, error: { code: 'forbidden', message: `only an admin may do this ("${method}"); you are signed in as an ${caller.role}` } };
   const parsed = consoleInputs[m].safeParse(rawInput ?? {});
   if (!parsed.success) {
     return { ok: false, error: { code: 'invalid_input', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') } };

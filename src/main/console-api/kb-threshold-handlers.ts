@@ -74,7 +74,9 @@ export function createKbThresholdHandlers(deps: KbCurveDeps): Pick<ConsoleHandle
       const to = deps.clock.now();
       const questions = deps.store.replay.questions({ from: to - input.days * DAY, to, clientId: null, limit: RECENT_LIMIT }).map((q) => q.content);
       const scores = await bestScores(deps.knowledge, questions);
-      return { threshold: deps.kbThreshold(), defaultThreshold: deps.configuredKbThreshold, recent: { days: input.days, questions: questions.length, points: answeredShares(scores) }, labelled };
+      const threshold = deps.kbThreshold();
+      const answeredNow = scores.length === 0 ? 0 : scores.filter((s) => s >= threshold).length / scores.length;
+      return { threshold, defaultThreshold: deps.configuredKbThreshold, recent: { days: input.days, questions: questions.length, answeredNow, points: answeredShares(scores) }, labelled };
     },
   };
 }

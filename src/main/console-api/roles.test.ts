@@ -22,7 +22,7 @@ test('every method, called as every role: an agent is refused what is an admin\'
       assert.equal(refused, !mayCall(role, m), `${role} ${m}`);
       if (refused) {
         assert.deepEqual(called, [], `${m}'s handler does not run for ${role}`);
-        assert.match(result.error.message, /is for an admin/);
+        assert.match(result.error.message, /only an admin may do this/);
       }
     }
   }

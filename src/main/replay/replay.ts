@@ -145,7 +145,7 @@ export function createReplay(deps: ReplayDeps) {
     }
     if (r.withProposals && !deps.pendingChanges) throw new ReplayInputError(NO_PROPOSALS);
     if (r.engine === undefined && r.threshold === undefined && r.systemPrompt === undefined && !r.withProposals) {
-      throw new ReplayInputError('nothing to compare: give a candidate (--engine, --threshold, --system-prompt or --with-proposals)');
+      throw new ReplayInputError('nothing to compare: choose a change to try (another engine, a threshold, a system prompt, or the pending proposals)');
     }
     const found = store.replay.questions({ from: window.from, to: window.to, clientId: r.clientId ?? null, limit: r.limit + 1 });
     const questions = found.slice(0, r.limit);

@@ -5,14 +5,18 @@ import type { Db } from './db.ts';
 const phrasingsSchema = z.array(z.string());
 export const parsePhrasings = (json: string): string[] => phrasingsSchema.parse(JSON.parse(json));
 
+/** What makes two phrasings the same: case, spacing and punctuation do not ("Can I pay?" = "can i pay"). */
+const sameKey = (text: string): string => text.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}\s]+/gu, ' ').trim();
+
 /** Trimmed, blank and repeated ones (and the question itself) dropped, first kept. */
 export function cleanPhrasings(question: string, phrasings: readonly string[]): string[] {
-  const seen = new Set([question.trim().toLowerCase()]);
+  const seen = new Set([sameKey(question)]);
   const out: string[] = [];
   for (const p of phrasings) {
     const t = p.trim();
-    if (t === '' || seen.has(t.toLowerCase())) continue;
-    seen.add(t.toLowerCase());
+    const key = sameKey(t);
+    if (key === '' || seen.has(key)) continue;
+    seen.add(key);
     out.push(t);
   }
   return out;

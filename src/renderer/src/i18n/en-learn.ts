@@ -1,6 +1,7 @@
 /** Learning from the team: proposals from operators' answers, reviewed in the Learn view: English. */
 export const enLearn = {
   nav: 'Learn',
+  placeholders: 'This answer has masked placeholders like [phone]: put the real words back before approving, or customers get them as they are.',
   waiting_one: '{{count}} proposal waiting',
   waiting_other: '{{count}} proposals waiting',
   title: 'Learn from the team',

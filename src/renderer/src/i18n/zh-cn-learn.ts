@@ -1,6 +1,7 @@
 /** 从团队学习：由客服回答生成的知识库建议，在“学习”视图中审核：简体中文。 */
 export const zhCNLearn = {
   nav: '学习',
+  placeholders: '这个答案含有 [phone] 等遮盖占位符：批准前请改回真实内容，否则客户会原样收到。',
   waiting_one: '{{count}} 条建议待审核',
   waiting_other: '{{count}} 条建议待审核',
   title: '从团队学习',

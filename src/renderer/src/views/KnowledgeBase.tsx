@@ -6,6 +6,7 @@ import type { KbEntryView } from '../../../shared/console-api.ts';
 import { Modal } from './Modal.tsx';
 import { WriteButton } from './ConnectionStatus.tsx';
 import { matchScore } from './match-score.ts';
+import { mayCall } from '../../../shared/console-roles.ts';
 
 /** Deleting an entry changes what customers are answered from now on: asked first, with the entry shown. */
 function ConfirmDelete({ entry, onCancel, onDeleted }: { entry: KbEntryView; onCancel: () => void; onDeleted: () => void }) {
@@ -58,6 +59,17 @@ export function KnowledgeBase() {
   const focus = useConsole((s) => s.kbFocus);
   const openEntry = useConsole((s) => s.openKbEntry);
   const table = useRef<HTMLTableElement>(null);
+  const form = useRef<HTMLFormElement>(null);
+  // Agents read the knowledge base and try questions; changing it is an admin's (they propose in Learn).
+  const mayEdit = useConsole((s) => mayCall(s.me.role, 'saveKb'));
+  // The form is above the table: bring it into view with the entry in it, its question focused.
+  const edit = (e: KbEntryView): void => {
+    setEditing({ id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings.join('\n') });
+    requestAnimationFrame(() => {
+      form.current?.scrollIntoView({ block: 'nearest' });
+      form.current?.querySelector<HTMLInputElement>('input')?.focus({ preventScroll: true });
+    });
+  };
 
   // Opened at an entry (a source link in the transcript): bring it into view and give it focus.
   useEffect(() => {
@@ -99,41 +111,55 @@ export function KnowledgeBase() {
           )}
         </div>
       )}
-      <form
-        className="entry-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const phrasings = editing.phrasings.split('\n').map((p) => p.trim()).filter((p) => p !== '');
-          void save({ id: editing.id, question: editing.question, answer: editing.answer, phrasings }).then((ok) => ok && setEditing(blank));
-        }}
-      >
-        <input placeholder={t('kb.question')} value={editing.question} onChange={(e) => setEditing({ ...editing, question: e.target.value })} aria-label={t('kb.question')} />
-        <textarea placeholder={t('kb.answerField')} value={editing.answer} onChange={(e) => setEditing({ ...editing, answer: e.target.value })} rows={2} aria-label={t('kb.answerField')} />
-        <textarea
-          placeholder={t('kb.phrasingsHint')}
-          value={editing.phrasings}
-          onChange={(e) => setEditing({ ...editing, phrasings: e.target.value })}
-          rows={2}
-          aria-label={t('kb.phrasings')}
-          data-testid="kb-phrasings"
-        />
-        <button type="submit" disabled={!editing.question.trim() || !editing.answer.trim()}>
-          {editing.id ? t('kb.update') : t('kb.add')}
-        </button>
-        <label className="file">
-          {t('kb.import')}
-          <input
-            type="file"
-            accept=".json,.csv"
-            onChange={(e) => {
-              const file = e.target.files?.[0];
-              if (file) void file.text().then((text) => importKb(file.name, text)).then(setImported);
-              e.target.value = '';
-            }}
+      {mayEdit && (
+        <form
+          ref={form}
+          className="entry-form"
+          aria-label={editing.id ? t('kb.editing', { id: editing.id }) : t('kb.add')}
+          onSubmit={(e) => {
+            e.preventDefault();
+            const phrasings = editing.phrasings.split('\n').map((p) => p.trim()).filter((p) => p !== '');
+            void save({ id: editing.id, question: editing.question, answer: editing.answer, phrasings }).then((ok) => ok && setEditing(blank));
+          }}
+        >
+          <input placeholder={t('kb.question')} value={editing.question} onChange={(e) => setEditing({ ...editing, question: e.target.value })} aria-label={t('kb.question')} />
+          <textarea placeholder={t('kb.answerField')} value={editing.answer} onChange={(e) => setEditing({ ...editing, answer: e.target.value })} rows={2} aria-label={t('kb.answerField')} />
+          <textarea
+            placeholder={t('kb.phrasingsHint')}
+            value={editing.phrasings}
+            onChange={(e) => setEditing({ ...editing, phrasings: e.target.value })}
+            rows={2}
+            aria-label={t('kb.phrasings')}
+            data-testid="kb-phrasings"
           />
-        </label>
-        {imported !== null && <small>{t('kb.imported', { count: imported })}</small>}
-      </form>
+          {editing.id && (
+            <strong className="editing" data-testid="kb-editing">
+              {t('kb.editing', { id: editing.id })}
+            </strong>
+          )}
+          <button type="submit" disabled={!editing.question.trim() || !editing.answer.trim()}>
+            {editing.id ? t('kb.update') : t('kb.add')}
+          </button>
+          {editing.id && (
+            <button type="button" onClick={() => setEditing(blank)}>
+              {t('kb.cancelEdit')}
+            </button>
+          )}
+          <label className="file">
+            {t('kb.import')}
+            <input
+              type="file"
+              accept=".json,.csv"
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                if (file) void file.text().then((text) => importKb(file.name, text)).then(setImported);
+                e.target.value = '';
+              }}
+            />
+          </label>
+          {imported !== null && <small>{t('kb.imported', { count: imported })}</small>}
+        </form>
+      )}
       <p role="status" className="muted" data-testid="kb-status">
         {deleted !== null && t('views.kb.deleted', { question: deleted })}
       </p>
@@ -147,7 +173,6 @@ export function KnowledgeBase() {
           }}
         />
       )}
-      <ThresholdCurve />
       <input type="search" placeholder={t('kb.search')} value={search} onChange={(e) => setSearch(e.target.value)} aria-label={t('kb.search')} />
       {kb.length === 0 ? (
         <p className="empty">{t('kb.empty')}</p>
@@ -173,18 +198,23 @@ export function KnowledgeBase() {
                 </td>
                 <td>{e.answer}</td>
                 <td className="actions">
-                  <button className="mini" onClick={() => setEditing({ id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings.join('\n') })}>
-                    {t('kb.edit')}
-                  </button>
-                  <button className="mini" onClick={() => setDeleting(e)} aria-haspopup="dialog">
-                    {t('kb.remove')}
-                  </button>
+                  {mayEdit && (
+                    <>
+                      <button className="mini" onClick={() => edit(e)}>
+                        {t('kb.edit')}
+                      </button>
+                      <button className="mini" onClick={() => setDeleting(e)} aria-haspopup="dialog">
+                        {t('kb.remove')}
+                      </button>
+                    </>
+                  )}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      <ThresholdCurve />
     </section>
   );
 }

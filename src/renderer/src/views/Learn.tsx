@@ -32,6 +32,9 @@ function Provenance({ p, now }: { p: KbProposal; now: number }) {
   );
 }
 
+/** What masking put in a text: an answer with one would reach customers as it stands. */
+const PLACEHOLDER = /\[(?:name|email|phone|number|url)\]/;
+
 /** One group: what customers asked, the answer proposed, and (for whoever may) edit and decide. */
 function GroupCard({ group, now }: { group: ProposalGroup; now: number }) {
   const { t } = useTranslation();
@@ -113,6 +116,11 @@ function GroupCard({ group, now }: { group: ProposalGroup; now: number }) {
             {t('learn.edit.answer')}
             <textarea value={answer} rows={3} onChange={(e) => setAnswer(e.target.value)} data-testid="proposal-answer" />
           </label>
+          {PLACEHOLDER.test(answer) && (
+            <p className="tone-warn" data-testid="proposal-placeholders">
+              {t('learn.placeholders')}
+            </p>
+          )}
           {decides && group.count > 1 && (
             <label>
               {t('learn.edit.phrasings')}

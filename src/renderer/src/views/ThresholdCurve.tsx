@@ -54,15 +54,16 @@ export function ThresholdCurve() {
   }, []);
   if (!curve) return error ? <p role="alert">{error}</p> : null;
   const box = PLOT_BOX;
+  // A threshold outside the plotted range is marked at its edge.
+  const marked = Math.min(box.to, Math.max(box.from, curve.threshold));
   const lines = linesOf(curve, t);
-  const at = curve.recent.points.find((p) => Math.abs(p.threshold - curve.threshold) < 1e-9);
   return (
     <section className="threshold-curve" aria-labelledby="threshold-curve-title">
       <h3 id="threshold-curve-title">{t('kb.curve.title')}</h3>
       <p className="muted">
         {curve.recent.questions === 0
           ? t('kb.curve.noRecent', { days: curve.recent.days, threshold: curve.threshold })
-          : t('kb.curve.summary', { threshold: curve.threshold, share: at ? pct(at.answered) : '–', count: curve.recent.questions, days: curve.recent.days })}
+          : t('kb.curve.summary', { threshold: curve.threshold, share: pct(curve.recent.answeredNow), count: curve.recent.questions, days: curve.recent.days })}
       </p>
       {lines.length > 0 && (
         <figure>
@@ -80,7 +81,7 @@ export function ThresholdCurve() {
                 {v.toFixed(1)}
               </text>
             ))}
-            <line x1={xOf(box, curve.threshold)} x2={xOf(box, curve.threshold)} y1={box.top} y2={box.height - box.bottom} className="marker" />
+            <line x1={xOf(box, marked)} x2={xOf(box, marked)} y1={box.top} y2={box.height - box.bottom} className="marker" />
             {lines.map((l) => (
               <polyline key={l.label} fill="none" stroke={l.color} strokeWidth={2} strokeDasharray={l.dashed ? '6 4' : undefined} points={polyline(box, l.points)} />
             ))}
@@ -133,14 +134,14 @@ export function ThresholdCurve() {
           onSubmit={(e) => {
             e.preventDefault();
             const value = Math.round(Number(draft) * 100) / 100;
-            if (draft.trim() !== '' && value >= 0 && value <= 1) void setThreshold(value);
+            if (draft.trim() !== '' && value >= 0.2 && value <= 0.8) void setThreshold(value);
           }}
         >
           <label>
             {t('kb.curve.set')}{' '}
-            <input type="number" min={0} max={1} step={0.01} value={draft} onChange={(e) => setDraft(e.target.value)} data-testid="threshold-input" />
+            <input type="number" min={0.2} max={0.8} step={0.01} value={draft} onChange={(e) => setDraft(e.target.value)} data-testid="threshold-input" />
           </label>
-          <button type="submit" disabled={draft.trim() === '' || Number(draft) === curve.threshold || !(Number(draft) >= 0 && Number(draft) <= 1)}>
+          <button type="submit" disabled={draft.trim() === '' || Number(draft) === curve.threshold || !(Number(draft) >= 0.2 && Number(draft) <= 0.8)}>
             {t('kb.curve.use')}
           </button>
           {curve.threshold !== curve.defaultThreshold && (

@@ -103,7 +103,7 @@ export function UndoToast() {
         </Toast>
       )}
       {keyNotice && (
-        <Toast testId="key-notice" text={keyNotice} takeFocus={false}>
+        <Toast testId="key-notice" text={keyNotice} takeFocus={false} wrap>
           <span />
         </Toast>
       )}
