@@ -168,7 +168,7 @@ describe('the Learn view in Chromium', { skip }, () => {
     await propose.click();
     await page.getByTestId('learn-status').filter({ hasText: 'Proposed' }).waitFor();
     await page.getByTestId('proposal-group').filter({ hasText: 'Do you have a shop in Paris?' }).filter({ hasText: 'proposed by hand' }).waitFor();
-    assert.equal(await form.getByLabel('Question').inputValue(), '', 'the form is cleared for the next one');
+    await waitFor('the form cleared for the next one', async () => (await form.getByLabel('Question').inputValue()) === '');
     const kb = await consoleCall<Array<{ id: number; question: string }>>(server, 'listKb', {});
     const order = kb.find((e) => e.question === 'Where is my order?')!;
     await form.getByLabel('Question').fill('Where has my parcel got to?');
