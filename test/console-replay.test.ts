@@ -10,7 +10,7 @@ import { seriousViolations } from './helpers/axe.ts';
 import type { AuditItem, ConsoleOutputs } from '../src/shared/console-api.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
-const QUESTIONS = ['How do I reset my password?', 'How do I delete my account?', 'password reset link expired', 'where can I see orders', 'Where is my order?'];
+const QUESTIONS = ['How do I reset my password?', 'How do I delete my account?', 'password reset link expired', 'where can I see orders', 'Where is my order?', 'I want a discount on my order'];
 
 describe('the Replay view: a threshold tried on past questions, side by side, axe clean', { skip }, () => {
   let server: ServeProcess;
@@ -47,7 +47,7 @@ describe('the Replay view: a threshold tried on past questions, side by side, ax
     await page.getByLabel('Built-in engine threshold after (0–1)').fill('0.8');
     await page.getByRole('button', { name: 'Estimate' }).click();
     const estimate = page.getByTestId('replay-estimate');
-    await estimate.getByText('5 questions').waitFor();
+    await estimate.getByText('6 questions').waitFor();
     await estimate.getByText('No LLM call: the built-in engine answers both ways, at no cost.').waitFor();
     assert.equal((await consoleCall<ConsoleOutputs['listReplayRuns']>(server, 'listReplayRuns')).length, 0, 'an estimate runs nothing');
 
@@ -69,7 +69,22 @@ describe('the Replay view: a threshold tried on past questions, side by side, ax
 
     const audit = await consoleCall<AuditItem[]>(server, 'listAudit', { action: 'replay' });
     assert.equal(audit.length, 1);
-    assert.match(audit[0]!.detail ?? '', /"run":1,"change":"start","questions":5/);
+    assert.match(audit[0]!.detail ?? '', /"run":1,"change":"start","questions":6/);
+  });
+
+  it('answers that a lower threshold adds below today\'s are flagged to check, not shown as wins', async () => {
+    await page.getByLabel('Built-in engine threshold after (0–1)').fill('0.2');
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByRole('button', { name: 'Run the replay' }).click();
+    const result = page.getByTestId('replay-result');
+    await result.getByRole('heading', { name: /Replay 2 · done/ }).waitFor();
+    const run = await consoleCall<ConsoleOutputs['getReplayRun']>(server, 'getReplayRun', { id: 2 });
+    const doubtful = run.rows.filter((r) => !r.after.handoff && r.after.score !== null && r.after.score < 0.55).map((r) => r.question);
+    assert.ok(doubtful.length > 0, `some question is answered between 0.2 and 0.55: ${JSON.stringify(run.rows.map((r) => [r.question, r.after.score]))}`);
+    const flagged = result.locator('.replay-changes tbody tr').filter({ has: page.getByTestId('replay-doubtful') });
+    assert.equal(await flagged.count(), doubtful.length);
+    for (const q of doubtful) await flagged.filter({ hasText: q }).getByText("Check this one: matched below today's threshold (0.55).").waitFor();
+    await page.getByLabel('Built-in engine threshold after (0–1)').fill('0.8');
   });
 
   it('estimates a replay with the pending proposals (none yet) without an error', async () => {

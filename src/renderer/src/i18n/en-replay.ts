@@ -38,6 +38,7 @@ export const enReplay = {
     cancel: 'Cancel the replay',
   },
   result: {
+      doubtful: 'Check this one: matched below today\'s threshold ({{threshold}}).',
     title: 'Replay {{id}}',
     status: { running: 'running', done: 'done', cancelled: 'cancelled', failed: 'failed' },
     totals: 'Answered and handed off, before and after',

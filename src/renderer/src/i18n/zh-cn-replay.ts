@@ -39,6 +39,7 @@ export const zhCNReplay: typeof enReplay = {
     cancel: '取消回放',
   },
   result: {
+      doubtful: '请核对：匹配度低于当前阈值（{{threshold}}）。',
     title: '回放 {{id}}',
     status: { running: '进行中', done: '已完成', cancelled: '已取消', failed: '失败' },
     totals: '改动前后的已回答与转人工',

@@ -118,14 +118,24 @@ function Estimate() {
   );
 }
 
-function Side({ side }: { side: ReplayRowSide }) {
+/**
+ * One side of a changed question. An answer matched below the threshold in force today is flagged:
+ * a lower threshold's new answers are where the wrong ones are, and they read as wins otherwise.
+ */
+function Side({ side, below }: { side: ReplayRowSide; below?: number }) {
   const { t } = useTranslation();
+  const doubtful = below !== undefined && !side.handoff && side.score !== null && side.score < below;
   return (
     <>
       <div className={side.handoff ? 'outcome handoff' : 'outcome answered'}>
         {side.handoff ? t('replay.result.handoff') : t('replay.result.answered')}
         {side.score !== null && <> · {t('replay.result.score', { score: side.score })}</>} · {side.engine}
       </div>
+      {doubtful && (
+        <div className="tone-warn" data-testid="replay-doubtful">
+          {t('replay.result.doubtful', { threshold: below })}
+        </div>
+      )}
       <div className="content">{side.handoff ? (side.cause ?? side.content) : side.content}</div>
     </>
   );
@@ -217,7 +227,7 @@ function Result({ run }: { run: ConsoleOutputs['getReplayRun'] }) {
                       <Side side={r.before} />
                     </td>
                     <td>
-                      <Side side={r.after} />
+                      <Side side={r.after} below={run.params.baseThreshold} />
                     </td>
                   </tr>
                 ))}
