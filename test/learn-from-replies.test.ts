@@ -143,6 +143,15 @@ describe('operators\' answers become reviewed knowledge (serve, over HTTP)', () 
     await proposalsAt(1, mark);
     const p = (await ok(ann, 'listProposals', {})).groups[0]!.proposals[0]!;
     assert.deepEqual([p.source, p.kind, p.question], ['correction', 'entry', 'How do I close my account?']);
+    // The admin merges the correction into the entry the bot answered from, taking its answer too.
+    const entry = (await consoleCall<Array<{ id: number; question: string; answer: string }>>(server, 'listKb', {})).find((e) => e.question === 'How do I close my account?')!;
+    const merged = await consoleCall<{ decided: number }>(server, 'mergeProposals', { ids: [p.id], entryId: entry.id, phrasings: [], answer: p.answer });
+    assert.equal(merged.decided, 1);
+    const after = (await consoleCall<Array<{ id: number; answer: string }>>(server, 'listKb', {})).find((e) => e.id === entry.id)!;
+    assert.equal(after.answer, p.answer, 'the correction is the entry\'s answer now');
+    assert.equal((await ask('v5b', 'How do I close my account?')).reply.content, p.answer, 'and the bot answers with it at once');
+    const audit = await consoleCall<Array<{ action: string; detail: string | null }>>(server, 'listAudit', { action: 'learn' });
+    assert.ok(audit.some((a) => /"answerReplaced":true/.test(a.detail ?? '')));
   });
   it('"Teach the bot" on a bot answer: a correction with its conversation and messages, masked, answered by an entry\'s answer as a phrasing', async () => {
     const asked = await ask('v6', 'How do I close my account?', 'Dave Smith');

@@ -85,7 +85,13 @@ export const learnInputs = {
    */
   approveProposals: z.object({ ids, question, answer, phrasings: z.array(z.string().trim().min(1).max(2000)).max(100).optional() }),
   /** Folds proposals into an existing entry: their questions (or `phrasings`, as edited) become its "also asked as". */
-  mergeProposals: z.object({ ids, entryId: z.number().int().positive(), phrasings: z.array(z.string().trim().min(1).max(2000)).max(100).optional() }),
+  mergeProposals: z.object({
+    ids,
+    entryId: z.number().int().positive(),
+    phrasings: z.array(z.string().trim().min(1).max(2000)).max(100).optional(),
+    /** Also the entry's new answer: a correction of the bot's answer replaces it. */
+    answer: z.string().trim().min(1).max(20_000).optional(),
+  }),
   /** Rejected, with why: kept and shown under the Rejected filter. */
   rejectProposals: z.object({ ids, reason: z.string().trim().min(1, 'say why').max(500) }),
 } as const;

@@ -130,8 +130,9 @@ export function createLearnHandlers(deps: LearnHandlerDeps): Pick<ConsoleHandler
         const before = store.kb.get(input.entryId)!.phrasings.length;
         for (const text of input.phrasings ?? group.map((p) => p.question)) store.kb.addPhrasing(input.entryId, text, now);
         const added = store.kb.get(input.entryId)!.phrasings.length - before;
+        if (input.answer !== undefined) store.kb.update(input.entryId, store.kb.get(input.entryId)!.question, input.answer, now);
         const decided = store.proposals.decide(input.ids, { state: 'merged', by: operator, at: now, reason: null, resultEntryId: input.entryId });
-        audit(operator, { merged: group.map((p) => p.id), entry: input.entryId, added }, group[0]!.conversationId);
+        audit(operator, { merged: group.map((p) => p.id), entry: input.entryId, added, ...(input.answer !== undefined ? { answerReplaced: true } : {}) }, group[0]!.conversationId);
         return { entryId: input.entryId, decided, added };
       });
       changed();

@@ -32,6 +32,7 @@ export const enLearn = {
   approve: 'Approve as a new entry',
   approvePhrasing: 'Approve: add to entry #{{id}}',
   merge: {
+    replaceAnswer: 'and make this its answer (the proposed answer is dropped otherwise)',
     label: 'Merge into an existing entry',
     choose: 'Choose an entry',
     button: 'Merge',

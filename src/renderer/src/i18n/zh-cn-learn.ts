@@ -32,6 +32,7 @@ export const zhCNLearn = {
   approve: '批准为新条目',
   approvePhrasing: '批准：加入条目 #{{id}}',
   merge: {
+    replaceAnswer: '并用这个答案替换条目的答案（不勾选则不使用建议的答案）',
     label: '合并到已有条目',
     choose: '选择条目',
     button: '合并',

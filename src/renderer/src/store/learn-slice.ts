@@ -23,7 +23,8 @@ export interface LearnSlice {
   /** "Teach the bot" from a transcript line: null once proposed, else why not (shown in the dialog). */
   teachBot(p: { question: string; answer: string; from: { conversationId: string; messageIds: string[] } }): Promise<string | null>;
   approveProposals(ids: number[], question: string, answer: string, phrasings: string[]): Promise<boolean>;
-  mergeProposals(ids: number[], entryId: number, phrasings: string[]): Promise<boolean>;
+  /** With `answer`, the entry's answer is replaced too (a correction). */
+  mergeProposals(ids: number[], entryId: number, phrasings: string[], answer?: string): Promise<boolean>;
   rejectProposals(ids: number[], reason: string): Promise<boolean>;
 }
 
@@ -73,8 +74,8 @@ export const learnSlice: Slice<LearnSlice> = (set, get) => {
       const r = await api.approveProposals({ ids, question, answer, phrasings });
       return done(r, { kind: 'approved', count: r.ok ? r.value.decided : 0 });
     },
-    async mergeProposals(ids, entryId, phrasings) {
-      const r = await api.mergeProposals({ ids, entryId, phrasings });
+    async mergeProposals(ids, entryId, phrasings, answer) {
+      const r = await api.mergeProposals({ ids, entryId, phrasings, ...(answer !== undefined ? { answer } : {}) });
       return done(r, { kind: 'merged', count: r.ok ? r.value.decided : 0 });
     },
     async rejectProposals(ids, reason) {

@@ -50,6 +50,8 @@ function GroupCard({ group, now }: { group: ProposalGroup; now: number }) {
   const others = [...new Set(group.proposals.slice(1).map((p) => p.question))].filter((q) => q !== head.question);
   const [question, setQuestion] = useState(head.question);
   const [answer, setAnswer] = useState(head.answer);
+  // A correction of the bot's answer means the entry's answer was wrong: merging replaces it, unless unticked.
+  const [replaceAnswer, setReplaceAnswer] = useState(head.source === 'correction');
   const [phrasings, setPhrasings] = useState(others.join('\n'));
   const [target, setTarget] = useState<string>(group.entry ? String(group.entry.id) : '');
   const [reason, setReason] = useState('');
@@ -156,7 +158,16 @@ function GroupCard({ group, now }: { group: ProposalGroup; now: number }) {
                   ))}
                 </select>
               </label>
-              <WriteButton disabled={busy || target === '' || !question.trim()} onClick={() => run(merge(ids, Number(target), [question, ...lines(phrasings)]))}>
+              {head.kind === 'entry' && (
+                <label>
+                  <input type="checkbox" checked={replaceAnswer} onChange={(e) => setReplaceAnswer(e.target.checked)} data-testid="merge-replace-answer" />{' '}
+                  {t('learn.merge.replaceAnswer')}
+                </label>
+              )}
+              <WriteButton
+                disabled={busy || target === '' || !question.trim() || (replaceAnswer && !answer.trim())}
+                onClick={() => run(merge(ids, Number(target), [question, ...lines(phrasings)], head.kind === 'entry' && replaceAnswer ? answer : undefined))}
+              >
                 {t('learn.merge.button')}
               </WriteButton>
             </div>
