@@ -149,8 +149,11 @@ describe('the Learn view in Chromium', { skip }, () => {
     await chooseLanguage(page, 'en');
     await page.locator('.entry.reply.ai').getByRole('button', { name: 'Teach the bot the answer' }).click();
     await page.getByTestId('teach-answer').fill('Not on Sundays: we deliver Monday to Saturday.');
+    assert.equal(await page.getByTestId('teach-to-reply').isChecked(), true, 'a handoff still waits: the answer goes to the reply box too');
     await page.getByRole('dialog').getByRole('button', { name: 'Propose' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal(await page.getByTestId('compose').locator('textarea').inputValue(), 'Not on Sundays: we deliver Monday to Saturday.', 'ready to send to the customer');
+    await page.getByTestId('compose').locator('textarea').fill('');
     const { groups } = await consoleCall<{ groups: Array<{ proposals: Array<{ source: string; conversationId: string | null; messageIds: string[] }> }> }>(server, 'listProposals', {});
     const p = groups.flatMap((g) => g.proposals).find((x) => x.conversationId === asked.conversation_id)!;
     assert.deepEqual([p.source, p.messageIds[0], p.messageIds.length], ['handoff', msgId, 2]);

@@ -50,6 +50,7 @@ export const enLearn = {
     proposed: 'Proposed: it waits for an admin to review it.',
   },
   teach: {
+    toReply: 'Also put this answer in the reply box, to send to the customer',
     button: 'Teach the bot',
     buttonAnswer: 'Teach the bot the answer',
     title: 'Teach the bot',

@@ -50,6 +50,7 @@ export const zhCNLearn = {
     proposed: '已提出：等待管理员审核。',
   },
   teach: {
+    toReply: '同时把这个答案放进回复框，发给客户',
     button: '教机器人',
     buttonAnswer: '教机器人回答',
     title: '教机器人',

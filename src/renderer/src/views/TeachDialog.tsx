@@ -35,6 +35,10 @@ function TeachDialog({ lesson, onClose }: { lesson: Lesson; onClose: () => void 
   const { t } = useTranslation();
   const teach = useConsole((s) => s.teachBot);
   const noteKey = useConsole((s) => s.noteKey);
+  const insertDraft = useConsole((s) => s.insertDraft);
+  // A handed-off customer still waits: the answer taught can go to them too, through the reply box
+  // (where the operator sends it as any reply, with team mode's checks), not silently.
+  const [toReply, setToReply] = useState(lesson.botAnswer === null);
   const [question, setQuestion] = useState(lesson.question);
   const [answer, setAnswer] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -47,6 +51,7 @@ function TeachDialog({ lesson, onClose }: { lesson: Lesson; onClose: () => void 
     void teach({ question, answer, from: { conversationId: lesson.conversationId, messageIds: lesson.messageIds } })
       .then((failed) => {
         if (failed !== null) return setError(failed);
+        if (toReply) insertDraft(lesson.conversationId, answer.trim());
         onClose();
         noteKey(t('learn.teach.sent'));
       })
@@ -92,6 +97,9 @@ function TeachDialog({ lesson, onClose }: { lesson: Lesson; onClose: () => void 
             data-testid="teach-answer"
             aria-keyshortcuts="Control+Enter Meta+Enter"
           />
+        </label>
+        <label className="teach-to-reply">
+          <input type="checkbox" checked={toReply} onChange={(e) => setToReply(e.target.checked)} data-testid="teach-to-reply" /> {t('learn.teach.toReply')}
         </label>
         {error && (
           <p role="alert" className="tone-bad">
