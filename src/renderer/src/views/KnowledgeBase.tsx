@@ -50,11 +50,14 @@ export function KnowledgeBase() {
   const [deleted, setDeleted] = useState<string | null>(null);
   const importKb = useConsole((s) => s.importKb);
   const tryKb = useConsole((s) => s.tryKb);
-  const tried = useConsole((s) => s.tried);
   const blank = { question: '', answer: '', phrasings: '' };
   // Phrasings are edited as text, one per line.
   const [editing, setEditing] = useState<{ id?: number; question: string; answer: string; phrasings: string }>(blank);
   const [question, setQuestion] = useState('');
+  // The answer shown is to the question in the box: emptied, it goes.
+  const tried = useConsole((s) => (question.trim() === '' ? null : s.tried));
+  // Entries that share nothing with the question are no "closest entries".
+  const sources = tried?.sources.filter((x) => x.score > 0) ?? [];
   const [imported, setImported] = useState<number | null>(null);
   const focus = useConsole((s) => s.kbFocus);
   const openEntry = useConsole((s) => s.openKbEntry);
@@ -96,10 +99,10 @@ export function KnowledgeBase() {
             {tried.handoff ? t('kb.handoff') : t('kb.answer')} · {t('kb.match', { score: matchScore(tried.confidence ?? 0) })}
           </div>
           <div className="content">{tried.content}</div>
-          {tried.sources.length > 0 && tried.handoff && <div className="muted">{t('views.kb.closest')}</div>}
-          {tried.sources.length > 0 && (
+          {sources.length > 0 && tried.handoff && <div className="muted">{t('views.kb.closest')}</div>}
+          {sources.length > 0 && (
             <ul className="sources">
-              {tried.sources.map((s) => (
+              {sources.map((s) => (
                 <li key={s.id}>
                   <button className="link" onClick={() => openEntry(s.id)} title={t('views.kb.entry', { id: s.id })}>
                     #{s.id} {s.question}
