@@ -109,6 +109,16 @@ describe('knowledge-base answers in the console (sources, suggestions, deleting 
     assert.equal((await consoleCall<Array<{ question: string }>>(server, 'listKb', {})).some((e) => e.question === 'Can I return my parcel?'), false);
   });
 
+  it('trying a question: its answer shows while the question is in the box, and goes when it is emptied', async () => {
+    await page.click('nav [data-view="kb"]');
+    const box = page.getByRole('textbox', { name: 'Try a question…' });
+    await box.fill('where is my parcel');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByTestId('kb-answer').getByText('Track it with the link in your confirmation email.').waitFor();
+    await box.fill('');
+    await page.getByTestId('kb-answer').waitFor({ state: 'detached' });
+  });
+
   it('the knowledge-base view plots the threshold: the week\'s questions answered, and a labelled file\'s right and uncovered lines, without serious axe findings', async () => {
     await page.click('nav [data-view="kb"]');
     const curve = page.locator('.threshold-curve');
