@@ -30,7 +30,7 @@ function sqliteSchema(): DatabaseSync {
   return db;
 }
 
-describe('PostgreSQL migrations', { skip }, () => {
+describe('PostgreSQL migrations', { skip, timeout: 60_000 }, () => {
   let server: PgServer;
   let admin: pg.Client;
   const open: pg.Client[] = [];
@@ -54,7 +54,8 @@ describe('PostgreSQL migrations', { skip }, () => {
     const url = server.url.replace(/\/postgres$/, `/${name}`);
     return Promise.all(
       Array.from({ length: count }, async () => {
-        const client = new pg.Client({ connectionString: url });
+        // A runner that never releases the lock fails the next test in seconds instead of hanging it.
+        const client = new pg.Client({ connectionString: url, lock_timeout: 5000 });
         await client.connect();
         open.push(client);
         return client;
@@ -65,7 +66,7 @@ describe('PostgreSQL migrations', { skip }, () => {
   const versions = async (c: pg.Client): Promise<number[]> => (await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
   const latest = PG_MIGRATIONS.length;
 
-  it('migrates a fresh database to the latest version, with every table, column, NOT NULL and index SQLite has', async () => {
+  it('migrates a fresh database to the latest version, with every table, column, NOT NULL, CHECK, unique key, foreign key and index SQLite has', async () => {
     const [c] = await freshDatabase();
     const result = await migratePg(c!);
     assert.equal(result.from, 0);
@@ -94,6 +95,45 @@ describe('PostgreSQL migrations', { skip }, () => {
       ).rows.map((col) => `${col.name}${col.nullable === 'NO' ? ' not null' : ''}`);
       assert.deepEqual(pgColumns, liteColumns, `columns of ${table}`);
     }
+
+    // As many CHECKs per table, less those that only say "this is JSON" (jsonb says it).
+    const pgChecks = new Map(
+      (await c!.query<{ t: string; n: number }>("SELECT conrelid::regclass::text AS t, count(*)::int AS n FROM pg_constraint WHERE contype = 'c' GROUP BY 1")).rows.map((r) => [r.t, r.n]),
+    );
+    for (const table of expected) {
+      const sql = (lite.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string }).sql;
+      const checks = (sql.match(/CHECK \(/g) ?? []).length - (sql.match(/CHECK \((\w+ IS NULL OR )?json_valid\(\w+\)\)/g) ?? []).length;
+      assert.equal(pgChecks.get(table) ?? 0, checks, `CHECK constraints of ${table}`);
+    }
+
+    // As many unique keys per table (PRIMARY KEY, UNIQUE, unique indexes): identity across nodes rests on them.
+    const pgUniques = new Map(
+      (await c!.query<{ t: string; n: number }>('SELECT indrelid::regclass::text AS t, count(*)::int AS n FROM pg_index WHERE indisunique GROUP BY 1')).rows.map((r) => [r.t, r.n]),
+    );
+    for (const table of expected) {
+      const list = lite.prepare(`SELECT origin, "unique" AS u FROM pragma_index_list('${table}')`).all() as Array<{ origin: string; u: number }>;
+      // An INTEGER PRIMARY KEY or a WITHOUT ROWID table's key is the table itself, not an index in the list.
+      const hasPk = (lite.prepare(`SELECT count(*) AS n FROM pragma_table_info('${table}') WHERE pk > 0`).get() as { n: number }).n > 0;
+      const uniques = list.filter((i) => i.u === 1).length + (hasPk && !list.some((i) => i.origin === 'pk') ? 1 : 0);
+      assert.equal(pgUniques.get(table) ?? 0, uniques, `unique keys of ${table}`);
+    }
+
+    // The same foreign keys, with the same ON UPDATE and ON DELETE (every one is on one column).
+    const action: Record<string, string> = { a: 'NO ACTION', c: 'CASCADE', n: 'SET NULL', r: 'RESTRICT', d: 'SET DEFAULT' };
+    const pgKeys = (
+      await c!.query<{ t: string; f: string; r: string; to: string; u: string; d: string }>(`
+        SELECT k.conrelid::regclass::text AS t, a.attname AS f, k.confrelid::regclass::text AS r, b.attname AS to, k.confupdtype AS u, k.confdeltype AS d
+        FROM pg_constraint k
+        JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1]
+        JOIN pg_attribute b ON b.attrelid = k.confrelid AND b.attnum = k.confkey[1]
+        WHERE k.contype = 'f'`)
+    ).rows.map((k) => `${k.t}.${k.f} -> ${k.r}.${k.to} on update ${action[k.u]} on delete ${action[k.d]}`);
+    const liteKeys = expected.flatMap((t) =>
+      (lite.prepare(`SELECT "from" AS f, "table" AS r, "to", on_update AS u, on_delete AS d FROM pragma_foreign_key_list('${t}')`).all() as Array<Record<string, string>>).map(
+        (k) => `${t}.${k['f']} -> ${k['r']}.${k['to']} on update ${k['u']} on delete ${k['d']}`,
+      ),
+    );
+    assert.deepEqual(pgKeys.sort(), liteKeys.sort(), 'foreign keys');
 
     // Every named SQLite index on a table both have (sqlite_autoindex_* are PRIMARY KEY/UNIQUE, checked by the tests below).
     const liteIndexes = (lite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
@@ -155,7 +195,12 @@ describe('PostgreSQL migrations', { skip }, () => {
 
   it('rolls a failed migration back whole, keeps the last good version and releases the lock', async () => {
     const [c] = await freshDatabase();
-    const broken: PgMigration = { version: 5, name: 'broken', up: async (client) => void (await client.query('CREATE TABLE half_done (x int); SELECT 1 / 0')) };
+    const broken: PgMigration = { version: 5, name: 'broken', up: async (client) => {
+        // Two statements, two round trips: only the runner's transaction can undo the first.
+        await client.query('CREATE TABLE half_done (x int)');
+        await client.query('SELECT 1 / 0');
+      },
+    };
     await assert.rejects(migratePg(c!, [...PG_MIGRATIONS, broken]), /PostgreSQL migration 5 \(broken\) failed: division by zero/);
     assert.deepEqual(await versions(c!), [1, 2, 3, 4]);
     assert.equal((await c!.query("SELECT to_regclass('half_done') AS t")).rows[0].t, null);
