@@ -15,8 +15,9 @@ export interface PgMigration {
  * The session-level advisory lock every node takes around its migration run, so that nodes started
  * together apply each migration once, one after the other. Fixed and documented
  * (docs/operations.md): an operator can see a node waiting on it in pg_locks (objid/classid are the
- * key's low and high 32 bits). Its bytes are the ASCII of "SBMIGRAT", unlikely to collide with
- * another application's advisory locks in the same database.
+ * key's low and high 32 bits, objsubid 1). Its bytes are the ASCII of "SBMIGRAT", unlikely to
+ * collide with another application's advisory locks. Advisory locks are per database: nodes
+ * sharing a database queue on it; installations in other databases of one server do not.
  */
 export const PG_MIGRATION_LOCK_KEY = 5999442630735446356n; // 0x53424d4947524154
 
