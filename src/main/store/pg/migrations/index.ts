@@ -1,0 +1,15 @@
+import type { PgMigration } from '../migrate.ts';
+import { migration001 } from './001-core.ts';
+import { migration002 } from './002-team.ts';
+import { migration003 } from './003-knowledge.ts';
+import { migration004 } from './004-rollups.ts';
+
+/**
+ * PostgreSQL's numbered migrations, in order. Versions 1–4 are the baseline: the schema SQLite
+ * has after its migration 33 (src/main/store/migrations). A change to the schema from here on is
+ * a new SQLite migration and a new one here, each with its own test.
+ */
+export const PG_MIGRATIONS: readonly PgMigration[] = [migration001, migration002, migration003, migration004];
+
+/** The SQLite schema version that PG_MIGRATIONS' latest matches (`store copy` checks both). */
+export const PG_BASELINE_SQLITE_VERSION = 33;
