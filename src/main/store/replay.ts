@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from './db.ts';
 import type { Channel } from '../../shared/conversation.ts';
-import { replayParamsSchema, replayRowSideSchema, replayTotalsSchema, type ReplayParams, type ReplayRowSide, type ReplayTotals, type ReplayChange, type ReplayStatus } from '../../shared/console-replay.ts';
+import { replayParamsSchema, replayRowSideSchema, replayTotalsSchema, type ReplayParams, type ReplayRowView, type ReplayTotals, type ReplayChange, type ReplayStatus } from '../../shared/console-replay.ts';
 
 /** A customer message the service was asked to answer, as a replay reads it. */
 export interface PastQuestion {
@@ -17,17 +17,8 @@ export interface PastQuestion {
   isGroup: boolean;
 }
 
-export interface ReplayRowInput {
-  messageId: number;
-  conversationId: string;
-  clientId: string;
-  eventType: string;
-  question: string;
-  askedAt: number;
-  before: ReplayRowSide;
-  after: ReplayRowSide;
-  change: ReplayChange;
-}
+/** A question's row as stored: the same shape the console shows. */
+export type ReplayRowInput = ReplayRowView;
 
 export interface ReplayRunRow {
   id: number;
