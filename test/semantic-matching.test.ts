@@ -3,22 +3,11 @@ import assert from 'node:assert/strict';
 import { startHarness, mid, type Harness } from './helpers/harness.ts';
 import { eventually } from './helpers/receiver.ts';
 import { engineConfigSchema } from '../src/shared/engine-config.ts';
-import { startFakeEmbeddings, type FakeEmbeddings } from '../src/main/engines/embeddings/fake-embeddings.fixture.ts';
+import { startFakeEmbeddings, type FakeEmbeddings, SEMANTIC_ENTRIES, SEMANTIC_PARAPHRASE } from '../src/main/engines/embeddings/fake-embeddings.fixture.ts';
 import { textHash } from '../src/main/engines/embeddings/vector-math.ts';
 
-const ENTRIES: Array<[string, string]> = [
-  ['How do I reset my password?', 'Open Settings > Security > Reset password.'],
-  ['How do I change the email address on my account?', 'Go to Settings > Account > Email.'],
-  ['Where is my order?', 'Open Orders to see the tracking link.'],
-  ['How long does delivery take?', 'Standard delivery takes 3 to 5 business days.'],
-  ['Do you ship internationally?', 'Yes, to most countries.'],
-  ['How do I return an item?', 'Open Orders, choose the item and click Return.'],
-  ['Which payment methods do you accept?', 'Visa, Mastercard, PayPal.'],
-  ['What are your opening hours?', 'Monday to Friday, 9:00 to 18:00 CET.'],
-  ['How much does the Pro plan cost?', '12 euros per user per month.'],
-];
-/** Words alone match "How long does delivery take?" below the threshold ("arrival" is a delivery word, "days" and "shipment" are not in its question); its meaning does. */
-const PARAPHRASE = 'arrival days for a shipment';
+const ENTRIES = SEMANTIC_ENTRIES;
+const PARAPHRASE = SEMANTIC_PARAPHRASE;
 const MODEL = 'fake-embed';
 
 type Reply = { content: string; handoff: boolean };

@@ -115,3 +115,21 @@ export async function startFakeEmbeddings(options: { dims?: number } = {}) {
 }
 
 export type FakeEmbeddings = Awaited<ReturnType<typeof startFakeEmbeddings>>;
+
+/** The knowledge base the semantic tests ask (hybrid-rank.test.ts, test/semantic-matching.test.ts). */
+export const SEMANTIC_ENTRIES: ReadonlyArray<readonly [string, string]> = [
+  ['How do I reset my password?', 'Open Settings > Security > Reset password.'],
+  ['How do I change the email address on my account?', 'Go to Settings > Account > Email.'],
+  ['Where is my order?', 'Open Orders to see the tracking link.'],
+  ['How long does delivery take?', 'Standard delivery takes 3 to 5 business days.'],
+  ['Do you ship internationally?', 'Yes, to most countries.'],
+  ['How do I return an item?', 'Open Orders, choose the item and click Return.'],
+  ['Which payment methods do you accept?', 'Visa, Mastercard, PayPal.'],
+  ['What are your opening hours?', 'Monday to Friday, 9:00 to 18:00 CET.'],
+  ['How much does the Pro plan cost?', '12 euros per user per month.'],
+];
+/**
+ * Words alone match "How long does delivery take?" below the threshold ("arrival" is a delivery
+ * word; "days" and "shipment" are not in its question); its meaning does.
+ */
+export const SEMANTIC_PARAPHRASE = 'arrival days for a shipment';

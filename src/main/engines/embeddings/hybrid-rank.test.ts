@@ -7,23 +7,12 @@ import { createKbEngine, DEFAULT_KB_ENGINE_OPTIONS, rankKnowledge } from '../kb-
 import { createEmbeddingsClient } from './embeddings-client.ts';
 import { createSemantic, type Semantic } from './semantic.ts';
 import { textHash } from './vector-math.ts';
-import { startFakeEmbeddings, type FakeEmbeddings } from './fake-embeddings.fixture.ts';
+import { startFakeEmbeddings, type FakeEmbeddings, SEMANTIC_ENTRIES, SEMANTIC_PARAPHRASE } from './fake-embeddings.fixture.ts';
 import { systemClock, manualClock, type Clock } from '../../../shared/clock.ts';
 import type { EngineRequest } from '../engine.ts';
 
-const ENTRIES: Array<[string, string]> = [
-  ['How do I reset my password?', 'Open Settings > Security > Reset password.'],
-  ['How do I change the email address on my account?', 'Go to Settings > Account > Email.'],
-  ['Where is my order?', 'Open Orders to see the tracking link.'],
-  ['How long does delivery take?', 'Standard delivery takes 3 to 5 business days.'],
-  ['Do you ship internationally?', 'Yes, to most countries.'],
-  ['How do I return an item?', 'Open Orders, choose the item and click Return.'],
-  ['Which payment methods do you accept?', 'Visa, Mastercard, PayPal.'],
-  ['What are your opening hours?', 'Monday to Friday, 9:00 to 18:00 CET.'],
-  ['How much does the Pro plan cost?', '12 euros per user per month.'],
-];
-/** Shares no word with "How long does delivery take?": only its meaning matches. */
-const PARAPHRASE = 'arrival days for a shipment';
+const ENTRIES = SEMANTIC_ENTRIES;
+const PARAPHRASE = SEMANTIC_PARAPHRASE;
 const MODEL = 'fake-embed';
 
 describe('hybrid ranking: words and meaning', () => {
