@@ -31,15 +31,6 @@ export interface KbEntry {
   updatedAt: number;
 }
 
-export interface KbCandidate {
-  id: number;
-  question: string;
-  answer: string;
-  phrasings: string[];
-  /** FTS5 bm25 rank: more negative is better. */
-  rank: number;
-}
-
 interface Raw {
   id: number;
   question: string;
@@ -62,21 +53,10 @@ export function kbQueries(db: Db) {
   const search = db.prepare(
     'SELECT * FROM kb_entries WHERE instr(lower(question), ?1) > 0 OR instr(lower(answer), ?1) > 0 OR instr(lower(phrasings), ?1) > 0 ORDER BY id LIMIT ?2',
   );
-  // The question column weighs three times the answer: customers ask what the question says.
-  const match = db.prepare(
-    `SELECT e.id, e.question, e.answer, e.phrasings, bm25(kb_fts, 3.0, 1.0) AS rank
-     FROM kb_fts JOIN kb_entries e ON e.id = kb_fts.rowid
-     WHERE kb_fts MATCH ? ORDER BY rank LIMIT ?`,
-  );
-  // Terms under three characters cannot use the trigram index; they are found by scanning.
   const all = db.prepare('SELECT id, question, answer, phrasings FROM kb_entries ORDER BY id');
   // FTS5's structure record (rowid 10 of its data table) is rewritten by every transaction that
   // changes the index, which the triggers do on each insert, update and delete of an entry.
   const structure = db.prepare('SELECT block FROM kb_fts_data WHERE id = 10');
-  const like = db.prepare(
-    `SELECT id, question, answer, phrasings, 0.0 AS rank FROM kb_entries
-     WHERE instr(lower(question), ?) > 0 OR instr(lower(answer), ?) > 0 LIMIT ?`,
-  );
 
   return {
     add(question: string, answer: string, now: number, phrasings: readonly string[] = []): number {
@@ -84,9 +64,12 @@ export function kbQueries(db: Db) {
     },
     /** Phrasings left out keep the entry's own. */
     update(id: number, question: string, answer: string, now: number, phrasings?: readonly string[]): boolean {
-      const keep = phrasings ?? (byId.get(id) as Raw | undefined)?.phrasings;
-      if (keep === undefined) return false;
-      const list = typeof keep === 'string' ? parsePhrasings(keep) : keep;
+      let list = phrasings;
+      if (list === undefined) {
+        const stored = byId.get(id) as Raw | undefined;
+        if (!stored) return false;
+        list = parsePhrasings(stored.phrasings);
+      }
       return update.run(question, answer, JSON.stringify(cleanPhrasings(question, list)), now, id).changes > 0;
     },
     /** Adds one more way to ask the entry's question; false when there is no such entry. */
@@ -113,10 +96,6 @@ export function kbQueries(db: Db) {
     count(): number {
       return (count.get() as { n: number }).n;
     },
-    /** `expression` is an FTS5 query built by the engine from quoted terms only. */
-    match(expression: string, limit: number): KbCandidate[] {
-      return (match.all(expression, limit) as unknown as Array<Omit<KbCandidate, 'phrasings'> & { phrasings: string }>).map((r) => ({ ...r, phrasings: parsePhrasings(r.phrasings) }));
-    },
     /** Every entry in id order (the engine thread's in-memory index is built from it). */
     all(): Array<{ id: number; question: string; answer: string; phrasings: string[] }> {
       return (all.all() as unknown as Array<{ id: number; question: string; answer: string; phrasings: string }>).map((r) => ({ ...r, phrasings: parsePhrasings(r.phrasings) }));
@@ -127,10 +106,6 @@ export function kbQueries(db: Db) {
      */
     version(): Uint8Array {
       return (structure.get() as { block: Uint8Array } | undefined)?.block ?? new Uint8Array();
-    },
-    containing(term: string, limit: number): KbCandidate[] {
-      const t = term.toLowerCase();
-      return (like.all(t, t, limit) as unknown as Array<Omit<KbCandidate, 'phrasings'> & { phrasings: string }>).map((r) => ({ ...r, phrasings: parsePhrasings(r.phrasings) }));
     },
   };
 }
