@@ -5,12 +5,12 @@
 // Quality, not speed: the baseline is the issue's targets, and the threshold's trade-off is a curve.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { curveSvg, type CurveLine } from '../src/shared/curve-plot.ts';
-import { CURVE_THRESHOLDS } from '../src/main/engines/kb-evaluate.ts';
+import { CURVE_THRESHOLDS, judgeQuestions, tradeOffAt, type Judged as EvalJudged } from '../src/main/engines/kb-evaluate.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parsePairs } from '../src/main/cli/kb-import.ts';
 import { buildKbIndex } from '../src/main/engines/kb-index.ts';
-import { DEFAULT_KB_ENGINE_OPTIONS, rankKnowledge } from '../src/main/engines/kb-engine.ts';
+import { DEFAULT_KB_ENGINE_OPTIONS } from '../src/main/engines/kb-engine.ts';
 import { hybridFlags, runKbQualityHybrid } from './kb-quality-hybrid.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -44,13 +44,7 @@ const EVAL_FILES = ['kb-questions.jsonl', 'kb-questions-fresh.jsonl'];
 /** Issue 29's targets, on the set and on text not tuned on. */
 const TARGETS = { top1: 0.75, top5: 0.95, wrongUncovered: 0.02 };
 
-interface Judged {
-  item: Item;
-  /** The best entry's question and score; null when nothing matched at all. */
-  best: { question: string; score: number } | null;
-  /** Where the expected entry ranks (1-based) among the top 5; null when absent. */
-  rank: number | null;
-}
+type Judged = EvalJudged<Item>;
 
 function loadEval(file: string, kb: ReadonlySet<string>): Item[] {
   return readFileSync(file, 'utf8')
@@ -66,19 +60,18 @@ function loadEval(file: string, kb: ReadonlySet<string>): Item[] {
 
 const pct = (n: number, of: number): string => (of === 0 ? '–' : `${((100 * n) / of).toFixed(1)} % (${n}/${of})`);
 
-/** The three figures of one slice of the set, at one threshold. */
+/** The figures of one slice of the set, at one threshold: the trade-off, and where the right entry ranks. */
 function figures(judged: readonly Judged[], threshold: number) {
-  const para = judged.filter((j) => j.item.kind === 'paraphrase');
-  const unc = judged.filter((j) => j.item.kind === 'uncovered');
-  const answered = (j: Judged): boolean => j.best !== null && j.best.score >= threshold;
+  const t = tradeOffAt(judged, threshold, sameAnswer);
+  const para = judged.filter((j) => j.item.expected !== null);
   return {
-    para: para.length,
-    top1: para.filter((j) => answered(j) && sameAnswer(j.best!.question, j.item.expected)).length,
+    para: t.paraphrases,
+    top1: t.right,
     top5: para.filter((j) => j.rank !== null).length,
     first: para.filter((j) => j.rank === 1).length,
-    wrongPara: para.filter((j) => answered(j) && !sameAnswer(j.best!.question, j.item.expected)).length,
-    unc: unc.length,
-    wrongUnc: unc.filter(answered).length,
+    wrongPara: t.wrong,
+    unc: t.uncovered,
+    wrongUnc: t.uncoveredAnswered,
   };
 }
 
@@ -88,11 +81,7 @@ export async function runKbQuality(): Promise<string> {
   const questions = new Set(entries.map((e) => e.question));
   const items = EVAL_FILES.flatMap((f) => loadEval(join(ROOT, 'resources', 'eval', f), questions));
   const index = buildKbIndex(entries);
-  const judged: Judged[] = items.map((item) => {
-    const ranked = rankKnowledge(index, [item.question], 5);
-    const at = ranked.findIndex((r) => sameAnswer(r.entry.question, item.expected));
-    return { item, best: ranked[0] ? { question: ranked[0].entry.question, score: ranked[0].score } : null, rank: at >= 0 ? at + 1 : null };
-  });
+  const judged = judgeQuestions(index, items, sameAnswer);
   const threshold = DEFAULT_KB_ENGINE_OPTIONS.threshold;
   const lines: string[] = [];
   lines.push(`kb-quality: ${entries.length} entries (resources/sample-kb.csv), ${items.length} questions (resources/eval/${EVAL_FILES.join(', ')}), the built-in engine at threshold ${threshold}`);

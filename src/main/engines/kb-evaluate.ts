@@ -16,8 +16,8 @@ export interface LabelledQuestion {
   expected: string | null;
 }
 
-export interface Judged {
-  item: LabelledQuestion;
+export interface Judged<T extends LabelledQuestion = LabelledQuestion> {
+  item: T;
   /** The best entry's question and score; null when nothing matched at all. */
   best: { question: string; score: number } | null;
   /** Where a right entry ranks (1-based) among the top 5; null when absent. */
@@ -30,7 +30,7 @@ export const CURVE_THRESHOLDS: readonly number[] = Array.from({ length: 13 }, (_
 export type SameAnswer = (entryQuestion: string, expected: string | null) => boolean;
 const exactly: SameAnswer = (a, b) => a === b;
 
-export function judgeQuestions(source: KnowledgeSource, items: readonly LabelledQuestion[], same: SameAnswer = exactly): Judged[] {
+export function judgeQuestions<T extends LabelledQuestion>(source: KnowledgeSource, items: readonly T[], same: SameAnswer = exactly): Array<Judged<T>> {
   return items.map((item) => {
     const ranked = source.rank([item.question], 5);
     const at = ranked.findIndex((r) => same(r.entry.question, item.expected));
