@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TextFilePicker } from './kb-pickers.tsx';
 import { ThresholdCurve } from './ThresholdCurve.tsx';
 import { useConsole } from '../store/index.ts';
 import type { KbEntryView } from '../../../shared/console-api.ts';
@@ -148,18 +149,7 @@ export function KnowledgeBase() {
               {t('kb.cancelEdit')}
             </button>
           )}
-          <label className="file">
-            {t('kb.import')}
-            <input
-              type="file"
-              accept=".json,.csv"
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                if (file) void file.text().then((text) => importKb(file.name, text)).then(setImported);
-                e.target.value = '';
-              }}
-            />
-          </label>
+          <TextFilePicker label={t('kb.import')} accept=".json,.csv" onText={(name, text) => void importKb(name, text).then(setImported)} />
           {imported !== null && <small>{t('kb.imported', { count: imported })}</small>}
         </form>
       )}

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { EntryOptions } from './kb-pickers.tsx';
 import { useConsole } from '../store/index.ts';
 import type { KbProposal, ProposalGroup } from '../../../shared/console-api.ts';
 import { mayCall } from '../../../shared/console-roles.ts';
@@ -151,11 +152,7 @@ function GroupCard({ group, now }: { group: ProposalGroup; now: number }) {
                 {t('learn.merge.label')}
                 <select value={target} onChange={(e) => setTarget(e.target.value)} data-testid="merge-target">
                   <option value="">{t('learn.merge.choose')}</option>
-                  {kb.map((e) => (
-                    <option key={e.id} value={e.id}>
-                      #{e.id} {e.question}
-                    </option>
-                  ))}
+                  <EntryOptions kb={kb} />
                 </select>
               </label>
               {head.kind === 'entry' && (

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { EntryOptions } from './kb-pickers.tsx';
 import { useConsole } from '../store/index.ts';
 import { mayCall } from '../../../shared/console-roles.ts';
 import { WriteButton } from './ConnectionStatus.tsx';
@@ -52,11 +53,7 @@ export function LearnPropose() {
           {t('learn.propose.target')}
           <select value={target} onChange={(e) => setTarget(e.target.value)} data-testid="propose-target">
             <option value="">{t('learn.propose.newEntry')}</option>
-            {kb.map((e) => (
-              <option key={e.id} value={e.id}>
-                #{e.id} {e.question}
-              </option>
-            ))}
+            <EntryOptions kb={kb} />
           </select>
         </label>
         {entry ? (

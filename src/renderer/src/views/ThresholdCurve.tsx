@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TextFilePicker } from './kb-pickers.tsx';
 import type { KbCurve } from '../../../shared/console-api.ts';
 import { PLOT_BOX, TICKS_X, TICKS_Y, polyline, xOf, yOf, type CurveLine } from '../../../shared/curve-plot.ts';
 import { api } from '../api/bridge.ts';
@@ -159,18 +160,7 @@ export function ThresholdCurve() {
         <button type="button" onClick={() => void load()}>
           {t('kb.curve.refresh')}
         </button>
-        <label className="file">
-          {t('kb.curve.evaluate')}
-          <input
-            type="file"
-            accept=".jsonl,.csv"
-            onChange={(e) => {
-              const file = e.target.files?.[0];
-              if (file) void file.text().then((text) => load({ fileName: file.name, text }));
-              e.target.value = '';
-            }}
-          />
-        </label>
+        <TextFilePicker label={t('kb.curve.evaluate')} accept=".jsonl,.csv" onText={(fileName, text) => void load({ fileName, text })} />
         {curve.labelled && <small>{t('kb.curve.evaluated', { file: curve.labelled.fileName, count: curve.labelled.questions })}</small>}
       </div>
       {error && <p role="alert">{error}</p>}
