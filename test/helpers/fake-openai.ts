@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { answerLater, type CannedAnswer } from './canned-answer.ts';
 import type { AddressInfo } from 'node:net';
 
 export interface ChatCall {
@@ -6,7 +7,7 @@ export interface ChatCall {
   body: { model: string; messages: Array<{ role: string; content: string }>; temperature: number; max_tokens: number };
 }
 
-export type ChatResponder = (call: ChatCall, index: number) => { status?: number; body?: unknown; raw?: string; headers?: Record<string, string>; delayMs?: number };
+export type ChatResponder = (call: ChatCall, index: number) => CannedAnswer;
 
 /** A local OpenAI-compatible chat-completions server the tests script. */
 export async function startFakeOpenAi() {
@@ -20,14 +21,7 @@ export async function startFakeOpenAi() {
     req.on('end', () => {
       const call: ChatCall = { headers: req.headers, body: JSON.parse(text) as ChatCall['body'] };
       calls.push(call);
-      const r = state.respond(call, calls.length - 1);
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (res.destroyed) return;
-        res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
-        res.end(r.raw ?? JSON.stringify(r.body ?? {}));
-      }, r.delayMs ?? 0);
-      timers.add(timer);
+      answerLater(res, state.respond(call, calls.length - 1), timers);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { answerLater, type CannedAnswer } from '../../../../test/helpers/canned-answer.ts';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -56,7 +57,7 @@ export interface EmbeddingsCall {
   body: { model: string; input: string[] };
 }
 
-export type EmbeddingsResponder = (call: EmbeddingsCall, index: number) => { status?: number; body?: unknown; raw?: string; headers?: Record<string, string>; delayMs?: number } | null;
+export type EmbeddingsResponder = (call: EmbeddingsCall, index: number) => CannedAnswer | null;
 
 /**
  * A local OpenAI-compatible embeddings server on 127.0.0.1 port 0. `respond` overrides an answer
@@ -83,13 +84,7 @@ export async function startFakeEmbeddings(options: { dims?: number } = {}) {
       const r = state.respond(call, calls.length - 1) ?? {
         body: { object: 'list', model: call.body.model, data: call.body.input.map((t, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(t, state.dims) })) },
       };
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (res.destroyed) return;
-        res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
-        res.end(r.raw ?? JSON.stringify(r.body ?? {}));
-      }, r.delayMs ?? 0);
-      timers.add(timer);
+      answerLater(res, r, timers);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
