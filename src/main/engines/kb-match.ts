@@ -54,14 +54,19 @@ const CONTINUATION_ALONE = 0.75;
 
 type Weighted = Map<string, number>;
 
-function weigh(index: MatchIndex, texts: readonly string[]): Weighted {
+/** Each message's units (newest first), read as the index knows them: a typo becomes its known word. */
+function unitsOf(index: MatchIndex, texts: readonly string[]): Array<Array<{ unit: string; weight: number }>> {
+  return texts.map((text) => textUnits(text).map((u) => ({ unit: index.idf.has(u.unit) ? u.unit : (index.fix.fix(u.unit) ?? u.unit), weight: u.weight })));
+}
+
+/** One weight per unit over the messages: the newest counts fully, each earlier one less. */
+function weigh(messages: ReadonlyArray<ReadonlyArray<{ unit: string; weight: number }>>): Weighted {
   const weights: Weighted = new Map();
-  texts.forEach((text, age) => {
+  messages.forEach((units, age) => {
     const recency = RECENCY[Math.min(age, RECENCY.length - 1)]!;
-    for (const u of textUnits(text)) {
-      const unit = index.idf.has(u.unit) ? u.unit : (index.fix.fix(u.unit) ?? u.unit);
+    for (const u of units) {
       const w = recency * u.weight;
-      if (w > (weights.get(unit) ?? 0)) weights.set(unit, w);
+      if (w > (weights.get(u.unit) ?? 0)) weights.set(u.unit, w);
     }
   });
   return weights;
@@ -156,7 +161,9 @@ function asking(index: MatchIndex, units: readonly string[]): Set<number> {
 /** Entries for the recent customer messages (newest first), best first, each with its 0..1 score. */
 export function rankEntries(index: MatchIndex, recent: readonly string[], limit: number): Ranked[] {
   if (recent.length === 0 || index.entries.length === 0) return [];
-  const query = weigh(index, recent);
+  // Each message is split once (jieba, stemming): the newest is weighed alone as well as with the rest.
+  const messages = unitsOf(index, recent);
+  const query = weigh(messages);
   let scores = scoreAll(index, query);
   if (recent.length > 1) {
     // Earlier messages keep a follow-up ("and for business accounts?") on its topic, but only for
@@ -164,7 +171,7 @@ export function rankEntries(index: MatchIndex, recent: readonly string[], limit:
     // match of the previous question outscores a new, different one and the customer gets the
     // previous answer again. The question, not the answer: "3" in "where is order 3?" is no reason
     // to lift "delivery takes 3 to 5 days".
-    const newest = weigh(index, recent.slice(0, 1));
+    const newest = weigh(messages.slice(0, 1));
     const content = [...newest].filter(([, w]) => w >= 1).map(([unit]) => unit);
     const onTopic = content.length === 0 ? null : asking(index, content);
     // A new question is also matched on its own, so it gets its own answer. One that begins as a
