@@ -28,17 +28,24 @@ export function KbTabs({ view }: { view: KbSection }) {
       {sections.map((v) => (
         <button key={v} className={view === v ? 'on' : ''} aria-current={view === v ? 'page' : undefined} onClick={() => goTo(v)} data-view={v}>
           {label(v)}
-          {v === 'learn' && proposals > 0 && (
-            <>
-              {' '}
-              <span className="nav-count" aria-hidden="true">
-                {proposals}
-              </span>
-              <span className="sr-only">({t('learn.waiting', { count: proposals })})</span>
-            </>
-          )}
+          {v === 'learn' && <ProposalCount count={proposals} />}
         </button>
       ))}
     </nav>
+  );
+}
+
+/** The proposals waiting for an admin, beside a nav entry: a number to see, a sentence to hear. */
+export function ProposalCount({ count, testId }: { count: number; testId?: string }) {
+  const { t } = useTranslation();
+  if (count <= 0) return null;
+  return (
+    <>
+      {' '}
+      <span className="nav-count" data-testid={testId} aria-hidden="true">
+        {count}
+      </span>
+      <span className="sr-only">({t('learn.waiting', { count })})</span>
+    </>
   );
 }

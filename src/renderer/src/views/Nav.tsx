@@ -4,7 +4,7 @@ import { useConsole, type View } from '../store/index.ts';
 import { i18n } from '../i18n/index.ts';
 import type { ConsoleMethod } from '../../../shared/console-api.ts';
 import { mayCall } from '../../../shared/console-roles.ts';
-import { isKbSection } from './KbTabs.tsx';
+import { isKbSection, ProposalCount } from './KbTabs.tsx';
 
 // Learn and Replay are sections of the knowledge base (KbTabs), not entries of their own here.
 const VIEWS: View[] = ['conversations', 'needs_you', 'deliveries', 'dashboard', 'requests', 'clients', 'kb', 'agents'];
@@ -102,15 +102,7 @@ export function Nav() {
               <span className="sr-only">({more ? t('views.nav.waitingAtLeast', { count: waiting }) : t('views.nav.waiting', { count: waiting })})</span>
             </>
           )}
-          {v === 'kb' && proposals > 0 && (
-            <>
-              {' '}
-              <span className="nav-count" data-testid="learn-count" aria-hidden="true">
-                {proposals}
-              </span>
-              <span className="sr-only">({t('learn.waiting', { count: proposals })})</span>
-            </>
-          )}
+          {v === 'kb' && <ProposalCount count={proposals} testId="learn-count" />}
         </button>
       ))}
     </nav>
