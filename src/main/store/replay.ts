@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from './db.ts';
 import type { Channel } from '../../shared/conversation.ts';
-import { replayParamsSchema, replayRowSideSchema, replayTotalsSchema, type ReplayParams, type ReplayRowView, type ReplayTotals, type ReplayChange, type ReplayStatus } from '../../shared/console-replay.ts';
+import { replayParamsSchema, replayRowSideSchema, replayTotalsSchema, type ReplayParams, type ReplayRowView, type ReplayRunSummary, type ReplayTotals, type ReplayChange, type ReplayStatus } from '../../shared/console-replay.ts';
 
 /** A customer message the service was asked to answer, as a replay reads it. */
 export interface PastQuestion {
@@ -20,16 +20,8 @@ export interface PastQuestion {
 /** A question's row as stored: the same shape the console shows. */
 export type ReplayRowInput = ReplayRowView;
 
-export interface ReplayRunRow {
-  id: number;
-  createdAt: number;
-  finishedAt: number | null;
-  status: ReplayStatus;
-  startedBy: { id: string; name: string } | null;
-  params: ReplayParams;
-  totals: ReplayTotals | null;
-  error: string | null;
-}
+/** A run as stored: the console's summary without the in-memory progress of a running one. */
+export type ReplayRunRow = Omit<ReplayRunSummary, 'progress'>;
 
 interface RawRun {
   id: number;

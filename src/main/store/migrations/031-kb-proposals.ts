@@ -1,8 +1,5 @@
 import type { Migration } from '../migrate.ts';
-import { AUDIT_ACTIONS_027 } from './027-audit-accounts.ts';
-
-/** The audit's actions from 31 on: 27's and `learn` (a knowledge-base proposal made, edited, approved, merged or rejected). */
-export const AUDIT_ACTIONS_031 = [...AUDIT_ACTIONS_027, 'learn'] as const;
+import { addAuditAction } from './audit-actions.ts';
 
 /**
  * Learning from the team: knowledge-base changes proposed from operators' answers, waiting for an
@@ -14,14 +11,13 @@ export const AUDIT_ACTIONS_031 = [...AUDIT_ACTIONS_027, 'learn'] as const;
  * - `message_ids`: the customer messages (msg_id) and the operator reply it came from (provenance).
  * - `result_entry_id`: the entry an approval made or a merge joined.
  *
- * The audit gets the action `learn`; its CHECK cannot change in place, so the table is rebuilt as
- * in migration 27, rows and ids kept.
+ * The audit gets the action `learn` (a proposal made, edited, approved, merged or rejected), its
+ * table rebuilt with rows and ids kept (audit-actions.ts).
  */
 export const migration031: Migration = {
   version: 31,
   name: 'kb-proposals',
   up(db) {
-    const actions = AUDIT_ACTIONS_031.map((a) => `'${a}'`).join(', ');
     db.exec(`
       CREATE TABLE kb_proposals (
         id INTEGER PRIMARY KEY,
@@ -44,24 +40,7 @@ export const migration031: Migration = {
         result_entry_id INTEGER
       ) STRICT;
       CREATE INDEX kb_proposals_state ON kb_proposals(state, id);
-
-      CREATE TABLE audit_new (
-        id INTEGER PRIMARY KEY,
-        at INTEGER NOT NULL,
-        operator_id TEXT,
-        operator_name TEXT,
-        action TEXT NOT NULL CHECK (action IN (${actions})),
-        conversation_id TEXT,
-        detail TEXT,
-        address TEXT
-      ) STRICT;
-      INSERT INTO audit_new (id, at, operator_id, operator_name, action, conversation_id, detail, address)
-        SELECT id, at, operator_id, operator_name, action, conversation_id, detail, address FROM audit;
-      DROP TABLE audit;
-      ALTER TABLE audit_new RENAME TO audit;
-      CREATE INDEX audit_conversation ON audit(conversation_id, id) WHERE conversation_id IS NOT NULL;
-      CREATE INDEX audit_operator ON audit(operator_id, id) WHERE operator_id IS NOT NULL;
-      CREATE INDEX audit_action ON audit(action, id);
     `);
+    addAuditAction(db, 'learn', 31);
   },
 };
