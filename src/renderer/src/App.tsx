@@ -77,7 +77,7 @@ export function App() {
   const searchRef = useRef<HTMLInputElement>(null);
   const composeRef = useRef<HTMLTextAreaElement>(null);
   const unreadTotal = useConsole((s) => s.unreadTotal);
-  const announcement = useConsole((s) => s.announcement);
+  const announcements = useConsole((s) => s.announcements);
   const [sheet, setSheet] = useState(false);
   useTeamPresence();
 
@@ -271,9 +271,11 @@ export function App() {
       <TeamNotices />
       <OperatorDialog />
       {sheet && <ShortcutSheet onClose={() => setSheet(false)} />}
-      <div className="sr-only" aria-live="polite" aria-atomic="true" data-testid="live-region">
-        {/* A changing key makes a repeated text a new announcement. */}
-        <span key={announcement.n}>{announcement.text}</span>
+      <div className="sr-only" aria-live="polite" aria-relevant="additions" data-testid="live-region">
+        {/* Each a new node (its key), so a repeated text is read again and none replaces another. */}
+        {announcements.map((a) => (
+          <p key={a.n}>{a.text}</p>
+        ))}
       </div>
     </div>
   );

@@ -15,8 +15,12 @@ export interface AlertsSlice {
   /** The operator's own switch, on top of the browser's permission. */
   notify: boolean;
   sound: boolean;
-  /** What the live region says; `n` makes a repeated text a new announcement. */
-  announcement: { text: string; n: number };
+  /**
+   * What the live region says, the latest last; `n` makes a repeated text a new announcement. A few
+   * are kept so that two said in the same moment (an assignment and an alert) are both read: the
+   * region announces additions, and replacing the text would drop the first unread.
+   */
+  announcements: readonly { text: string; n: number }[];
   /** Customer messages not seen, summed over every conversation the console knows of. */
   unreadTotal: number;
   enableAlerts(): Promise<void>;
@@ -43,13 +47,16 @@ const rowSeen = new Map<string, ConversationSummary>();
 let total = 0;
 let seen: { conversationId: string; keys: Set<string> } | null = null;
 
+/** Enough for a burst (a reassignment, its alert, a message); older ones were read already. */
+const KEPT_ANNOUNCEMENTS = 3;
+
 const clip = (text: string, max = 140): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export const alertsSlice: Slice<AlertsSlice> = (set, get) => ({
   notifyPermission: notifyPermission(),
   notify: localStorage.getItem('sb.notify') !== 'off',
   sound: localStorage.getItem('sb.sound') === 'on',
-  announcement: { text: '', n: 0 },
+  announcements: [],
   unreadTotal: 0,
   async enableAlerts() {
     const permission = await requestNotifyPermission();
@@ -68,7 +75,7 @@ export const alertsSlice: Slice<AlertsSlice> = (set, get) => ({
     if (sound) unlockSound();
     set({ sound });
   },
-  announce: (text) => set((s) => ({ announcement: { text, n: s.announcement.n + 1 } })),
+  announce: (text) => set((s) => ({ announcements: [...s.announcements, { text, n: (s.announcements.at(-1)?.n ?? 0) + 1 }].slice(-KEPT_ANNOUNCEMENTS) })),
   onAlert(event) {
     const s = get();
     const c = s.conversations.find((x) => x.id === event.conversationId) ?? (s.transcript?.conversation.id === event.conversationId ? s.transcript.conversation : undefined);
