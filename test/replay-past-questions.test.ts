@@ -21,30 +21,47 @@ const UNCOVERED = 'How do I delete my account?';
 const PARTIAL = ['password reset link expired', 'my order where', 'reset it please, the password', 'where can I see orders'];
 const AUTO = ['Where is my order?', 'can you reset my password'];
 
-/** An OpenAI-compatible server that answers after a short delay and counts requests in flight. */
-async function startCountingModel(delayMs: number) {
+/**
+ * An OpenAI-compatible server that counts requests in flight. It holds each answer until `batch`
+ * requests are waiting together (a barrier, not a delay: on a loaded machine calls made together can
+ * still arrive far apart), so a replay that keeps its cap is seen at exactly its cap; a replay that
+ * never reaches `batch` is answered after a second, and its count shows it.
+ */
+async function startCountingModel() {
   let inFlight = 0;
   let most = 0;
   let calls = 0;
+  let batch = 1;
+  let waiting: Array<() => void> = [];
+  let fallback: ReturnType<typeof setTimeout> | undefined;
+  const release = () => {
+    clearTimeout(fallback);
+    const now = waiting;
+    waiting = [];
+    for (const answer of now) answer();
+  };
   const server: Server = createServer((req, res) => {
     inFlight++;
     calls++;
     most = Math.max(most, inFlight);
     req.resume();
     req.on('end', () => {
-      // The model's latency: long enough that calls a replay makes together overlap here.
-      setTimeout(() => {
+      waiting.push(() => {
         inFlight--;
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'From the model.' } }], usage: { prompt_tokens: 40, completion_tokens: 4, total_tokens: 44 } }));
-      }, delayMs);
+      });
+      if (waiting.length >= batch) release();
+      else if (waiting.length === 1) fallback = setTimeout(release, 1000);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     stats: () => ({ calls, most }),
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+    /** Answers once this many calls wait together; resets the highest count seen. */
+    answerInBatchesOf: (n: number) => ((batch = n), (most = 0)),
+    close: () => new Promise<void>((r) => (release(), server.closeAllConnections(), server.close(() => r()))),
   };
 }
 
@@ -83,7 +100,7 @@ describe('eval replay: past questions answered offline against a candidate', () 
 
   before(async () => {
     rx = await startReceiver();
-    model = await startCountingModel(40);
+    model = await startCountingModel();
     dataDir = mkdtempSync(join(tmpdir(), 'sb-replay-'));
     secret = secretFrom(cli(dataDir, 'clients', 'add', 'acme', '--send-url', rx.url, '--quiet-seconds', '0').stdout);
     assert.equal(cli(dataDir, 'kb', 'add', '--question', EXACT, '--answer', 'Use "Forgot password" on the sign-in page.').status, 0);
@@ -91,8 +108,9 @@ describe('eval replay: past questions answered offline against a candidate', () 
     assert.equal(cli(dataDir, 'engines', 'add', 'local', '--base-url', model.baseUrl, '--model', 'm', '--timeout-ms', '10000', '--retries', '0').status, 0);
     server = await spawnServe(dataDir);
     for (const q of [EXACT, UNCOVERED, ...PARTIAL]) await send('website_dialog', q);
-    for (const q of AUTO) await send('auto_dialog', q, 'im-customer');
-    // Delivered within a second on a quiet machine; once, beside another suite, it took over 15 s.
+    // One customer each: two messages of one conversation may share one answer (a newer message
+    // drops the reply still being made to the one before), and this test needs both replies.
+    for (const [i, q] of AUTO.entries()) await send('auto_dialog', q, `im-customer-${i}`);
     await eventually(() => rx.received.length >= AUTO.length || undefined, 'the auto replies delivered', 45_000);
   });
   after(async () => {
@@ -156,6 +174,7 @@ describe('eval replay: past questions answered offline against a candidate', () 
   it('an LLM candidate runs under the concurrency cap, shows its estimate, and reports the tokens the API counted', async () => {
     const was = counts();
     const before = model.stats().calls;
+    model.answerInBatchesOf(2);
     const r = await cliAsync(dataDir, 'eval', 'replay', '--since', '1h', '--engine', 'local', '--concurrency', '2', '--yes');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /^8 LLM calls, 2 at a time: about \d+ prompt tokens and up to 3200 answer tokens; about \d+ s at the engines' time-out, an upper bound$/m);
@@ -165,6 +184,7 @@ describe('eval replay: past questions answered offline against a candidate', () 
     assert.deepEqual([run.totals!.after.llmCalls, run.totals!.after.callsWithUsage, run.totals!.after.promptTokens, run.totals!.after.completionTokens], [8, 8, 320, 32]);
     assert.match(r.stdout, /^LLM after: 8 calls, 352 tokens \(320 prompt, 32 answer; 8 of 8 calls reported usage\), \d+ ms a call on average$/m);
     assert.deepEqual(counts(), was);
+    model.answerInBatchesOf(4);
     const again = await cliAsync(dataDir, 'eval', 'replay', '--since', '1h', '--engine', 'local', '--concurrency', '4', '--yes');
     assert.match(again.stderr, /about \d+ s at the latency measured in earlier replays/, 'the next estimate uses the latency measured');
     assert.equal(model.stats().most, 4);
@@ -181,6 +201,7 @@ describe('eval replay: past questions answered offline against a candidate', () 
     assert.match(show.stdout, /^replay run 1, .*, done: threshold 0\.8 \(was 0\.55\)$/m);
     assert.match(show.stdout, /^ {2}before: answered \(0\.\d+\) \[kb\]: /m);
     assert.match(show.stdout, /^ {2}after: {2}handoff \(0\.\d+\) \[kb\]: best match scored/m);
+    const bads: Promise<{ args: readonly string[]; message: RegExp; bad: Awaited<ReturnType<typeof cliAsync>> }>[] = [];
     for (const [args, message] of [
       [['eval', 'replay', '--since', '7x', '--threshold', '0.2'], /^error: --since takes a number and a unit \(m, h, d or w\), like 7d or 24h; got "7x"$/m],
       [['eval', 'replay', '--since', '7d', '--threshold', '2'], /^error: --threshold must be a number from 0 to 1/m],
@@ -188,7 +209,10 @@ describe('eval replay: past questions answered offline against a candidate', () 
       [['eval', 'replay', '--since', '7d', '--threshold', '0.2'], /^error: add --yes to run without being asked/m],
       [['eval', 'show', '99'], /^error: no replay run 99; see "eval runs"$/m],
     ] as const) {
-      const bad = cli(dataDir, ...args);
+      bads.push(cliAsync(dataDir, ...args).then((bad) => ({ args, message, bad })));
+    }
+    // Side by side: each is a process start, and none writes.
+    for (const { args, message, bad } of await Promise.all(bads)) {
       assert.equal(bad.status, 2, `${args.join(' ')}: ${bad.stdout}`);
       assert.match(bad.stderr, message);
     }
