@@ -22,7 +22,7 @@ import { FULL_SHAPE } from './scenario.ts';
 const N = Number(process.env['BENCH_PAGES_MESSAGES'] ?? 4000);
 const PER_COMMIT = 4;
 
-function measure(path: string, client: string): { msPerMessage: number; framesPerCommit: number } {
+async function measure(path: string, client: string): Promise<{ msPerMessage: number; framesPerCommit: number }> {
   const db = openDatabase(path);
   const store = createStore(db);
   if (!store.clients.get(client)) store.clients.create(client, clientSettingsSchema.parse({}), Date.now());
@@ -47,9 +47,9 @@ function measure(path: string, client: string): { msPerMessage: number; framesPe
       const info = { event_type: 'auto_dialog', msg_id: `pages-${process.pid}-${n}-${now}`, from_user_id: `wx-${sender}`, from_user_nickname: `Customer ${sender}`, from_user_type: 2, content: `where is my parcel ${n}`, create_timestamp: Math.floor(now / 1000) };
       const canonicalInfo = canonicalJson(info);
       const contentHash = createHash('sha256').update(canonicalInfo).digest('hex');
-      executeWrite(store, { kind: 'auto_dialog', request: { requestId: `r${n}`, clientId: client, settings, info: info as never, canonicalInfo, contentHash, signature: contentHash, now } });
+      await executeWrite(store, { kind: 'auto_dialog', request: { requestId: `r${n}`, clientId: client, settings, info: info as never, canonicalInfo, contentHash, signature: contentHash, now } });
       const entry = { at: now, requestId: `req_pages_${n}_${now}`, method: 'POST', path: '/custom-im/chat-messages', clientId: client, eventType: 'auto_dialog', msgId: info.msg_id, conversationId: null, status: 200, code: null, latencyMs: 4, replayed: false, problem: null, remote: '127.0.0.1' };
-      executeWrite(store, { kind: 'request_log', entry: entry as never });
+      await executeWrite(store, { kind: 'request_log', entry: entry as never });
     }
     store.searchIndex.flushQueue();
     db.exec('COMMIT');
@@ -65,12 +65,12 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-pages-'));
 try {
   const full = join(dir, 'full.db');
   copyFileSync(join(built.dir, 'switchboard.db'), full);
-  const empty = measure(join(dir, 'empty.db'), SCALE_CLIENT);
-  const onFull = measure(full, SCALE_CLIENT);
+  const empty = await measure(join(dir, 'empty.db'), SCALE_CLIENT);
+  const onFull = await measure(full, SCALE_CLIENT);
   const index = new DatabaseSync(full);
   index.exec('DROP INDEX request_log_request; DROP INDEX request_log_msg');
   index.close();
-  const lean = measure(full, SCALE_CLIENT);
+  const lean = await measure(full, SCALE_CLIENT);
   const row = (what: string, r: { msPerMessage: number; framesPerCommit: number }): string =>
     `| ${what} | ${r.msPerMessage.toFixed(3)} | ${(r.msPerMessage / empty.msPerMessage).toFixed(2)}× | ${r.framesPerCommit.toFixed(1)} | ${(r.framesPerCommit / empty.framesPerCommit).toFixed(2)}× |`;
   console.log(`bench/scale commit pages: ${N} auto_dialog messages with their request-log rows, ${PER_COMMIT} to a commit, on the writer's path`);

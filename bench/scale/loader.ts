@@ -100,11 +100,17 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
     },
   };
   // The writer thread's work, run here inside the loader's open transaction.
-  const write = (command: WriteCommand): WriteResult => executeWrite(store, command);
+  // One command after the other, as the writer thread runs them: a command's awaits never interleave with another's.
+  let tail: Promise<unknown> = Promise.resolve();
+  const write = (command: WriteCommand): Promise<WriteResult> => {
+    const done = tail.then(() => executeWrite(store, command));
+    tail = done.catch(() => {});
+    return done;
+  };
   const writer: MessageWriter = {
-    submit: (command) => Promise.resolve(write(command)),
+    submit: (command) => write(command),
     send: (command) => void write(command),
-    drain: () => Promise.resolve(),
+    drain: () => tail.then(() => {}),
     close: () => Promise.resolve(),
     stats: emptyWriteStats(),
   };
@@ -135,7 +141,7 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
     const replyMsgId = newId('reply');
     const content = answer.handoff ? (settings.fallbackText ?? null) : answer.content;
     const sendUrl = pending.at(-1)!.sendUrl ?? settings.sendUrl ?? null;
-    const result = write({
+    const result = await write({
       kind: 'auto_reply',
       conversationId: conv,
       clientId: client.id,
@@ -152,7 +158,7 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
       counts.deliveries++;
       // The receiver answered 200 in 25 ms: the outbox's record of a first attempt that succeeded.
       const sentAt = at + 25;
-      write({ kind: 'delivery_attempt', conversationId: conv, deliveryId: result.deliveryId, attempt: 1, startedAt: at, durationMs: 25, status: 200, error: null, outcome: 'sent', state: 'sent', nextAttemptAt: sentAt, now: sentAt });
+      await write({ kind: 'delivery_attempt', conversationId: conv, deliveryId: result.deliveryId, attempt: 1, startedAt: at, durationMs: 25, status: 200, error: null, outcome: 'sent', state: 'sent', nextAttemptAt: sentAt, now: sentAt });
     }
   };
 
@@ -170,7 +176,7 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
     counts.messages++;
     if (e.eventType === 'website_dialog') counts.replies++;
     // The request log row the HTTP server writes for an accepted request.
-    write({
+    await write({
       kind: 'request_log',
       entry: { at: e.at, requestId, method: 'POST', path: '/custom-im/chat-messages', clientId: client.id, eventType: e.eventType, msgId: e.msgId, conversationId: outcome.conversationId, status: 200, code: null, latencyMs: 4, replayed: false, problem: null, remote: '127.0.0.1', verified: true },
     });
@@ -202,6 +208,7 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
       }
       await ingest(e);
       if (++done % batch === 0) {
+        await writer.drain();
         store.connection.exec('COMMIT');
         inTx = false;
         if (dueHead > 100_000) {
@@ -219,6 +226,7 @@ export async function loadHistory(o: LoadOptions): Promise<LoadResult> {
       const d = due[dueHead++]!;
       await fireReply(d.conv, d.at);
     }
+    await writer.drain();
     store.connection.exec("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild'); DELETE FROM messages_fts_queue; COMMIT");
     inTx = false;
     // As a served store after its next open: statistics current, the WAL folded in.

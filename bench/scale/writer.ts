@@ -47,7 +47,7 @@ function syncDir(dir: string): void {
 interface Run { statementsMs: number; commitMs: number; walPages: number | null }
 
 let serial = 0;
-function run(db: Db, { pages: checkpointPages, cacheKiB, mmapMiB }: Setting, senders: number): Run {
+async function run(db: Db, { pages: checkpointPages, cacheKiB, mmapMiB }: Setting, senders: number): Promise<Run> {
   db.exec(`PRAGMA mmap_size = ${(mmapMiB ?? 0) * 1024 * 1024}`);
   const store = createStore(db);
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
@@ -66,9 +66,9 @@ function run(db: Db, { pages: checkpointPages, cacheKiB, mmapMiB }: Setting, sen
       const requestId = `req-${process.pid}-${n}`;
       const request = { requestId, clientId: SCALE_CLIENT, settings: DEFAULT_CLIENT_SETTINGS, info, canonicalInfo, contentHash: createHash('sha256').update(canonicalInfo).digest('hex'), signature: 'x', now };
       db.exec('SAVEPOINT job');
-      executeWrite(store, { kind: 'auto_dialog', request } as WriteCommand);
+      await executeWrite(store, { kind: 'auto_dialog', request } as WriteCommand);
       db.exec('RELEASE job');
-      executeWrite(store, { kind: 'request_log', entry: { at: now, requestId, method: 'POST', path: '/custom-im/chat-messages', clientId: SCALE_CLIENT, eventType: 'auto_dialog', msgId: info.msg_id, conversationId: null, status: 200, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1', verified: true } });
+      await executeWrite(store, { kind: 'request_log', entry: { at: now, requestId, method: 'POST', path: '/custom-im/chat-messages', clientId: SCALE_CLIENT, eventType: 'auto_dialog', msgId: info.msg_id, conversationId: null, status: 200, code: null, latencyMs: 1, replayed: false, problem: null, remote: '127.0.0.1', verified: true } });
     }
     // As the writer's queue does before each commit: the batch's messages into the search index.
     store.searchIndex.flushQueue();
@@ -97,7 +97,7 @@ export async function runWriter(): Promise<string> {
       for (const [i, setting] of SETTINGS.entries()) {
         for (const which of ['empty', 'full'] as const) {
           const key = `${which} ${i}`;
-          results.set(key, [...(results.get(key) ?? []), run(dbs[which], setting, senders[which])]);
+          results.set(key, [...(results.get(key) ?? []), await run(dbs[which], setting, senders[which])]);
         }
       }
     }

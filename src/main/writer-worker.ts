@@ -47,7 +47,7 @@ port.on('message', (msg: ToWriter<WriteCommand>) => {
     return;
   }
   for (const job of msg.jobs) {
-    const op = (): WriteResult => executeWrite(store, job.command);
+    const op = (): Promise<WriteResult> => executeWrite(store, job.command);
     if (job.wait) {
       queue.run(op).then(
         (value) => collect({ id: job.id, ok: true, value }),

@@ -16,8 +16,11 @@ export interface DecisionInput {
   now: number;
   /** 0 disables the stale limit. */
   staleMinutes: number;
-  /** Asked only when every other rule passed: it is a query. */
-  autoRepliesLastMinute: number | (() => number);
+  /**
+   * The conversation's auto replies in the last minute. Counting is a query: a caller may pass 0
+   * first and count only when that decision is `scheduled`, the only one the count can change.
+   */
+  autoRepliesLastMinute: number;
 }
 
 export interface Decision {
@@ -87,7 +90,6 @@ export function decideReply(input: DecisionInput): Decision {
     default:
       return assertNever(input.state, 'auto-reply state');
   }
-  const recent = typeof input.autoRepliesLastMinute === 'function' ? input.autoRepliesLastMinute() : input.autoRepliesLastMinute;
-  if (recent >= MAX_AUTO_REPLIES_PER_MINUTE) return no('rate_limited');
+  if (input.autoRepliesLastMinute >= MAX_AUTO_REPLIES_PER_MINUTE) return no('rate_limited');
   return { scheduled: true, reason: 'scheduled' };
 }

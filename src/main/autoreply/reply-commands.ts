@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { EngineAnswer } from '../engines/engine.ts';
 import type { ReplyOutcome } from '../store/messages.ts';
 import { effectiveAutoReply } from '../../shared/conversation.ts';
@@ -33,12 +33,12 @@ export type AutoReplyResult = { kind: 'auto_reply'; outcome: 'answered' | 'hando
  * here, inside the transaction: a reply made while a human took over is stored for the trace,
  * but its delivery is cancelled, never sent.
  */
-export function commitAutoReply(store: Store, c: AutoReplyCommand): AutoReplyResult {
-  const conv = store.conversations.byId(c.conversationId);
+export async function commitAutoReply(store: StoreContract, c: AutoReplyCommand): Promise<AutoReplyResult> {
+  const conv = await store.conversations.byId(c.conversationId);
   const state = conv ? effectiveAutoReply(conv.autoReply, conv.pausedUntil, c.now) : 'stopped';
   const humanTookOver = state !== 'active';
   const cause = humanTookOver ? `auto-reply ${state} before the reply was made` : c.answer.handoff ? (c.answer.cause ?? 'no confident answer') : null;
-  const replyId = store.messages.insertReply({
+  const replyId = await store.messages.insertReply({
     conversationId: c.conversationId,
     kind: 'auto',
     msgId: c.replyMsgId,
@@ -55,7 +55,7 @@ export function commitAutoReply(store: Store, c: AutoReplyCommand): AutoReplyRes
   });
   let deliveryId: number | null = null;
   if (c.delivery) {
-    deliveryId = store.deliveries.insert({
+    deliveryId = await store.deliveries.insert({
       kind: 'auto',
       replyId,
       replyMsgId: c.replyMsgId,
@@ -69,14 +69,14 @@ export function commitAutoReply(store: Store, c: AutoReplyCommand): AutoReplyRes
     });
   }
   const outcome = humanTookOver ? 'cancelled' : c.answer.handoff ? 'handoff' : 'answered';
-  const alert = outcome === 'handoff' && store.conversations.flagNeedsHuman(c.conversationId, c.now, 'no_answer');
-  for (const id of c.messageIds) store.messages.settleReply(id, outcome, c.replyMsgId, cause);
-  if (!humanTookOver) store.conversations.touch(c.conversationId, 1, c.now);
+  const alert = outcome === 'handoff' && await store.conversations.flagNeedsHuman(c.conversationId, c.now, 'no_answer');
+  for (const id of c.messageIds) await store.messages.settleReply(id, outcome, c.replyMsgId, cause);
+  if (!humanTookOver) await store.conversations.touch(c.conversationId, 1, c.now);
   return { kind: 'auto_reply', outcome, deliveryId: humanTookOver ? null : deliveryId, alert };
 }
 
-export function settleReplies(store: Store, c: SettleCommand): number {
+export async function settleReplies(store: StoreContract, c: SettleCommand): Promise<number> {
   let n = 0;
-  for (const id of c.messageIds) if (store.messages.settleReply(id, c.outcome, null, c.note)) n++;
+  for (const id of c.messageIds) if (await store.messages.settleReply(id, c.outcome, null, c.note)) n++;
   return n;
 }

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { KbVectorsWrite } from '../engines/embeddings/entry-vectors.ts';
 
 /** Vectors computed by the thread that ranks, stored by the writer thread (the engine thread's connection is read-only). */
@@ -8,7 +8,7 @@ export interface KbVectorsCommand {
   now: number;
 }
 
-export function saveKbVectors(store: Store, command: KbVectorsCommand): { kind: 'changed'; count: number } {
+export async function saveKbVectors(store: StoreContract, command: KbVectorsCommand): Promise<{ kind: 'changed'; count: number }> {
   const { entryId, model, keep, add } = command.write;
-  return { kind: 'changed', count: store.kbVectors.save(entryId, model, keep, add, command.now) };
+  return { kind: 'changed', count: await store.kbVectors.save(entryId, model, keep, add, command.now) };
 }

@@ -87,7 +87,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
   async function answered(a: Accepted, kind: 'website' | 'suggestion'): Promise<Outcome> {
     const msgId = a.info.msg_id ?? newId('message');
     if (a.info.msg_id) {
-      const prior = priorOutcome(store, { clientId: a.client.id, info: a.info, contentHash: a.contentHash }, msgId);
+      const prior = await priorOutcome(store, { clientId: a.client.id, info: a.info, contentHash: a.contentHash }, msgId);
       if (prior) return prior;
     }
     const channel = channelOf(a.info.event_type);

@@ -34,7 +34,7 @@ function queue() {
     store.conversations.flagNeedsHuman(who, clock.now(), 'handoff');
     clock.advance(60_000);
   }
-  const run = (c: Parameters<typeof executeWorkspaceCommand>[1]): WorkspaceResult | null => store.transaction(() => executeWorkspaceCommand(store, c));
+  const run = (c: Parameters<typeof executeWorkspaceCommand>[1]): Promise<WorkspaceResult | null> => store.transactionAsync(() => executeWorkspaceCommand(store, c));
   const resolve = (id: string, operator = ann) => run({ kind: 'resolve', conversationId: id, operator, now: clock.now() });
   const undo = (id: string, resolvedAt: number, operator = ann) => run({ kind: 'undo_resolve', conversationId: id, resolvedAt, operator, now: clock.now() });
   const needsYou = () => store.console.conversations({ view: 'needs_you', limit: 10, now: clock.now() }).items.map((c) => c.id);
@@ -54,17 +54,17 @@ const resolvedAtOf = (r: WorkspaceResult | null): number => {
   return r.kind === 'resolved' ? r.resolvedAt : NaN;
 };
 
-test('Undo of a Resolve puts the conversation back in Needs you at its old place, with the resolve before it, and says so in the transcript', () => {
+test('Undo of a Resolve puts the conversation back in Needs you at its old place, with the resolve before it, and says so in the transcript', async () => {
   const { store, clock, resolve, undo, needsYou, row, lines } = queue();
   const since = row('bob').needsHumanSince;
   // Bob was handled once before: Undo brings back that earlier resolve, not an empty one.
   store.conversations.resolve('bob', 1_000, 'Bo');
   store.conversations.flagNeedsHuman('bob', since!, 'handoff');
   assert.deepEqual(needsYou(), ['alice', 'bob', 'carol']);
-  const at = resolvedAtOf(resolve('bob'));
+  const at = resolvedAtOf(await resolve('bob'));
   assert.deepEqual(needsYou(), ['alice', 'carol']);
   clock.advance(4_000);
-  const r = undo('bob', at);
+  const r = await undo('bob', at);
   assert.deepEqual(r, { kind: 'resolve_undone', needsHumanSince: since, resolvedAt: 1_000, resolvedBy: 'Bo' });
   assert.deepEqual(row('bob'), { needsHuman: true, needsHumanSince: since, resolvedAt: 1_000, resolvedBy: 'Bo' });
   assert.deepEqual(needsYou(), ['alice', 'bob', 'carol'], 'its place in the queue, not the end');
@@ -74,26 +74,26 @@ test('Undo of a Resolve puts the conversation back in Needs you at its old place
   assert.deepEqual([audit.action, audit.operator, JSON.parse(audit.detail!)], ['resolve', ann, { undo: true, resolved_at: at, needs_human_since: since }]);
 });
 
-test('a bot reply made after the Resolve does not stop its Undo: no person wrote', () => {
+test('a bot reply made after the Resolve does not stop its Undo: no person wrote', async () => {
   const { store, resolve, undo, needsYou } = queue();
-  const at = resolvedAtOf(resolve('alice'));
+  const at = resolvedAtOf(await resolve('alice'));
   store.messages.insertReply({ conversationId: 'alice', kind: 'auto', msgId: 'r1', replyTo: [], afterMessageId: store.workspace.latestMessageId('alice'), content: 'A fallback', handoff: true, engine: 'kb', confidence: null, sources: [], createdAt: at });
-  assert.equal(undo('alice', at)?.kind, 'resolve_undone');
+  assert.equal((await undo('alice', at))?.kind, 'resolve_undone');
   assert.deepEqual(needsYou(), ['alice', 'bob', 'carol']);
 });
 
 /** Each case: what happens after the Resolve, and the refusal its Undo gets. */
-const refusals: Array<[string, 'expired' | 'already_undone' | 'needs_you_again' | 'resolved_again' | 'changed', (q: ReturnType<typeof queue>, at: number) => void]> = [
+const refusals: Array<[string, 'expired' | 'already_undone' | 'needs_you_again' | 'resolved_again' | 'changed', (q: ReturnType<typeof queue>, at: number) => unknown]> = [
   ['the window has passed', 'expired', (q) => q.clock.advance(UNDO_RESOLVE_MS + 1)],
-  ['it was undone already', 'already_undone', (q, at) => assert.equal(q.undo('bob', at)?.kind, 'resolve_undone')],
+  ['it was undone already', 'already_undone', async (q, at) => assert.equal((await q.undo('bob', at))?.kind, 'resolve_undone')],
   ['a new customer message flagged it again', 'needs_you_again', (q) => {
     q.clock.advance(1_000);
     q.say('bob', 'customer', 'hello again?');
     q.store.conversations.flagNeedsHuman('bob', q.clock.now(), 'handoff');
   }],
-  ['a colleague resolved it again', 'resolved_again', (q) => {
+  ['a colleague resolved it again', 'resolved_again', async (q) => {
     q.clock.advance(1_000);
-    q.resolve('bob', bo);
+    await q.resolve('bob', bo);
   }],
   ['staff answered in the IM', 'changed', (q) => q.say('bob', 'staff', 'Sorted, thanks!')],
   ['the customer wrote and the bot answered (no flag)', 'changed', (q) => q.say('bob', 'customer', 'never mind, found it')],
@@ -103,13 +103,13 @@ const refusals: Array<[string, 'expired' | 'already_undone' | 'needs_you_again' 
 ];
 
 for (const [what, reason, meanwhile] of refusals) {
-  test(`Undo of a Resolve is refused and changes nothing when ${what}`, () => {
+  test(`Undo of a Resolve is refused and changes nothing when ${what}`, async () => {
     const q = queue();
-    const at = resolvedAtOf(q.resolve('bob'));
+    const at = resolvedAtOf(await q.resolve('bob'));
     q.clock.advance(2_000);
-    meanwhile(q, at);
+    await meanwhile(q, at);
     const before = q.snapshot('bob');
-    const r = q.undo('bob', at);
+    const r = await q.undo('bob', at);
     assert.equal(r?.kind, 'undo_refused');
     assert.equal(r.kind === 'undo_refused' && r.reason, reason);
     assert.match(r.kind === 'undo_refused' ? r.message : '', /\S/);
@@ -117,28 +117,28 @@ for (const [what, reason, meanwhile] of refusals) {
   });
 }
 
-test('there is no Undo for a Resolve that took nothing out of Needs you, or for a time no Resolve was made', () => {
+test('there is no Undo for a Resolve that took nothing out of Needs you, or for a time no Resolve was made', async () => {
   const { resolve, undo, clock, snapshot } = queue();
-  const at = resolvedAtOf(resolve('carol'));
+  const at = resolvedAtOf(await resolve('carol'));
   clock.advance(1_000);
-  const again = resolve('carol');
+  const again = await resolve('carol');
   assert.deepEqual(again, { kind: 'resolved', resolvedAt: clock.now(), undoable: false });
   const before = snapshot('carol');
   for (const when of [clock.now(), at - 1]) {
-    const r = undo('carol', when);
+    const r = await undo('carol', when);
     assert.equal(r?.kind === 'undo_refused' && r.reason, 'unavailable', String(when));
   }
   assert.deepEqual(snapshot('carol'), before);
-  assert.equal(undo('nobody', at), null, 'no such conversation');
+  assert.equal(await undo('nobody', at), null, 'no such conversation');
 });
 
-test('"Needs a human" by hand puts a resolved conversation at the end of Needs you with a line and an audit; flagging it again keeps its place and writes nothing', () => {
+test('"Needs a human" by hand puts a resolved conversation at the end of Needs you with a line and an audit; flagging it again keeps its place and writes nothing', async () => {
   const q = queue();
-  q.resolve('alice');
+  await q.resolve('alice');
   q.clock.advance(1000);
-  const flag = (id: string, note: string | null = null) => q.store.transaction(() => executeWorkspaceCommand(q.store, { kind: 'flag', conversationId: id, note, operator: bo, now: q.clock.now() }));
+  const flag = (id: string, note: string | null = null) => q.store.transactionAsync(() => executeWorkspaceCommand(q.store, { kind: 'flag', conversationId: id, note, operator: bo, now: q.clock.now() }));
   const at = q.clock.now();
-  assert.deepEqual(flag('alice', 'refund over 500, for Chen'), { kind: 'flagged', needsHumanSince: at, already: false });
+  assert.deepEqual(await flag('alice', 'refund over 500, for Chen'), { kind: 'flagged', needsHumanSince: at, already: false });
   assert.deepEqual(q.needsYou(), ['bob', 'carol', 'alice'], 'it joins the end of the queue');
   assert.equal(q.row('alice').needsHumanSince, at);
   const line = q.store.console.transcript('alice', 100).at(-1)!;
@@ -151,16 +151,16 @@ test('"Needs a human" by hand puts a resolved conversation at the end of Needs y
   // Already in Needs you: it keeps the wait it had; no second line, no audit.
   const before = q.snapshot('bob');
   q.clock.advance(1000);
-  assert.deepEqual(flag('bob'), { kind: 'flagged', needsHumanSince: before.row.needsHumanSince!, already: true });
+  assert.deepEqual(await flag('bob'), { kind: 'flagged', needsHumanSince: before.row.needsHumanSince!, already: true });
   assert.deepEqual(q.snapshot('bob'), before);
   assert.deepEqual(q.needsYou(), ['bob', 'carol', 'alice']);
-  assert.equal(flag('nobody'), null);
+  assert.equal(await flag('nobody'), null);
 });
 
-test('the list previews a flag line\'s note cut as the transcript cuts it, however long the stored note', () => {
+test('the list previews a flag line\'s note cut as the transcript cuts it, however long the stored note', async () => {
   const q = queue();
-  q.resolve('alice'); // out of Needs you, so the flag writes its line
+  await q.resolve('alice'); // out of Needs you, so the flag writes its line
   const long = 'n'.repeat(TRANSCRIPT_TEXT_MAX + 500);
-  q.store.transaction(() => executeWorkspaceCommand(q.store, { kind: 'flag', conversationId: 'alice', note: long, operator: bo, now: q.clock.now() }));
+  await q.store.transactionAsync(() => executeWorkspaceCommand(q.store, { kind: 'flag', conversationId: 'alice', note: long, operator: bo, now: q.clock.now() }));
   assert.equal(q.store.console.conversation('alice')!.lastCommand?.note, long.slice(0, TRANSCRIPT_TEXT_MAX));
 });

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { AuditItem, Operator, UndoResolveRefusal } from '../../shared/console-api.ts';
 import { commandLine, UNDO_STOP_MS } from './state-commands.ts';
 
@@ -25,14 +25,14 @@ interface Found {
 }
 
 /** Clears needs_human and records who and when, keeping what it found for an Undo. */
-export function resolveConversation(store: Store, conversationId: string, operator: Operator, now: number): ResolveResult | null {
-  const conv = store.conversations.byId(conversationId);
-  if (!conv || !store.conversations.resolve(conv.id, now, operator.name)) return null;
+export async function resolveConversation(store: StoreContract, conversationId: string, operator: Operator, now: number): Promise<ResolveResult | null> {
+  const conv = await store.conversations.byId(conversationId);
+  if (!conv || !await store.conversations.resolve(conv.id, now, operator.name)) return null;
   // The next agent to open it reads that someone handled it, and who; a no-op says nothing.
-  const line = conv.needsHuman ? commandLine(store, conv, 'resolve', operator, now) : null;
+  const line = conv.needsHuman ? await commandLine(store, conv, 'resolve', operator, now) : null;
   // A flag without its time predates migration 007's backfill; the queue shows such a row by its last message.
   const found: Found = { needs_human_since: conv.needsHuman ? (conv.needsHumanSince ?? conv.lastMessageAt) : null, resolved_at: conv.resolvedAt, resolved_by: conv.resolvedBy, line };
-  store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify(found) });
+  await store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify(found) });
   return { kind: 'resolved', resolvedAt: now, undoable: line !== null };
 }
 
@@ -48,9 +48,9 @@ function detailOf(a: AuditItem): Record<string, unknown> {
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 /** The Resolve made at `at` (an Undo is audited as a resolve with `undo: true`), and whether it was undone. */
-function findResolve(store: Store, conversationId: string, at: number): { record: AuditItem; found: Found; undone: boolean } | null {
+async function findResolve(store: StoreContract, conversationId: string, at: number): Promise<{ record: AuditItem; found: Found; undone: boolean } | null> {
   // Newest first; a conversation does not gather 50 audited actions within the undo window.
-  const recent = store.audit.list(conversationId, 50).flatMap((a) => (a.action === 'resolve' ? [{ record: a, d: detailOf(a) }] : []));
+  const recent = (await store.audit.list(conversationId, 50)).flatMap((a) => (a.action === 'resolve' ? [{ record: a, d: detailOf(a) }] : []));
   const match = recent.find(({ record, d }) => record.at === at && d['undo'] !== true);
   if (!match) return null;
   const { record, d } = match;
@@ -68,10 +68,10 @@ const refused = (reason: UndoResolveRefusal, message: string): UndoResolveResult
  * the old state would then erase what happened since: a newer wait, a colleague's Resolve, an
  * answer the customer already has.
  */
-export function undoResolve(store: Store, conversationId: string, resolvedAt: number, operator: Operator, now: number): UndoResolveResult | null {
-  const conv = store.conversations.byId(conversationId);
+export async function undoResolve(store: StoreContract, conversationId: string, resolvedAt: number, operator: Operator, now: number): Promise<UndoResolveResult | null> {
+  const conv = await store.conversations.byId(conversationId);
   if (!conv) return null;
-  const resolve = findResolve(store, conv.id, resolvedAt);
+  const resolve = await findResolve(store, conv.id, resolvedAt);
   const { found } = resolve ?? {};
   if (!resolve || !found || found.needs_human_since === null || found.line === null) {
     return refused('unavailable', 'There is no Resolve of this conversation at that time that took it out of Needs you: nothing was changed.');
@@ -82,12 +82,12 @@ export function undoResolve(store: Store, conversationId: string, resolvedAt: nu
   if (conv.resolvedAt !== resolvedAt || conv.resolvedBy !== resolve.record.operator.name) {
     return refused('resolved_again', `It was resolved again since, by ${conv.resolvedBy ?? 'someone'}: undoing would take back their Resolve. Nothing was changed.`);
   }
-  if (store.workspace.spokenAfter(conv.id, found.line)) {
+  if (await store.workspace.spokenAfter(conv.id, found.line)) {
     return refused('changed', 'Someone wrote in the conversation since the Resolve (the customer, staff or an operator reply): nothing was changed. Open it to see what was said.');
   }
-  store.conversations.unresolve(conv.id, found.needs_human_since, found.resolved_at, found.resolved_by);
-  commandLine(store, conv, 'undo_resolve', operator, now, { resolved_at: resolvedAt });
-  store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify({ undo: true, resolved_at: resolvedAt, needs_human_since: found.needs_human_since }) });
+  await store.conversations.unresolve(conv.id, found.needs_human_since, found.resolved_at, found.resolved_by);
+  await commandLine(store, conv, 'undo_resolve', operator, now, { resolved_at: resolvedAt });
+  await store.audit.insert({ at: now, operator, action: 'resolve', conversationId: conv.id, detail: JSON.stringify({ undo: true, resolved_at: resolvedAt, needs_human_since: found.needs_human_since }) });
   return { kind: 'resolve_undone', needsHumanSince: found.needs_human_since, resolvedAt: found.resolved_at, resolvedBy: found.resolved_by };
 }
 
@@ -97,13 +97,13 @@ export function undoResolve(store: Store, conversationId: string, resolvedAt: nu
  * colleagues see it in the list. Already flagged, it keeps its wait and nothing is written, so
  * flagging twice never moves a customer behind those who came after them.
  */
-export function flagConversation(store: Store, conversationId: string, operator: Operator, note: string | null, now: number): FlagResult | null {
-  const conv = store.conversations.byId(conversationId);
+export async function flagConversation(store: StoreContract, conversationId: string, operator: Operator, note: string | null, now: number): Promise<FlagResult | null> {
+  const conv = await store.conversations.byId(conversationId);
   if (!conv) return null;
-  if (!store.conversations.flagNeedsHuman(conv.id, now, 'flagged')) {
+  if (!await store.conversations.flagNeedsHuman(conv.id, now, 'flagged')) {
     return { kind: 'flagged', needsHumanSince: conv.needsHumanSince ?? conv.lastMessageAt, already: true };
   }
-  commandLine(store, conv, 'flag_human', operator, now, note ? { note } : {});
-  store.audit.insert({ at: now, operator, action: 'flag', conversationId: conv.id, detail: note ? JSON.stringify({ note }) : null });
+  await commandLine(store, conv, 'flag_human', operator, now, note ? { note } : {});
+  await store.audit.insert({ at: now, operator, action: 'flag', conversationId: conv.id, detail: note ? JSON.stringify({ note }) : null });
   return { kind: 'flagged', needsHumanSince: now, already: false };
 }

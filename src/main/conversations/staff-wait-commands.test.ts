@@ -31,100 +31,100 @@ function held() {
   };
   const reply = (kind: 'auto' | 'suggestion', afterMessageId: number) =>
     store.messages.insertReply({ conversationId: 'c', kind, msgId: newId('reply'), replyTo: [], afterMessageId, content: 'a reply', handoff: false, engine: 'kb', confidence: 1, sources: [], createdAt: clock.now() });
-  const check = (watchingSince = 0) => store.transaction(() => checkStaffWait(store, { kind: 'staff_wait', conversationId: 'c', waitMs: 10 * MIN, now: clock.now(), watchingSince }));
+  const check = (watchingSince = 0) => store.transactionAsync(() => checkStaffWait(store, { kind: 'staff_wait', conversationId: 'c', waitMs: 10 * MIN, now: clock.now(), watchingSince }));
   return { store, clock, line, reply, check };
 }
 
-test('not due yet: the time it will be; due: flagged once, as waiting since the unanswered line', () => {
+test('not due yet: the time it will be; due: flagged once, as waiting since the unanswered line', async () => {
   const { store, clock, line, check } = held();
   const at = clock.now();
   line('customer', 'auto_reply_stopped');
   clock.advance(3 * MIN);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: at + 10 * MIN });
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: false, nextAt: at + 10 * MIN });
   clock.advance(7 * MIN);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: true, nextAt: null });
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: true, nextAt: null });
   const conv = store.conversations.byId('c')!;
   assert.deepEqual([conv.needsHuman, conv.needsHumanReason, conv.needsHumanSince], [true, 'customer_waiting', at]);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'already in Needs you');
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'already in Needs you');
 });
 
-test('an AI line in the IM and a bot reply answer the customer; a suggestion does not', () => {
+test('an AI line in the IM and a bot reply answer the customer; a suggestion does not', async () => {
   const { clock, line, reply, check } = held();
   line('customer', 'auto_reply_stopped');
   line('ai');
   clock.advance(20 * MIN);
-  assert.equal(check().alert, false, 'answered by an AI line in the IM');
+  assert.equal((await check()).alert, false, 'answered by an AI line in the IM');
   const second = line('customer', 'auto_reply_stopped');
   reply('suggestion', second);
   clock.advance(5 * MIN);
-  assert.equal(check().nextAt, clock.now() + 5 * MIN, 'a suggestion is not an answer');
+  assert.equal((await check()).nextAt, clock.now() + 5 * MIN, 'a suggestion is not an answer');
   reply('auto', second);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'a reply is');
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'a reply is');
 });
 
-test('lines the bot was not held off for (answered, or not its to answer) do not wait on staff', () => {
+test('lines the bot was not held off for (answered, or not its to answer) do not wait on staff', async () => {
   const { clock, line, check } = held();
   line('customer', 'scheduled');
   line('customer', 'not_mentioned');
   clock.advance(60 * MIN);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: false, nextAt: null });
 });
 
-test('a line older than the wait and a day is history; so is one from before the watch first ran', () => {
+test('a line older than the wait and a day is history; so is one from before the watch first ran', async () => {
   const { store, clock, line, check } = held();
   const since = (now: number) => staffWaitNotBefore(now, 10 * MIN, 0);
   line('customer', 'auto_reply_stopped');
   clock.advance(10 * MIN + STAFF_WAIT_HISTORY_MS + MIN);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: false, nextAt: null });
   assert.deepEqual(store.staffWait.waiting(since(clock.now())), []);
   const at = clock.now();
   line('customer', 'auto_reply_stopped');
   assert.deepEqual(store.staffWait.waiting(since(clock.now())).map((w) => [w.conversationId, w.receivedAt]), [['c', at]]);
   clock.advance(10 * MIN);
-  assert.deepEqual(check(at + 1), { kind: 'staff_wait', alert: false, nextAt: null }, 'the watch first ran after that line');
-  assert.equal(check().alert, true);
+  assert.deepEqual(await check(at + 1), { kind: 'staff_wait', alert: false, nextAt: null }, 'the watch first ran after that line');
+  assert.equal((await check()).alert, true);
   assert.equal(store.conversations.byId('c')!.needsHumanSince, at);
 });
 
-test('a line whose reply staff cancelled by stopping the bot from the IM waits on them; one the console stopped does not', () => {
+test('a line whose reply staff cancelled by stopping the bot from the IM waits on them; one the console stopped does not', async () => {
   const { store, clock, line, check } = held();
   store.conversations.setAutoReply('c', 'active', null);
   const at = clock.now();
   line('customer', 'scheduled');
   clock.advance(1000);
-  store.transaction(() => stopConversation(store, 'c', clock.now(), 'stop_auto_reply'));
+  await store.transactionAsync(() => stopConversation(store, 'c', clock.now(), 'stop_auto_reply'));
   clock.advance(10 * MIN);
-  assert.equal(check().alert, true);
+  assert.equal((await check()).alert, true);
   assert.equal(store.conversations.byId('c')!.needsHumanSince, at);
   store.conversations.clearNeedsHuman('c');
   store.conversations.setAutoReply('c', 'active', null);
   line('staff');
   line('customer', 'scheduled');
-  store.transaction(() => stopConversation(store, 'c', clock.now(), 'the console'));
+  await store.transactionAsync(() => stopConversation(store, 'c', clock.now(), 'the console'));
   clock.advance(30 * MIN);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'the console stopped it: an operator is on it');
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: false, nextAt: null }, 'the console stopped it: an operator is on it');
 });
 
-test('a reply whose delivery was cancelled never reached the customer: not an answer', () => {
+test('a reply whose delivery was cancelled never reached the customer: not an answer', async () => {
   const { store, clock, line, reply, check } = held();
   const waiting = line('customer', 'auto_reply_stopped');
   const replyId = reply('auto', waiting);
   const deliveryId = store.deliveries.insert({ replyId, replyMsgId: 'r', conversationId: 'c', clientId: 'a', sendUrl: 'http://127.0.0.1:9/x', messageInfo: '{}', state: 'pending', nextAttemptAt: clock.now(), createdAt: clock.now() });
   clock.advance(10 * MIN);
-  assert.equal(check().alert, false, 'a reply on its way answers');
+  assert.equal((await check()).alert, false, 'a reply on its way answers');
   store.deliveries.cancel(deliveryId, 'auto-reply stopped by stop_auto_reply', clock.now());
-  assert.equal(check().alert, true, 'cancelled, it does not');
+  assert.equal((await check()).alert, true, 'cancelled, it does not');
 });
 
-test('a conversation the console resumed is the bot\'s again: no wait', () => {
+test('a conversation the console resumed is the bot\'s again: no wait', async () => {
   const { store, clock, line, check } = held();
   line('customer', 'auto_reply_stopped');
   store.conversations.setAutoReply('c', 'active', null);
   clock.advance(30 * MIN);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: false, nextAt: null });
 });
 
-test('a reply made but not yet delivered when staff stop the bot from the IM never reached the customer: the line waits on them', () => {
+test('a reply made but not yet delivered when staff stop the bot from the IM never reached the customer: the line waits on them', async () => {
   const { store, clock, line, reply, check } = held();
   store.conversations.setAutoReply('c', 'active', null);
   const at = clock.now();
@@ -133,14 +133,14 @@ test('a reply made but not yet delivered when staff stop the bot from the IM nev
   store.messages.settleReply(waiting, 'answered', 'r', null);
   store.deliveries.insert({ replyId, replyMsgId: 'r', conversationId: 'c', clientId: 'a', sendUrl: 'http://127.0.0.1:9/x', messageInfo: '{}', state: 'pending', nextAttemptAt: clock.now(), createdAt: clock.now() });
   clock.advance(1000);
-  const stopped = store.transaction(() => stopConversation(store, 'c', clock.now(), 'stop_auto_reply'));
+  const stopped = await store.transactionAsync(() => stopConversation(store, 'c', clock.now(), 'stop_auto_reply'));
   assert.deepEqual([stopped.deliveries, stopped.messageIds], [1, []], 'the delivery cancelled, no reply left to make');
   clock.advance(10 * MIN);
-  assert.equal(check().alert, true);
+  assert.equal((await check()).alert, true);
   assert.equal(store.conversations.byId('c')!.needsHumanSince, at);
 });
 
-test('a Resume from the console ends the wait for the lines before it, also when the IM stops the bot again later', () => {
+test('a Resume from the console ends the wait for the lines before it, also when the IM stops the bot again later', async () => {
   const { store, clock, line, check } = held();
   line('customer', 'auto_reply_stopped');
   store.conversations.setAutoReply('c', 'active', null);
@@ -150,15 +150,15 @@ test('a Resume from the console ends the wait for the lines before it, also when
   });
   clock.advance(60 * MIN);
   store.conversations.setAutoReply('c', 'stopped', null);
-  assert.deepEqual(check(), { kind: 'staff_wait', alert: false, nextAt: null });
+  assert.deepEqual(await check(), { kind: 'staff_wait', alert: false, nextAt: null });
   const at = clock.now();
   line('customer', 'auto_reply_stopped');
   clock.advance(10 * MIN);
-  assert.equal(check().alert, true);
+  assert.equal((await check()).alert, true);
   assert.equal(store.conversations.byId('c')!.needsHumanSince, at, 'waiting since the line after the Resume');
 });
 
-test('the watch remembers when it first ran; switched off, it forgets, so switching it on later raises nothing older', () => {
+test('the watch remembers when it first ran; switched off, it forgets, so switching it on later raises nothing older', async () => {
   const kv = new Map<string, string>();
   const settings = { get: (k: string) => kv.get(k), put: (k: string, v: string) => void kv.set(k, v), delete: (k: string) => void kv.delete(k) };
   assert.equal(staffWatchSince(settings, 1000, true), 1000);

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 
 /**
  * Past the wait itself, lines older than this are history, not a wait: a long outage must not
@@ -34,13 +34,13 @@ export interface StaffWaitResult {
  * conversation enters Needs you as having waited since the customer's first unanswered line. A
  * conversation the console resumed is the bot's again, and an operator looked at it: no wait.
  */
-export function checkStaffWait(store: Store, c: StaffWaitCommand): StaffWaitResult {
+export async function checkStaffWait(store: StoreContract, c: StaffWaitCommand): Promise<StaffWaitResult> {
   const none: StaffWaitResult = { kind: 'staff_wait', alert: false, nextAt: null };
-  const conv = store.conversations.byId(c.conversationId);
+  const conv = await store.conversations.byId(c.conversationId);
   if (!conv || conv.needsHuman || conv.autoReply === 'active') return none;
-  const first = store.staffWait.firstUnanswered(c.conversationId, staffWaitNotBefore(c.now, c.waitMs, c.watchingSince));
+  const first = await store.staffWait.firstUnanswered(c.conversationId, staffWaitNotBefore(c.now, c.waitMs, c.watchingSince));
   if (!first) return none;
   const dueAt = first.receivedAt + c.waitMs;
   if (dueAt > c.now) return { ...none, nextAt: dueAt };
-  return { ...none, alert: store.conversations.flagNeedsHuman(c.conversationId, first.receivedAt, 'customer_waiting') };
+  return { ...none, alert: await store.conversations.flagNeedsHuman(c.conversationId, first.receivedAt, 'customer_waiting') };
 }

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import { effectiveAutoReply, type AutoReplyState } from '../../shared/conversation.ts';
 import { newId } from '../store/ids.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
@@ -27,10 +27,10 @@ export type StateResult = {
  * What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent.
  * Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made.
  */
-export function stopConversation(store: Store, conversationId: string, now: number, by: string): { deliveries: number; messageIds: number[] } {
-  store.conversations.setAutoReply(conversationId, 'stopped', null);
-  const messageIds = store.messages.cancelPendingReplies(conversationId, cancelledBeforeReplyNote(by));
-  return { deliveries: store.deliveries.cancelForConversation(conversationId, cancelledDeliveryReason(by), now), messageIds };
+export async function stopConversation(store: StoreContract, conversationId: string, now: number, by: string): Promise<{ deliveries: number; messageIds: number[] }> {
+  await store.conversations.setAutoReply(conversationId, 'stopped', null);
+  const messageIds = await store.messages.cancelPendingReplies(conversationId, cancelledBeforeReplyNote(by));
+  return { deliveries: await store.deliveries.cancelForConversation(conversationId, cancelledDeliveryReason(by), now), messageIds };
 }
 
 /**
@@ -39,16 +39,16 @@ export function stopConversation(store: Store, conversationId: string, now: numb
  * records (an Undo's flag, a note). Returns the line's message id: an undo of a Resolve looks for
  * what was said after it.
  */
-export function commandLine(
-  store: Store,
+export async function commandLine(
+  store: StoreContract,
   conv: { id: string; clientId: string },
   command: 'stop_auto_reply' | 'resume_auto_reply' | 'resolve' | 'undo_resolve' | 'flag_human',
   operator: Operator,
   now: number,
   extra: Record<string, unknown> = {},
-): number {
+): Promise<number> {
   const info = { source: 'console', operator: { id: operator.id, name: operator.name }, ...extra };
-  return store.messages.insert({
+  return await store.messages.insert({
     conversationId: conv.id,
     clientId: conv.clientId,
     eventType: 'cmd_dialog',
@@ -65,19 +65,19 @@ export function commandLine(
   });
 }
 
-export function consoleStop(store: Store, conversationId: string, operator: Operator, now: number): StateResult | null {
-  const conv = store.conversations.byId(conversationId);
+export async function consoleStop(store: StoreContract, conversationId: string, operator: Operator, now: number): Promise<StateResult | null> {
+  const conv = await store.conversations.byId(conversationId);
   if (!conv) return null;
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
-  const stopped = stopConversation(store, conv.id, now, 'the console');
+  const stopped = await stopConversation(store, conv.id, now, 'the console');
   const cancelledReplies = stopped.deliveries;
-  const line = commandLine(store, conv, 'stop_auto_reply', operator, now);
+  const line = await commandLine(store, conv, 'stop_auto_reply', operator, now);
   // What Undo puts back: a pause keeps its end (a colleague's takeover still holds the bot off),
   // and the customer messages still in their quiet period get their reply after all. The line:
   // what was said or done after it still holds after the Undo.
   const pausedUntil = previous === 'paused' ? conv.pausedUntil : null;
   const detail = { previous, paused_until: pausedUntil, cancelled_replies: cancelledReplies, cancelled_messages: stopped.messageIds, line };
-  store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify(detail) });
+  await store.audit.insert({ at: now, operator, action: 'stop', conversationId: conv.id, detail: JSON.stringify(detail) });
   return { kind: 'auto_reply_state', previous, cancelledReplies };
 }
 
@@ -97,15 +97,15 @@ interface UndoOfStop {
  * operator reply) would have paused the bot from then had there been no stop, so the Undo pauses
  * it from then: it never wakes a bot a person has just held off.
  */
-function undoOfStop(store: Store, conv: { id: string; clientId: string }, detail: string | null, now: number): UndoOfStop {
+async function undoOfStop(store: StoreContract, conv: { id: string; clientId: string }, detail: string | null, now: number): Promise<UndoOfStop> {
   const d = JSON.parse(detail ?? '{}') as { previous?: string; paused_until?: number | null; cancelled_messages?: unknown; line?: unknown };
   // Stops recorded before the messages were: nothing of theirs to put back.
   const messageIds = Array.isArray(d.cancelled_messages) ? d.cancelled_messages.filter((id): id is number => Number.isSafeInteger(id)) : [];
   // Stops recorded before their line was: nothing known of what came after.
-  const since = typeof d.line === 'number' ? store.workspace.sinceLine(conv.id, d.line) : { humanAt: null, stopped: false };
+  const since = typeof d.line === 'number' ? await store.workspace.sinceLine(conv.id, d.line) : { humanAt: null, stopped: false };
   const line = typeof d.line === 'number' ? d.line : null;
   if (d.previous === 'stopped' || since.stopped) return { state: 'stopped', pausedUntil: null, messageIds, overtaken: since.stopped, line };
-  const pauseMinutes = since.humanAt === null ? 0 : (store.clients.get(conv.clientId)?.settings.pauseMinutes ?? 0);
+  const pauseMinutes = since.humanAt === null ? 0 : ((await store.clients.get(conv.clientId))?.settings.pauseMinutes ?? 0);
   const byHuman = since.humanAt !== null && pauseMinutes > 0 ? since.humanAt + pauseMinutes * 60_000 : null;
   const found = d.previous === 'paused' && typeof d.paused_until === 'number' ? d.paused_until : null;
   const until = Math.max(found ?? 0, byHuman ?? 0);
@@ -126,8 +126,8 @@ function undoRefusal(found: { at: number; newest: boolean; restore: UndoOfStop }
 /** How long after a console stop its Undo still brings back the replies the stop cancelled (the toast shows 5 s). */
 export const UNDO_STOP_MS = 15_000;
 
-export function consoleResume(store: Store, conversationId: string, operator: Operator, now: number, undoStop = false): StateResult | null {
-  const conv = store.conversations.byId(conversationId);
+export async function consoleResume(store: StoreContract, conversationId: string, operator: Operator, now: number, undoStop = false): Promise<StateResult | null> {
+  const conv = await store.conversations.byId(conversationId);
   if (!conv) return null;
   const previous = effectiveAutoReply(conv.autoReply, conv.pausedUntil, now);
   // Undo puts back exactly what that stop changed: the state it found (a pause with its end), the
@@ -135,29 +135,29 @@ export function consoleResume(store: Store, conversationId: string, operator: Op
   // in their quiet period (pending again, with their reason: the scheduler answers them as if
   // there had been no stop). A plain resume lets the bot answer again. Neither touches "needs a
   // human": the customer still waits for a person until someone resolves it.
-  const changes = undoStop ? store.audit.list(conv.id, 20).filter((a) => a.action === 'stop' || a.action === 'resume') : [];
+  const changes = undoStop ? (await store.audit.list(conv.id, 20)).filter((a) => a.action === 'stop' || a.action === 'resume') : [];
   const stopIndex = changes.findIndex((a) => a.action === 'stop');
   const stop = changes[stopIndex];
-  const restore = stop ? undoOfStop(store, conv, stop.detail, now) : null;
+  const restore = stop ? await undoOfStop(store, conv, stop.detail, now) : null;
   // An Undo that finds nothing of its own to take back changes nothing, and says why: a plain
   // resume here would wake a bot that a colleague paused or the integration stopped.
   const refusal = undoStop ? undoRefusal(stop && restore ? { at: stop.at, newest: stopIndex === 0, restore } : null, now) : null;
   if (refusal) return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies: 0, rescheduled: null, undo: refusal };
   const undoing = undoStop && stop && restore ? { stop, restore } : null;
   const target = undoing?.restore ?? { state: 'active' as const, pausedUntil: null, messageIds: [], line: null };
-  store.conversations.setAutoReply(conv.id, target.state, target.pausedUntil);
-  const restoredReplies = undoing ? store.deliveries.restoreCancelled(conv.id, cancelledDeliveryReason('the console'), undoing.stop.at, now) : 0;
-  const restored = store.messages.restoreCancelledReplies(conv.id, target.messageIds, cancelledBeforeReplyNote('the console'));
+  await store.conversations.setAutoReply(conv.id, target.state, target.pausedUntil);
+  const restoredReplies = undoing ? await store.deliveries.restoreCancelled(conv.id, cancelledDeliveryReason('the console'), undoing.stop.at, now) : 0;
+  const restored = await store.messages.restoreCancelledReplies(conv.id, target.messageIds, cancelledBeforeReplyNote('the console'));
   // A customer who wrote during the stop was left for a human only because of it: back to active,
   // the bot answers them too, and the Needs you entry their message made goes with the stop.
-  const revived = undoing && target.state === 'active' && target.line !== null ? store.messages.reviveStoppedSince(conv.id, target.line) : [];
-  if (undoing && revived.length > 0) store.conversations.clearWaitingSince(conv.id, undoing.stop.at);
+  const revived = undoing && target.state === 'active' && target.line !== null ? await store.messages.reviveStoppedSince(conv.id, target.line) : [];
+  if (undoing && revived.length > 0) await store.conversations.clearWaitingSince(conv.id, undoing.stop.at);
   const receivedAt = [...restored, ...revived].sort((a, b) => a - b);
   // There is no resume on the wire (protocol section 4): a resume always comes from the console.
   // Resuming what was already active changed nothing, and says nothing.
-  if (previous !== 'active') commandLine(store, conv, 'resume_auto_reply', operator, now, undoStop ? { undo: true } : {});
+  if (previous !== 'active') await commandLine(store, conv, 'resume_auto_reply', operator, now, undoStop ? { undo: true } : {});
   const undone = undoStop ? { undo: true, restored_replies: restoredReplies, restored_messages: receivedAt.length } : {};
-  store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...undone }) });
+  await store.audit.insert({ at: now, operator, action: 'resume', conversationId: conv.id, detail: JSON.stringify({ previous, ...undone }) });
   const rescheduled = receivedAt.length > 0 ? { clientId: conv.clientId, receivedAt } : null;
   return { kind: 'auto_reply_state', previous, cancelledReplies: 0, restoredReplies, rescheduled, ...(undoStop ? { undo: 'undone' as const } : {}) };
 }

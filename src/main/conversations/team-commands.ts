@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { Reader } from '../store/team.ts';
 import type { ArrivedEntry, DraftBase, Operator } from '../../shared/console-api.ts';
 import { assertNever } from '../../shared/assert-never.ts';
@@ -33,63 +33,63 @@ export type TeamResult =
   | ConflictResult;
 
 /** What arrived after a draft's base that its author has not seen; empty when nothing did, or when they send anyway. */
-export function arrivedAfter(store: Store, conversationId: string, base: DraftBase | null | undefined, force: boolean, authorId: string): ArrivedEntry[] {
+export async function arrivedAfter(store: StoreContract, conversationId: string, base: DraftBase | null | undefined, force: boolean, authorId: string): Promise<ArrivedEntry[]> {
   if (!base || force) return [];
-  return store.team.arrivedSince(conversationId, base, authorId);
+  return await store.team.arrivedSince(conversationId, base, authorId);
 }
 
-function assign(store: Store, c: Extract<TeamCommand, { kind: 'assign' }>): TeamResult | null {
-  const previous = store.team.assigneeOf(c.conversationId);
+async function assign(store: StoreContract, c: Extract<TeamCommand, { kind: 'assign' }>): Promise<TeamResult | null> {
+  const previous = await store.team.assigneeOf(c.conversationId);
   if (previous === undefined) return null;
   if (previous === c.agentId) return { kind: 'assigned', previous, changed: false };
-  store.team.assign(c.conversationId, c.agentId, c.now);
-  store.audit.insert({ at: c.now, operator: c.operator, action: 'assign', conversationId: c.conversationId, detail: auditDetail({ from: previous, to: c.agentId }) });
+  await store.team.assign(c.conversationId, c.agentId, c.now);
+  await store.audit.insert({ at: c.now, operator: c.operator, action: 'assign', conversationId: c.conversationId, detail: auditDetail({ from: previous, to: c.agentId }) });
   return { kind: 'assigned', previous, changed: true };
 }
 
-function note(store: Store, c: Extract<TeamCommand, { kind: 'note' }>): TeamResult | null {
-  if (store.team.assigneeOf(c.conversationId) === undefined) return null;
-  const arrived = arrivedAfter(store, c.conversationId, c.base, c.force, c.operator.id);
+async function note(store: StoreContract, c: Extract<TeamCommand, { kind: 'note' }>): Promise<TeamResult | null> {
+  if (await store.team.assigneeOf(c.conversationId) === undefined) return null;
+  const arrived = await arrivedAfter(store, c.conversationId, c.base, c.force, c.operator.id);
   if (arrived.length > 0) return { kind: 'conversation_changed', arrived };
-  const noteId = store.team.insertNote({
+  const noteId = await store.team.insertNote({
     conversationId: c.conversationId,
     msgId: c.msgId,
-    afterMessageId: store.workspace.latestMessageId(c.conversationId),
-    afterReplyId: store.team.latestReplyId(c.conversationId),
+    afterMessageId: await store.workspace.latestMessageId(c.conversationId),
+    afterReplyId: await store.team.latestReplyId(c.conversationId),
     author: c.operator,
     content: c.content,
     mentions: c.mentions,
     now: c.now,
   });
   const detail = auditDetail({ msg_id: c.msgId, content: c.content, ...(c.mentions.length ? { mentions: c.mentions.join(' ') } : {}), ...(c.force && c.base ? { sent_anyway: true } : {}) });
-  store.audit.insert({ at: c.now, operator: c.operator, action: 'note', conversationId: c.conversationId, detail });
+  await store.audit.insert({ at: c.now, operator: c.operator, action: 'note', conversationId: c.conversationId, detail });
   return { kind: 'noted', noteId };
 }
 
-export function executeTeamCommand(store: Store, c: TeamCommand): TeamResult | null {
+export async function executeTeamCommand(store: StoreContract, c: TeamCommand): Promise<TeamResult | null> {
   switch (c.kind) {
     case 'assign':
-      return assign(store, c);
+      return await assign(store, c);
     case 'claim': {
-      const claimed = store.team.claim(c.conversationId, c.agentId, c.capacity, c.now);
-      if (claimed) store.audit.insert({ at: c.now, operator: null, action: 'assign', conversationId: c.conversationId, detail: auditDetail({ from: null, to: c.agentId, by: 'auto-assignment' }) });
+      const claimed = await store.team.claim(c.conversationId, c.agentId, c.capacity, c.now);
+      if (claimed) await store.audit.insert({ at: c.now, operator: null, action: 'assign', conversationId: c.conversationId, detail: auditDetail({ from: null, to: c.agentId, by: 'auto-assignment' }) });
       return { kind: 'claimed', claimed };
     }
     case 'return_to_queue': {
-      const ids = store.team.returnToQueue(c.agentId);
+      const ids = await store.team.returnToQueue(c.agentId);
       for (const id of ids) {
-        store.audit.insert({ at: c.now, operator: null, action: 'assign', conversationId: id, detail: auditDetail({ from: c.agentId, to: null, by: c.why ?? 'offline agent, back to the queue' }) });
+        await store.audit.insert({ at: c.now, operator: null, action: 'assign', conversationId: id, detail: auditDetail({ from: c.agentId, to: null, by: c.why ?? 'offline agent, back to the queue' }) });
       }
       return { kind: 'returned', ids };
     }
     case 'note':
-      return note(store, c);
+      return await note(store, c);
     case 'mark_read': {
       if (c.reader) {
-        if (store.team.assigneeOf(c.conversationId) === undefined) return null;
-        return { kind: 'unread', unread: store.team.markRead(c.reader, c.conversationId, c.upToId) };
+        if (await store.team.assigneeOf(c.conversationId) === undefined) return null;
+        return { kind: 'unread', unread: await store.team.markRead(c.reader, c.conversationId, c.upToId) };
       }
-      const unread = store.conversations.markRead(c.conversationId, c.upToId);
+      const unread = await store.conversations.markRead(c.conversationId, c.upToId);
       return unread === undefined ? null : { kind: 'unread', unread };
     }
     default:

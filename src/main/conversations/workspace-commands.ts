@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { NewAudit } from '../store/audit.ts';
 import type { EngineAnswer } from '../engines/engine.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
@@ -79,18 +79,18 @@ export function auditDetail(fields: Record<string, unknown>): string {
  * made due now, so the outbox's usual re-check cancels them at once instead of holding this
  * answer behind their back-off.
  */
-function operatorReply(store: Store, c: OperatorReplyCommand): WorkspaceResult | null {
-  const conv = store.conversations.byId(c.conversationId);
+async function operatorReply(store: StoreContract, c: OperatorReplyCommand): Promise<WorkspaceResult | null> {
+  const conv = await store.conversations.byId(c.conversationId);
   if (!conv) return null;
   // Checked in the write's own transaction: nothing can slip in between the check and the reply.
-  const arrived = arrivedAfter(store, conv.id, c.base, c.force ?? false, c.operator.id);
+  const arrived = await arrivedAfter(store, conv.id, c.base, c.force ?? false, c.operator.id);
   if (arrived.length > 0) return { kind: 'conversation_changed', arrived };
-  const replyId = store.messages.insertReply({
+  const replyId = await store.messages.insertReply({
     conversationId: conv.id,
     kind: 'operator',
     msgId: c.replyMsgId,
     replyTo: c.replyTo,
-    afterMessageId: store.workspace.latestMessageId(conv.id),
+    afterMessageId: await store.workspace.latestMessageId(conv.id),
     content: c.content,
     handoff: false,
     engine: 'operator',
@@ -99,7 +99,7 @@ function operatorReply(store: Store, c: OperatorReplyCommand): WorkspaceResult |
     operator: c.operator,
     createdAt: c.now,
   });
-  const deliveryId = store.deliveries.insert({
+  const deliveryId = await store.deliveries.insert({
     kind: 'operator',
     replyId,
     replyMsgId: c.replyMsgId,
@@ -113,21 +113,21 @@ function operatorReply(store: Store, c: OperatorReplyCommand): WorkspaceResult |
   });
   if (conv.channel === 'im') {
     const state = effectiveAutoReply(conv.autoReply, conv.pausedUntil, c.now);
-    if (state !== 'stopped' && c.pauseMs > 0) store.conversations.setAutoReply(conv.id, 'paused', c.now + c.pauseMs);
-    if (state === 'stopped' || c.pauseMs > 0) store.deliveries.autoDueNow(conv.id, c.now);
+    if (state !== 'stopped' && c.pauseMs > 0) await store.conversations.setAutoReply(conv.id, 'paused', c.now + c.pauseMs);
+    if (state === 'stopped' || c.pauseMs > 0) await store.deliveries.autoDueNow(conv.id, c.now);
   }
-  store.conversations.clearNeedsHuman(conv.id);
-  store.conversations.touch(conv.id, 1, c.now);
-  store.audit.insert({ at: c.now, operator: c.operator, action: 'reply', conversationId: conv.id, detail: auditDetail({ msg_id: c.replyMsgId, content: c.content, ...(c.force && c.base ? { sent_anyway: true } : {}) }) });
+  await store.conversations.clearNeedsHuman(conv.id);
+  await store.conversations.touch(conv.id, 1, c.now);
+  await store.audit.insert({ at: c.now, operator: c.operator, action: 'reply', conversationId: conv.id, detail: auditDetail({ msg_id: c.replyMsgId, content: c.content, ...(c.force && c.base ? { sent_anyway: true } : {}) }) });
   // Only a conversation nobody has: a colleague's stays theirs (the conditional update decides, not a read before it).
-  const assigned = c.takeIfFree === true && store.team.takeIfFree(conv.id, c.operator.id, c.now);
-  if (assigned) store.audit.insert({ at: c.now, operator: c.operator, action: 'assign', conversationId: conv.id, detail: auditDetail({ from: null, to: c.operator.id, by: 'reply' }) });
+  const assigned = c.takeIfFree === true && await store.team.takeIfFree(conv.id, c.operator.id, c.now);
+  if (assigned) await store.audit.insert({ at: c.now, operator: c.operator, action: 'assign', conversationId: conv.id, detail: auditDetail({ from: null, to: c.operator.id, by: 'reply' }) });
   return { kind: 'operator_reply', replyId, deliveryId, assigned };
 }
 
-function consoleSuggestion(store: Store, c: ConsoleSuggestionCommand): WorkspaceResult | null {
-  if (!store.conversations.byId(c.conversationId)) return null;
-  store.messages.insertReply({
+async function consoleSuggestion(store: StoreContract, c: ConsoleSuggestionCommand): Promise<WorkspaceResult | null> {
+  if (!await store.conversations.byId(c.conversationId)) return null;
+  await store.messages.insertReply({
     conversationId: c.conversationId,
     kind: 'suggestion',
     msgId: c.suggestionMsgId,
@@ -143,7 +143,7 @@ function consoleSuggestion(store: Store, c: ConsoleSuggestionCommand): Workspace
     instruction: c.instruction,
     createdAt: c.now,
   });
-  store.audit.insert({
+  await store.audit.insert({
     at: c.now,
     operator: c.operator,
     action: 'assist',
@@ -154,35 +154,35 @@ function consoleSuggestion(store: Store, c: ConsoleSuggestionCommand): Workspace
 }
 
 /** Runs one workspace command inside the writer's current group transaction; null: no such conversation. */
-export function executeWorkspaceCommand(store: Store, c: WorkspaceCommand): WorkspaceResult | null {
+export async function executeWorkspaceCommand(store: StoreContract, c: WorkspaceCommand): Promise<WorkspaceResult | null> {
   switch (c.kind) {
     case 'operator_reply':
-      return operatorReply(store, c);
+      return await operatorReply(store, c);
     case 'console_suggestion':
-      return consoleSuggestion(store, c);
+      return await consoleSuggestion(store, c);
     case 'resolve':
-      return resolveConversation(store, c.conversationId, c.operator, c.now);
+      return await resolveConversation(store, c.conversationId, c.operator, c.now);
     case 'undo_resolve':
-      return undoResolve(store, c.conversationId, c.resolvedAt, c.operator, c.now);
+      return await undoResolve(store, c.conversationId, c.resolvedAt, c.operator, c.now);
     case 'flag':
-      return flagConversation(store, c.conversationId, c.operator, c.note, c.now);
+      return await flagConversation(store, c.conversationId, c.operator, c.note, c.now);
     case 'set_operator': {
       let previous: Operator | null = null;
       if (c.owner) {
-        previous = store.accounts.setOwner({ id: c.operator.id, name: c.operator.name, now: c.now }).previous;
+        previous = (await store.accounts.setOwner({ id: c.operator.id, name: c.operator.name, now: c.now })).previous;
         // The console read before it had a name, on the shared marker: that reading is now the owner's.
-        if (!previous) store.team.adoptSharedMarkers(c.operator.id);
+        if (!previous) await store.team.adoptSharedMarkers(c.operator.id);
       }
       else {
-        previous = store.accounts.get(c.operator.id);
-        store.accounts.rename(c.operator.id, c.operator.name, c.now);
+        previous = await store.accounts.get(c.operator.id);
+        await store.accounts.rename(c.operator.id, c.operator.name, c.now);
       }
       const detail = previous ? auditDetail({ previous: `${previous.name} (${previous.id})` }) : null;
-      store.audit.insert({ at: c.now, operator: c.operator, action: 'operator', conversationId: null, detail });
+      await store.audit.insert({ at: c.now, operator: c.operator, action: 'operator', conversationId: null, detail });
       return { kind: 'done' };
     }
     case 'audit':
-      store.audit.insert(c.entry);
+      await store.audit.insert(c.entry);
       return { kind: 'done' };
     default:
       return assertNever(c, 'workspace command');

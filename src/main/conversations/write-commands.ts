@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { ConversationRow } from '../store/conversations.ts';
 import type { PruneLimits, LoggedRequest } from '../store/request-log.ts';
 import type { EngineAnswer } from '../engines/engine.ts';
@@ -6,7 +6,7 @@ import type { MessageInfo } from '../../shared/protocol/message-schema.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
 import { effectiveAutoReply, type AutoReplyState, type Channel, type MessageRole } from '../../shared/conversation.ts';
 import { assertNever } from '../../shared/assert-never.ts';
-import { decideReply, waitsForHuman, type Decision } from '../autoreply/decide.ts';
+import { decideReply, waitsForHuman, type Decision, type DecisionInput } from '../autoreply/decide.ts';
 import { newId } from '../store/ids.ts';
 import { channelOf, displayNamesOf, fromStaffSide, peerOf, senderRole, type Peer } from './identity.ts';
 import { commitAutoReply, settleReplies, type AutoReplyCommand, type AutoReplyResult, type SettleCommand } from '../autoreply/reply-commands.ts';
@@ -97,17 +97,17 @@ export type Outcome =
   | { kind: 'conflict'; msgId: string };
 
 /** The stored first response for (client, event_type, msg_id), a conflict, or nothing yet. */
-export function priorOutcome(store: Store, r: Pick<IngestRequest, 'clientId' | 'info' | 'contentHash'>, msgId: string): Outcome | null {
-  const prior = store.idempotency.get(r.clientId, r.info.event_type, msgId);
+export async function priorOutcome(store: StoreContract, r: Pick<IngestRequest, 'clientId' | 'info' | 'contentHash'>, msgId: string): Promise<Outcome | null> {
+  const prior = await store.idempotency.get(r.clientId, r.info.event_type, msgId);
   if (!prior) return null;
   if (prior.contentHash !== r.contentHash) return { kind: 'conflict', msgId };
   return { kind: 'ok', status: 200, body: prior.body, conversationId: prior.conversationId, msgId, replayed: true };
 }
 
-function commit(store: Store, r: IngestRequest, msgId: string, messageId: number, response: Record<string, unknown>): Outcome {
+async function commit(store: StoreContract, r: IngestRequest, msgId: string, messageId: number, response: Record<string, unknown>): Promise<Outcome> {
   const body = JSON.stringify(response);
   const conversationId = response['conversation_id'] as string;
-  store.idempotency.put({
+  await store.idempotency.put({
     clientId: r.clientId,
     eventType: r.info.event_type,
     msgId,
@@ -122,10 +122,10 @@ function commit(store: Store, r: IngestRequest, msgId: string, messageId: number
   return { kind: 'ok', status: 200, body, conversationId, msgId, replayed: false };
 }
 
-function conversationFor(store: Store, r: IngestRequest, channel: Channel, peer: Peer, initial: AutoReplyState = 'active'): ConversationRow {
+async function conversationFor(store: StoreContract, r: IngestRequest, channel: Channel, peer: Peer, initial: AutoReplyState = 'active'): Promise<ConversationRow> {
   return (
-    store.conversations.byKey(r.clientId, channel, peer.peer) ??
-    store.conversations.create({
+    await store.conversations.byKey(r.clientId, channel, peer.peer) ??
+    await store.conversations.create({
       id: newId('conversation'),
       clientId: r.clientId,
       channel,
@@ -138,9 +138,9 @@ function conversationFor(store: Store, r: IngestRequest, channel: Channel, peer:
   );
 }
 
-function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, msgId: string, decision?: Decision): number {
+async function insertInbound(store: StoreContract, r: IngestRequest, conv: ConversationRow, msgId: string, decision?: Decision): Promise<number> {
   const role = r.info.event_type === 'cmd_dialog' ? 'command' : senderRole(r.info, r.settings.boundAccount);
-  const id = store.messages.insert({
+  const id = await store.messages.insert({
     conversationId: conv.id,
     clientId: r.clientId,
     eventType: r.info.event_type,
@@ -156,11 +156,11 @@ function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, ms
     replyReason: decision?.reason ?? null,
   });
   // The list shows unread counts and names from the conversation row alone: kept here, per message.
-  const names = rememberNames(store, r, conv, role);
-  if (role === 'customer') store.conversations.touchCustomer(conv.id, r.now, names.customer, names.group);
+  const names = await rememberNames(store, r, conv, role);
+  if (role === 'customer') await store.conversations.touchCustomer(conv.id, r.now, names.customer, names.group);
   else {
-    store.conversations.touch(conv.id, 1, r.now);
-    if (names.customer !== null || names.group !== null) store.conversations.rename(conv.id, names.customer, names.group);
+    await store.conversations.touch(conv.id, 1, r.now);
+    if (names.customer !== null || names.group !== null) await store.conversations.rename(conv.id, names.customer, names.group);
   }
   return id;
 }
@@ -170,12 +170,12 @@ function insertInbound(store: Store, r: IngestRequest, conv: ConversationRow, ms
  * message carries goes to `people`; returned are the conversation row's new names, null where
  * the message changes nothing (most messages repeat the names they carried before).
  */
-function rememberNames(store: Store, r: IngestRequest, conv: ConversationRow, role: MessageRole): { customer: string | null; group: string | null } {
+async function rememberNames(store: StoreContract, r: IngestRequest, conv: ConversationRow, role: MessageRole): Promise<{ customer: string | null; group: string | null }> {
   const names = displayNamesOf(r.info as unknown as Record<string, unknown>);
   const from = r.info.from_user_id || null;
   const to = r.info.to_user_id ?? null;
-  if (from && names.from) store.people.remember(r.clientId, from, names.from, r.now);
-  if (to && names.to) store.people.remember(r.clientId, to, names.to, r.now);
+  if (from && names.from) await store.people.remember(r.clientId, from, names.from, r.now);
+  if (to && names.to) await store.people.remember(r.clientId, to, names.to, r.now);
   // A 1:1 conversation is named by its customer, by their own word or by staff and AI writing to
   // them. A group has members, not a customer: it is named by group_name alone.
   const customer =
@@ -184,36 +184,39 @@ function rememberNames(store: Store, r: IngestRequest, conv: ConversationRow, ro
   return { customer: customer !== conv.customerName ? customer : null, group: group !== conv.groupName ? group : null };
 }
 
-function autoDialog(store: Store, r: IngestRequest): Outcome {
+async function autoDialog(store: StoreContract, r: IngestRequest): Promise<Outcome> {
   const msgId = r.info.msg_id ?? newId('message');
-  const prior = r.info.msg_id ? priorOutcome(store, r, msgId) : null;
+  const prior = r.info.msg_id ? await priorOutcome(store, r, msgId) : null;
   if (prior) return prior;
   const settings = r.settings;
   const peer = peerOf(r.info, settings.boundAccount);
-  const conv = conversationFor(store, r, 'im', peer);
+  const conv = await conversationFor(store, r, 'im', peer);
   let state = effectiveAutoReply(conv.autoReply, conv.pausedUntil, r.now);
   const role = senderRole(r.info, settings.boundAccount);
   if (role === 'staff' && state !== 'stopped' && settings.pauseMinutes > 0) {
     // A human spoke: the AI steps back until the pause runs out.
     state = 'paused';
-    store.conversations.setAutoReply(conv.id, 'paused', r.now + settings.pauseMinutes * 60_000);
+    await store.conversations.setAutoReply(conv.id, 'paused', r.now + settings.pauseMinutes * 60_000);
   }
   // Staff answered in the IM itself: the conversation no longer waits for a human.
-  if (role === 'staff') store.conversations.clearNeedsHuman(conv.id);
+  if (role === 'staff') await store.conversations.clearNeedsHuman(conv.id);
   const addressed = new Set([...(settings.boundAccount ? [settings.boundAccount] : []), ...settings.botIds]);
-  const decision = decideReply({
+  const input: DecisionInput = {
     role,
     isGroup: peer.groupId !== null,
     groupPolicy: settings.groupPolicy,
     mentioned: (r.info.at_list ?? []).some((id) => addressed.has(id)),
-    quotesOurReply: r.info.quote !== undefined && store.messages.isOurReply(r.clientId, r.info.quote.msg_id),
+    quotesOurReply: r.info.quote !== undefined && await store.messages.isOurReply(r.clientId, r.info.quote.msg_id),
     state,
     createTimestampSeconds: r.info.create_timestamp ?? null,
     now: r.now,
     staleMinutes: settings.staleMinutes,
-    autoRepliesLastMinute: () => store.messages.countAutoRepliesSince(conv.id, r.now - 60_000),
-  });
-  const messageId = insertInbound(store, r, conv, msgId, decision);
+    autoRepliesLastMinute: 0,
+  };
+  // The rate limit is the last rule: count the conversation's recent replies only when it decides.
+  const unlimited = decideReply(input);
+  const decision = unlimited.scheduled ? decideReply({ ...input, autoRepliesLastMinute: await store.messages.countAutoRepliesSince(conv.id, r.now - 60_000) }) : unlimited;
+  const messageId = await insertInbound(store, r, conv, msgId, decision);
   // Held off by the console (its stop, or an operator's reply): nobody else will answer it, so the
   // conversation goes to Needs you, as a handoff does. Staff who took it over in the IM see the
   // message there; the console would only chime at every line of their chat. The response is as
@@ -221,10 +224,10 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
   // Held by staff in the IM, it waits on them: the console is told only if nobody answers in
   // time (staffWaitMinutes; src/main/conversations/staff-wait.ts).
   const held = (state === 'stopped' || state === 'paused') && waitsForHuman(decision.reason) ? state : null;
-  const byConsole = held !== null && store.workspace.heldByConsole(conv.id, held);
-  const alert = byConsole && store.conversations.flagNeedsHuman(conv.id, r.now, 'customer_waiting');
+  const byConsole = held !== null && await store.workspace.heldByConsole(conv.id, held);
+  const alert = byConsole && await store.conversations.flagNeedsHuman(conv.id, r.now, 'customer_waiting');
   const waitsOnStaff = held !== null && !byConsole;
-  const outcome = commit(store, r, msgId, messageId, {
+  const outcome = await commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,
     conversation_id: conv.id,
@@ -237,17 +240,17 @@ function autoDialog(store: Store, r: IngestRequest): Outcome {
   return waitsOnStaff ? { ...outcome, replyScheduled: decision.scheduled, waitsOnStaff } : { ...outcome, replyScheduled: decision.scheduled };
 }
 
-function cmdDialog(store: Store, r: IngestRequest): Outcome {
+async function cmdDialog(store: StoreContract, r: IngestRequest): Promise<Outcome> {
   const msgId = r.info.msg_id ?? newId('message');
-  const prior = r.info.msg_id ? priorOutcome(store, r, msgId) : null;
+  const prior = r.info.msg_id ? await priorOutcome(store, r, msgId) : null;
   if (prior) return prior;
   const peer = peerOf(r.info, r.settings.boundAccount);
-  const existing = store.conversations.byKey(r.clientId, 'im', peer.peer);
+  const existing = await store.conversations.byKey(r.clientId, 'im', peer.peer);
   const previous = existing ? effectiveAutoReply(existing.autoReply, existing.pausedUntil, r.now) : 'none';
-  const conv = existing ?? conversationFor(store, r, 'im', peer, 'stopped');
-  const stopped = stopConversation(store, conv.id, r.now, 'stop_auto_reply');
-  const messageId = insertInbound(store, r, conv, msgId);
-  const outcome = commit(store, r, msgId, messageId, {
+  const conv = existing ?? await conversationFor(store, r, 'im', peer, 'stopped');
+  const stopped = await stopConversation(store, conv.id, r.now, 'stop_auto_reply');
+  const messageId = await insertInbound(store, r, conv, msgId);
+  const outcome = await commit(store, r, msgId, messageId, {
     request_id: r.requestId,
     event_type: r.info.event_type,
     conversation_id: conv.id,
@@ -263,16 +266,16 @@ function cmdDialog(store: Store, r: IngestRequest): Outcome {
 }
 
 /** Appends the question (unless it is the assisted message itself) and the engine's answer. */
-function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome {
+async function answered(store: StoreContract, r: IngestRequest, reply: AnsweredReply): Promise<Outcome> {
   // A concurrent twin may have committed while the engine worked: it wins cleanly.
-  const prior = r.info.msg_id ? priorOutcome(store, r, reply.msgId) : null;
+  const prior = r.info.msg_id ? await priorOutcome(store, r, reply.msgId) : null;
   if (prior) return prior;
   const channel = channelOf(r.info.event_type);
-  const existing = reply.existingConversationId ? store.conversations.byId(reply.existingConversationId) : undefined;
-  const conv = existing ?? conversationFor(store, r, channel, peerOf(r.info, r.settings.boundAccount));
-  const afterId = reply.targetMessageId ?? insertInbound(store, r, conv, reply.msgId);
+  const existing = reply.existingConversationId ? await store.conversations.byId(reply.existingConversationId) : undefined;
+  const conv = existing ?? await conversationFor(store, r, channel, peerOf(r.info, r.settings.boundAccount));
+  const afterId = reply.targetMessageId ?? await insertInbound(store, r, conv, reply.msgId);
   const replyMsgId = newId(reply.kind === 'website' ? 'reply' : 'suggestion');
-  store.messages.insertReply({
+  await store.messages.insertReply({
     conversationId: conv.id,
     kind: reply.kind,
     msgId: replyMsgId,
@@ -289,8 +292,8 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
   });
   let alert = false;
   if (reply.kind === 'website') {
-    store.conversations.touch(conv.id, 1, r.now);
-    if (reply.answer.handoff) alert = store.conversations.flagNeedsHuman(conv.id, r.now, 'handoff');
+    await store.conversations.touch(conv.id, 1, r.now);
+    if (reply.answer.handoff) alert = await store.conversations.flagNeedsHuman(conv.id, r.now, 'handoff');
   }
   const base = { request_id: r.requestId, event_type: r.info.event_type, conversation_id: conv.id, msg_id: reply.msgId };
   const answer = { msg_id: replyMsgId, content: reply.answer.content, handoff: reply.answer.handoff };
@@ -299,41 +302,41 @@ function answered(store: Store, r: IngestRequest, reply: AnsweredReply): Outcome
     reply.kind === 'website'
       ? { ...base, reply: answer }
       : { ...base, context: { reused: matchedBy !== null, matched_by: matchedBy, messages: reply.contextMessages }, suggestion: answer };
-  const outcome = commit(store, r, reply.msgId, afterId, body);
+  const outcome = await commit(store, r, reply.msgId, afterId, body);
   return alert && outcome.kind === 'ok' ? { ...outcome, alert: 'handoff' } : outcome;
 }
 
 /** Runs one command inside the writer's current group transaction. */
-export function executeWrite(store: Store, command: WriteCommand): WriteResult {
+export async function executeWrite(store: StoreContract, command: WriteCommand): Promise<WriteResult> {
   switch (command.kind) {
     case 'auto_dialog':
-      return autoDialog(store, command.request);
+      return await autoDialog(store, command.request);
     case 'cmd_dialog':
-      return cmdDialog(store, command.request);
+      return await cmdDialog(store, command.request);
     case 'answered':
-      return answered(store, command.request, command.reply);
+      return await answered(store, command.request, command.reply);
     case 'request_log':
-      store.requestLog.insert(command.entry, command.aggKey ?? null);
+      await store.requestLog.insert(command.entry, command.aggKey ?? null);
       return null;
     case 'request_log_count':
-      store.requestLog.addToAggregate(command.aggKey, command.count, command.lastAt, command.close);
+      await store.requestLog.addToAggregate(command.aggKey, command.count, command.lastAt, command.close);
       return null;
     case 'prune_request_log':
-      return { kind: 'changed', count: store.requestLog.prune(command.limits) };
+      return { kind: 'changed', count: await store.requestLog.prune(command.limits) };
     case 'prune_idempotency':
-      return { kind: 'changed', count: store.idempotency.prune(command.before, command.batch) };
+      return { kind: 'changed', count: await store.idempotency.prune(command.before, command.batch) };
     case 'auto_reply':
-      return commitAutoReply(store, command);
+      return await commitAutoReply(store, command);
     case 'settle_replies':
-      return { kind: 'changed', count: settleReplies(store, command) };
+      return { kind: 'changed', count: await settleReplies(store, command) };
     case 'delivery_attempt':
     case 'delivery_cancel':
     case 'delivery_retry':
-      return { kind: 'changed', ...executeDeliveryCommand(store, command) };
+      return { kind: 'changed', ...(await executeDeliveryCommand(store, command)) };
     case 'console_stop':
-      return consoleStop(store, command.conversationId, command.operator, command.now);
+      return await consoleStop(store, command.conversationId, command.operator, command.now);
     case 'console_resume':
-      return consoleResume(store, command.conversationId, command.operator, command.now, command.undoStop ?? false);
+      return await consoleResume(store, command.conversationId, command.operator, command.now, command.undoStop ?? false);
     case 'operator_reply':
     case 'console_suggestion':
     case 'resolve':
@@ -341,17 +344,17 @@ export function executeWrite(store: Store, command: WriteCommand): WriteResult {
     case 'flag':
     case 'set_operator':
     case 'audit':
-      return executeWorkspaceCommand(store, command);
+      return await executeWorkspaceCommand(store, command);
     case 'staff_wait':
-      return checkStaffWait(store, command);
+      return await checkStaffWait(store, command);
     case 'kb_vectors':
-      return saveKbVectors(store, command);
+      return await saveKbVectors(store, command);
     case 'assign':
     case 'claim':
     case 'return_to_queue':
     case 'note':
     case 'mark_read':
-      return executeTeamCommand(store, command);
+      return await executeTeamCommand(store, command);
     default:
       return assertNever(command, 'write command');
   }

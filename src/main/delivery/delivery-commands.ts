@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { AttemptRecord } from '../store/deliveries.ts';
 import type { NewAudit } from '../store/audit.ts';
 import { assertNever } from '../../shared/assert-never.ts';
@@ -16,22 +16,22 @@ export type DeliveryCommand =
  * How many deliveries changed (0 when one was cancelled or retried meanwhile), and whether a
  * delivery that died newly flagged its conversation as needing a human (the cue for one alert).
  */
-export function executeDeliveryCommand(store: Store, c: DeliveryCommand): { count: number; alert?: 'delivery_failed' } {
+export async function executeDeliveryCommand(store: StoreContract, c: DeliveryCommand): Promise<{ count: number; alert?: 'delivery_failed' }> {
   switch (c.kind) {
     case 'delivery_attempt': {
-      if (!store.deliveries.recordAttempt(c)) return { count: 0 };
+      if (!await store.deliveries.recordAttempt(c)) return { count: 0 };
       // A reply that will never arrive leaves the customer unanswered: a person has to step in.
-      return c.state === 'dead' && store.conversations.flagNeedsHuman(c.conversationId, c.now, 'delivery_failed') ? { count: 1, alert: 'delivery_failed' } : { count: 1 };
+      return c.state === 'dead' && await store.conversations.flagNeedsHuman(c.conversationId, c.now, 'delivery_failed') ? { count: 1, alert: 'delivery_failed' } : { count: 1 };
     }
     case 'delivery_cancel': {
-      if (!c.audit) return { count: store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0 };
-      if (!store.deliveries.cancelFailed(c.deliveryId, c.reason, c.now)) return { count: 0 };
-      store.audit.insert(c.audit);
+      if (!c.audit) return { count: await store.deliveries.cancel(c.deliveryId, c.reason, c.now) ? 1 : 0 };
+      if (!await store.deliveries.cancelFailed(c.deliveryId, c.reason, c.now)) return { count: 0 };
+      await store.audit.insert(c.audit);
       return { count: 1 };
     }
     case 'delivery_retry':
       // The console's retry: a dead delivery starts over, one waiting for a retry goes now.
-      return { count: store.deliveries.retry(c.deliveryId, c.now) || store.deliveries.retryNow(c.deliveryId, c.now) ? 1 : 0 };
+      return { count: await store.deliveries.retry(c.deliveryId, c.now) || await store.deliveries.retryNow(c.deliveryId, c.now) ? 1 : 0 };
     default:
       return assertNever(c, 'delivery command');
   }

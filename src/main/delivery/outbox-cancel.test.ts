@@ -35,7 +35,7 @@ async function outboxIdle(outbox: Outbox, parked: () => number = () => 0): Promi
  * test runs by hand: between the outbox taking a delivery and starting its attempt, the test can
  * act as a console would.
  */
-function setup(t: { after: (fn: () => void) => void }, answer: (content: string) => number) {
+function setup(t: { after: (fn: () => void) => void }, answer: (content: string) => number | Promise<number>) {
   const dir = mkdtempSync(join(tmpdir(), 'sb-outbox-cancel-'));
   const store = createStore(openDatabase(join(dir, 'switchboard.db')));
   const clock = manualClock();
@@ -49,10 +49,10 @@ function setup(t: { after: (fn: () => void) => void }, answer: (content: string)
     stats: emptyWriteStats(),
   } satisfies MessageWriter;
   const sent: string[] = [];
-  const send = (d: { body: string }): Promise<SendResult> => {
+  const send = async (d: { body: string }): Promise<SendResult> => {
     const content = String((JSON.parse(d.body) as { message_info: { content: string } }).message_info.content);
     sent.push(content);
-    return Promise.resolve({ kind: 'response', status: answer(content), retryAfter: null });
+    return { kind: 'response', status: await answer(content), retryAfter: null };
   };
   const client = { id: 'a', enabled: true, settings: DEFAULT_CLIENT_SETTINGS, keys: [createSecretKey(Buffer.from('s'.repeat(32)))] };
   const outbox = createOutbox({ store, writer, send, clock, lookupClient: () => client, concurrency: 4, pollMs: 1000, slicer, random: () => 0.5, log: () => {} });
@@ -102,7 +102,7 @@ test('a retrying delivery cancelled after the outbox took it, before its attempt
   o.clock.advance(5_000);
   await o.idle();
   assert.equal(o.queued.length, 1, 'the retry is taken, its attempt not started yet');
-  assert.deepEqual(cancelFromConsole(o.store, first, o.clock.now()), { kind: 'changed', count: 1 });
+  assert.deepEqual(await cancelFromConsole(o.store, first, o.clock.now()), { kind: 'changed', count: 1 });
   o.outbox.notify();
   await o.idle();
   await o.run();
@@ -131,7 +131,7 @@ test('Retry now: a retrying delivery goes at once as an extra try; if it fails, 
   const before = o.store.deliveries.get(id)!;
   assert.deepEqual([before.attempts, before.nextAttemptAt - o.clock.now()], [2, 300_000], 'two failed: next try in 5 min');
   o.clock.advance(60_000);
-  assert.deepEqual(executeWrite(o.store, { kind: 'delivery_retry', deliveryId: id, now: o.clock.now() }), { kind: 'changed', count: 1 });
+  assert.deepEqual(await executeWrite(o.store, { kind: 'delivery_retry', deliveryId: id, now: o.clock.now() }), { kind: 'changed', count: 1 });
   o.outbox.notify();
   await o.idle();
   await o.run();
@@ -147,10 +147,10 @@ test('Retry now: a retrying delivery goes at once as an extra try; if it fails, 
 
 test('Cancel while the attempt is on the wire, which the receiver then accepts: the reply is sent (the customer has it), and that attempt is recorded', async (t) => {
   let cancelDuringRequest = false;
-  const o = setup(t, (content) => {
+  const o = setup(t, async (content) => {
     if (!cancelDuringRequest) return 500;
     // The operator's Cancel commits while this request is in flight; the receiver then takes it.
-    assert.deepEqual(cancelFromConsole(o.store, id, o.clock.now()), { kind: 'changed', count: 1 });
+    assert.deepEqual(await cancelFromConsole(o.store, id, o.clock.now()), { kind: 'changed', count: 1 });
     return content === 'first' ? 200 : 500;
   });
   const id = o.add('first');

@@ -24,20 +24,20 @@ function answered() {
   return { store, messageId, deliveryId, decision };
 }
 
-test('a customer message\'s why-line knows what became of its reply\'s delivery, as the trace does', () => {
+test('a customer message\'s why-line knows what became of its reply\'s delivery, as the trace does', async () => {
   const { store, messageId, deliveryId, decision } = answered();
   // A pending one also says when it goes next, and what it waits behind (nothing: it is the first).
   assert.deepEqual(decision().delivery, { id: deliveryId, state: 'pending', attempts: 0, lastError: null, nextAttemptAt: 2, behind: null });
   store.deliveries.recordAttempt({ deliveryId, attempt: 1, startedAt: 3, durationMs: 1, status: 503, error: 'HTTP 503', outcome: 'retry', state: 'pending', nextAttemptAt: 10, now: 3 });
   assert.deepEqual(decision().delivery, { id: deliveryId, state: 'pending', attempts: 1, lastError: 'HTTP 503', nextAttemptAt: 10, behind: null });
   // A stop cancels the reply made but not delivered: "answered" alone would say the customer has it.
-  consoleStop(store, 'c', ann, 4);
+  await consoleStop(store, 'c', ann, 4);
   assert.equal(decision().outcome, 'answered');
   assert.deepEqual(decision().delivery, { id: deliveryId, state: 'cancelled', attempts: 1, lastError: 'auto-reply stopped by the console' });
   assert.equal(store.trace.forMessage(messageId)!.delivery!.state, decision().delivery!.state);
 });
 
-test('a message with no reply has no delivery on its why-line', () => {
+test('a message with no reply has no delivery on its why-line', async () => {
   const { store } = answered();
   store.messages.insert({
     conversationId: 'c', clientId: 'a', eventType: 'auto_dialog', msgId: 'm2', role: 'staff', fromUserId: 'agent', fromUserType: 3,
@@ -46,12 +46,12 @@ test('a message with no reply has no delivery on its why-line', () => {
   assert.equal(store.console.transcript('c', 100).find((e) => e.msgId === 'm2')!.decision!.delivery, null);
 });
 
-test('stop and resume from the console each leave a line naming the operator; the list previews the last as a command', () => {
+test('stop and resume from the console each leave a line naming the operator; the list previews the last as a command', async () => {
   const { store } = answered();
-  consoleStop(store, 'c', ann, 10);
+  await consoleStop(store, 'c', ann, 10);
   assert.deepEqual(store.console.conversation('c')!.lastCommand, { command: 'stop_auto_reply', source: 'console', operator: 'Ann Lee' });
   assert.equal(store.console.conversation('c')!.lastText, 'stop_auto_reply');
-  consoleResume(store, 'c', { id: 'bo', name: 'Bo' }, 20);
+  await consoleResume(store, 'c', { id: 'bo', name: 'Bo' }, 20);
   const lines = store.console.transcript('c', 100).filter((e) => e.role === 'command');
   assert.deepEqual(lines.map((e) => [e.content, e.at, e.messageInfo?.['source'], (e.messageInfo?.['operator'] as { name: string }).name]), [
     ['stop_auto_reply', 10, 'console', 'Ann Lee'],
@@ -59,11 +59,11 @@ test('stop and resume from the console each leave a line naming the operator; th
   ]);
   assert.deepEqual(store.console.conversations({ limit: 10, now: 30 }).items[0]!.lastCommand, { command: 'resume_auto_reply', source: 'console', operator: 'Bo' });
   // Resuming what is already active changes nothing and writes nothing.
-  consoleResume(store, 'c', ann, 30);
+  await consoleResume(store, 'c', ann, 30);
   assert.equal(store.console.transcript('c', 100).filter((e) => e.role === 'command').length, 2);
 });
 
-test('a reply previews as what the customer was told, and by whom; a stop from the integration previews as one', () => {
+test('a reply previews as what the customer was told, and by whom; a stop from the integration previews as one', async () => {
   const { store } = answered();
   const c = () => store.console.conversation('c')!;
   assert.deepEqual([c().lastText, c().lastReply, c().lastCommand], ['Track it.', { by: 'bot', operator: null }, null]);
@@ -85,19 +85,19 @@ test('a reply previews as what the customer was told, and by whom; a stop from t
   assert.deepEqual(store.console.conversation('c')!.lastCommand, { command: 'stop_auto_reply', source: 'integration', operator: null });
 });
 
-test('Resolve leaves a line in the transcript naming who resolved it, and the list previews it; resolving what needs no one writes nothing', () => {
+test('Resolve leaves a line in the transcript naming who resolved it, and the list previews it; resolving what needs no one writes nothing', async () => {
   const { store } = answered();
   const ann = { id: 'ann', name: 'Ann Lee' };
-  executeWorkspaceCommand(store, { kind: 'resolve', conversationId: 'c', operator: ann, now: 40 });
+  await executeWorkspaceCommand(store, { kind: 'resolve', conversationId: 'c', operator: ann, now: 40 });
   assert.equal(store.console.transcript('c', 100).filter((e) => e.role === 'command').length, 0, 'nothing needed resolving');
   store.conversations.flagNeedsHuman('c', 30, 'handoff');
-  executeWorkspaceCommand(store, { kind: 'resolve', conversationId: 'c', operator: ann, now: 50 });
+  await executeWorkspaceCommand(store, { kind: 'resolve', conversationId: 'c', operator: ann, now: 50 });
   const lines = store.console.transcript('c', 100).filter((e) => e.role === 'command');
   assert.deepEqual(lines.map((e) => [e.content, e.at, e.messageInfo?.['operator']]), [['resolve', 50, ann]]);
   assert.deepEqual(store.console.conversation('c')!.lastCommand, { command: 'resolve', source: 'console', operator: 'Ann Lee' });
 });
 
-test('Needs you shows what the customer last said, where the list shows the bot\'s reply', () => {
+test('Needs you shows what the customer last said, where the list shows the bot\'s reply', async () => {
   const { store } = answered();
   store.conversations.flagNeedsHuman('c', 3, 'handoff');
   const queue = () => store.console.conversations({ view: 'needs_you', limit: 10, now: 30 }).items;

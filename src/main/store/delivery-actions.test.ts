@@ -42,7 +42,7 @@ const cancel = (store: Store, deliveryId: number, now: number) =>
     audit: { at: now, operator: ANN, action: 'cancel', conversationId: store.deliveries.get(deliveryId)?.conversationId ?? null, detail: `{"delivery":${deliveryId}}` },
   });
 
-test("the console's Cancel takes a retrying or a dead delivery, names the operator, is audited, and lets the conversation's next delivery go", (t) => {
+test("the console's Cancel takes a retrying or a dead delivery, names the operator, is audited, and lets the conversation's next delivery go", async (t) => {
   const { store, add, fail } = seeded(t);
   const retrying = add('c1', 10);
   const behind = add('c1', 11);
@@ -50,8 +50,8 @@ test("the console's Cancel takes a retrying or a dead delivery, names the operat
   fail(retrying, 20, 5_000);
   fail(dead, 20, 'dead');
   assert.deepEqual(store.deliveries.due(100, 10).map((d) => d.id), [], 'c1 waits for its retry; behind it, the next one');
-  assert.deepEqual(cancel(store, retrying, 30), { kind: 'changed', count: 1 });
-  assert.deepEqual(cancel(store, dead, 31), { kind: 'changed', count: 1 });
+  assert.deepEqual(await cancel(store, retrying, 30), { kind: 'changed', count: 1 });
+  assert.deepEqual(await cancel(store, dead, 31), { kind: 'changed', count: 1 });
   for (const id of [retrying, dead]) {
     const d = store.deliveries.get(id)!;
     assert.deepEqual([d.state, d.lastError, d.attempts], ['cancelled', 'cancelled by Ann Lee from the console', 1]);
@@ -63,36 +63,36 @@ test("the console's Cancel takes a retrying or a dead delivery, names the operat
   );
 });
 
-test("the console's Cancel leaves a delivery never tried, a sent one and a cancelled one as they are, and audits nothing", (t) => {
+test("the console's Cancel leaves a delivery never tried, a sent one and a cancelled one as they are, and audits nothing", async (t) => {
   const { store, add } = seeded(t);
   const fresh = add('c1', 10);
   const sent = add('c2', 10);
   const stopped = add('c2', 11);
   store.deliveries.recordAttempt({ deliveryId: sent, attempt: 1, startedAt: 10, durationMs: 1, status: 200, error: null, outcome: 'sent', state: 'sent', nextAttemptAt: 10, now: 10 });
   store.deliveries.cancel(stopped, 'auto-reply stopped when the delivery was due', 10);
-  for (const id of [fresh, sent, stopped]) assert.deepEqual(cancel(store, id, 20), { kind: 'changed', count: 0 });
+  for (const id of [fresh, sent, stopped]) assert.deepEqual(await cancel(store, id, 20), { kind: 'changed', count: 0 });
   assert.deepEqual([store.deliveries.get(fresh)!.state, store.deliveries.get(sent)!.state], ['pending', 'sent']);
   assert.equal(store.deliveries.get(stopped)!.lastError, 'auto-reply stopped when the delivery was due', 'why it was cancelled is kept');
   assert.deepEqual(store.audit.list(undefined, 10), []);
 });
 
-test('Retry now makes a retrying delivery due at once, keeping its schedule; one already due still counts', (t) => {
+test('Retry now makes a retrying delivery due at once, keeping its schedule; one already due still counts', async (t) => {
   const { store, add, fail } = seeded(t);
   const first = add('c1', 10);
   const second = add('c1', 11);
   fail(first, 20, 300_000);
   fail(first, 300_000, 2_100_000);
-  assert.deepEqual(executeWrite(store, { kind: 'delivery_retry', deliveryId: first, now: 400_000 }), { kind: 'changed', count: 1 });
+  assert.deepEqual(await executeWrite(store, { kind: 'delivery_retry', deliveryId: first, now: 400_000 }), { kind: 'changed', count: 1 });
   const d = store.deliveries.get(first)!;
   assert.deepEqual([d.state, d.nextAttemptAt, d.roundAttempts, d.attempts], ['pending', 400_000, 1, 2], 'an extra try: if it fails, the wait after it is the step it was waiting out');
   assert.deepEqual(store.deliveries.due(400_000, 10).map((x) => x.id), [first]);
   // Due already (taken by the outbox, or waiting its turn): pressing it again is not an error.
-  assert.deepEqual(executeWrite(store, { kind: 'delivery_retry', deliveryId: first, now: 400_500 }), { kind: 'changed', count: 1 });
+  assert.deepEqual(await executeWrite(store, { kind: 'delivery_retry', deliveryId: first, now: 400_500 }), { kind: 'changed', count: 1 });
   assert.equal(store.deliveries.get(first)!.nextAttemptAt, 400_000, 'an earlier due time is kept');
-  assert.deepEqual(executeWrite(store, { kind: 'delivery_retry', deliveryId: second, now: 400_500 }), { kind: 'changed', count: 0 }, 'never tried: nothing to retry');
+  assert.deepEqual(await executeWrite(store, { kind: 'delivery_retry', deliveryId: second, now: 400_500 }), { kind: 'changed', count: 0 }, 'never tried: nothing to retry');
 });
 
-test("the transcript says when a retrying delivery is tried next, and what a later one of the conversation waits behind", (t) => {
+test("the transcript says when a retrying delivery is tried next, and what a later one of the conversation waits behind", async (t) => {
   const { store, add, fail } = seeded(t);
   const first = add('c1', 10);
   const second = add('c1', 11);

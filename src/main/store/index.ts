@@ -76,6 +76,22 @@ export function createStore(db: Db) {
         throw error;
       }
     },
+    /**
+     * `transaction` for code written against the store contract (async commands): one immediate
+     * transaction around all of `fn`'s awaits. Nothing else may use this connection meanwhile.
+     */
+    async transactionAsync<T>(fn: () => Promise<T>): Promise<T> {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn();
+        searchIndex.flushQueue();
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
     close(): void {
       if (db.isOpen) db.close();
     },

@@ -48,6 +48,40 @@ test('read-decide-write inside an op is atomic across concurrent callers', async
   assert.equal(created.filter(Boolean).length, 1);
 });
 
+test('an async op runs to its end before the next starts, even when it waits on something outside; one that rejects is rolled back alone', async () => {
+  // Commands written against the store contract are async: on PostgreSQL their awaits are real.
+  const { queue, insert, db } = setup({ now: () => 0 });
+  const order: string[] = [];
+  let release!: () => void;
+  const outside = new Promise<void>((r) => (release = r));
+  const slow = queue.run(async () => {
+    order.push('slow: start');
+    insert.run(1);
+    await outside;
+    insert.run(2);
+    order.push('slow: end');
+    return 'slow';
+  });
+  const failing = queue.run(async () => {
+    order.push('failing');
+    insert.run(3);
+    await Promise.resolve();
+    insert.run(1); // UNIQUE violation: its insert of 3 must vanish too
+  });
+  const quick = queue.run(() => (order.push('quick'), insert.run(4), 'quick'));
+  // A turn later, with the slow op still waiting: an op queued now must wait for the batch, not run inside the slow op's await.
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  const later = queue.run(() => (order.push('later'), insert.run(5), 'later'));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, ['slow: start'], 'nothing else ran while the first op waited');
+  release();
+  const outcomes = await Promise.allSettled([slow, failing, quick, later]);
+  assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  assert.deepEqual(order, ['slow: start', 'slow: end', 'failing', 'quick', 'later']);
+  assert.deepEqual((db.prepare('SELECT v FROM t ORDER BY v').all() as Array<{ v: number }>).map((r) => r.v), [1, 2, 4, 5]);
+});
+
 test('drain waits for queued fire-and-forget writes', async () => {
   const { queue, insert, db } = setup();
   for (let i = 0; i < 5; i++) queue.fireAndForget(() => void insert.run(i));

@@ -13,12 +13,13 @@ interface Job {
 export interface WriteQueue {
   /**
    * Runs `op` inside the next group transaction and resolves once that transaction is durably
-   * committed. `op` runs synchronously with every other op of the batch serialized, so a
-   * read-decide-write sequence inside it is atomic. An op that throws is rolled back alone.
+   * committed. Ops run one after the other, each to its end (an async op's awaits included)
+   * before the next starts, so a read-decide-write sequence inside one is atomic. An op that
+   * throws (or rejects) is rolled back alone.
    */
-  run<T>(op: () => T): Promise<T>;
+  run<T>(op: () => T | Promise<T>): Promise<T>;
   /** Queues a single-statement write whose durability nobody waits for (request log rows). */
-  fireAndForget(op: () => void, committed?: () => void): void;
+  fireAndForget(op: () => void | Promise<void>, committed?: () => void): void;
   /** Commits what is queued now; used at shutdown. */
   drain(): Promise<void>;
   readonly stats: WriteStats;
@@ -67,6 +68,8 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
   const now = options.now ?? (() => performance.now());
   let pending: Job[] = [];
   let scheduled = false;
+  /** A batch is between BEGIN and its end: an async op may be awaiting; the next batch waits. */
+  let flushing = false;
   let idle: Promise<void> = Promise.resolve();
   let markIdle: (() => void) | null = null;
   const stats = emptyWriteStats();
@@ -97,11 +100,22 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
     }
   }
 
-  function flush(): void {
+  async function flush(): Promise<void> {
     scheduled = false;
-    let batch = pending;
+    if (flushing) return;
+    const batch = pending;
     pending = [];
     if (batch.length === 0) return;
+    flushing = true;
+    try {
+      await flushBatch(batch);
+    } finally {
+      flushing = false;
+    }
+  }
+
+  async function flushBatch(given: Job[]): Promise<void> {
+    let batch = given;
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     try {
       begin.run();
@@ -120,7 +134,9 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
       }
       if (job.atomic) {
         try {
-          outcomes.push({ ok: true, value: job.op() });
+          const value = job.op();
+          // A plain value is taken as it is: awaiting only a promise costs a sync op no tick.
+          outcomes.push({ ok: true, value: value instanceof Promise ? await value : value });
         } catch (error) {
           outcomes.push({ ok: false, value: error });
         }
@@ -128,7 +144,8 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
       }
       savepoint.run();
       try {
-        const value = job.op();
+        const returned = job.op();
+        const value = returned instanceof Promise ? await returned : returned;
         release.run();
         outcomes.push({ ok: true, value });
       } catch (error) {
@@ -181,7 +198,7 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
     if (scheduled) return;
     scheduled = true;
     if (!markIdle) idle = new Promise((r) => (markIdle = r));
-    setImmediate(flush);
+    setImmediate(() => void flush());
   }
 
   function enqueue(job: Job): void {
@@ -190,7 +207,7 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
   }
 
   return {
-    run<T>(op: () => T): Promise<T> {
+    run<T>(op: () => T | Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => enqueue({ op, atomic: false, resolve: resolve as (v: unknown) => void, reject }));
     },
     fireAndForget(op, committed = () => {}) {

@@ -1,0 +1,21 @@
+import type { Store } from './index.ts';
+
+/** A value now (SQLite, in this thread) or later (a database across the network). */
+export type Awaitable<T> = T | Promise<T>;
+
+type AwaitableQueries<Q> = {
+  readonly [K in keyof Q]: Q[K] extends (...args: infer A) => infer R ? (...args: A) => Awaitable<R> : Q[K];
+};
+
+/** The query groups of the store (its connection, transaction and close are the SQLite store's own). */
+export type QueryGroup = Exclude<keyof Store, 'connection' | 'transaction' | 'transactionAsync' | 'close'>;
+
+/**
+ * The store as code that must run on either database sees it (issue 30): the same query groups and
+ * functions as the SQLite store, each result possibly a promise. Code written against it awaits
+ * every call, so it runs unchanged on a store whose queries cross the network, while the SQLite
+ * store passes as it is (no wrapper: awaiting a plain value costs one microtask). Callers run
+ * inside the transaction their executor opened (the writer's savepoint, a PostgreSQL transaction),
+ * one call after the other.
+ */
+export type StoreContract = { readonly [G in QueryGroup]: AwaitableQueries<Store[G]> };
