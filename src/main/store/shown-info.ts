@@ -15,7 +15,7 @@ export interface ShownInfoRow {
   quote: { msg_id: string | null; message_type: number | null; content: Cut; content_chars: Chars } | null;
   files_info: Array<{ content: Cut; content_chars: Chars; file_type: string | number | null; file_name: Cut; file_name_chars: Chars } | null> | null;
   at_list: unknown[] | null;
-  command: { source: string | null; undo: number; note: Cut; note_chars: Chars; operator: { id: string | null; name: string | null } | null } | null;
+  command: { source: string | null; undo: number | null; note: Cut; note_chars: Chars; operator: { id: string | null; name: string | null } | null } | null;
 }
 
 export interface ShownInfo {
