@@ -1,4 +1,4 @@
-import type { StoreContract } from '../store/contract.ts';
+import type { IngestStore, StoreContract } from '../store/contract.ts';
 import { effectiveAutoReply, type AutoReplyState } from '../../shared/conversation.ts';
 import { newId } from '../store/ids.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
@@ -27,7 +27,7 @@ export type StateResult = {
  * What stop_auto_reply does, from cmd_dialog or the console: stop, and cancel what was not sent.
  * Returns the deliveries cancelled (a count) and the customer messages whose reply will not be made.
  */
-export async function stopConversation(store: StoreContract, conversationId: string, now: number, by: string): Promise<{ deliveries: number; messageIds: number[] }> {
+export async function stopConversation(store: Pick<IngestStore, 'conversations' | 'messages' | 'deliveries'>, conversationId: string, now: number, by: string): Promise<{ deliveries: number; messageIds: number[] }> {
   await store.conversations.setAutoReply(conversationId, 'stopped', null);
   const messageIds = await store.messages.cancelPendingReplies(conversationId, cancelledBeforeReplyNote(by));
   return { deliveries: await store.deliveries.cancelForConversation(conversationId, cancelledDeliveryReason(by), now), messageIds };

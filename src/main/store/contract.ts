@@ -19,3 +19,21 @@ export type QueryGroup = Exclude<keyof Store, 'connection' | 'transaction' | 'tr
  * one call after the other.
  */
 export type StoreContract = { readonly [G in QueryGroup]: AwaitableQueries<Store[G]> };
+
+type Part<G extends QueryGroup, K extends keyof StoreContract[G]> = Pick<StoreContract[G], K>;
+
+/**
+ * What the ingest commands (auto_dialog, cmd_dialog, answered website and assist requests, the
+ * request log) need of a store: the part of the contract the PostgreSQL store implements first.
+ * The commands declare it as their parameter, so a function they start to call is a compile
+ * error until both stores have it.
+ */
+export interface IngestStore {
+  readonly idempotency: Part<'idempotency', 'get' | 'put'>;
+  readonly conversations: Part<'conversations', 'byKey' | 'byId' | 'create' | 'setAutoReply' | 'clearNeedsHuman' | 'flagNeedsHuman' | 'touch' | 'touchCustomer' | 'rename'>;
+  readonly messages: Part<'messages', 'insert' | 'insertReply' | 'isOurReply' | 'countAutoRepliesSince' | 'cancelPendingReplies'>;
+  readonly deliveries: Part<'deliveries', 'cancelForConversation'>;
+  readonly people: Part<'people', 'remember'>;
+  readonly workspace: Part<'workspace', 'heldByConsole'>;
+  readonly requestLog: Part<'requestLog', 'insert' | 'addToAggregate'>;
+}
