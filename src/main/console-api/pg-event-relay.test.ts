@@ -73,7 +73,11 @@ describe('console events between nodes over LISTEN/NOTIFY', { skip, timeout: 120
     const waiting = new Set<{ pattern: RegExp; ok: (line: string) => void }>();
     const log = (line: string): void => {
       logs.push(line);
-      for (const w of waiting) if (w.pattern.test(line)) (waiting.delete(w), w.ok(line));
+      for (const w of waiting) {
+        if (!w.pattern.test(line)) continue;
+        waiting.delete(w);
+        w.ok(line);
+      }
     };
     const logged = (pattern: RegExp): Promise<string> => {
       const found = logs.find((l) => pattern.test(l));

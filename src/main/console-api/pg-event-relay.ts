@@ -237,7 +237,13 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
     client.on('error', (e) => lost(client, e));
     client.on('end', () => lost(client, 'the connection ended'));
     client.on('notification', (m) => {
-      if (current === client && m.channel === EVENTS_CHANNEL && m.payload !== undefined) receive(m.payload);
+      if (current !== client || m.channel !== EVENTS_CHANNEL || m.payload === undefined) return;
+      try {
+        receive(m.payload);
+      } catch (e) {
+        // A console's listener that throws must not unwind into the driver's socket reading.
+        o.log(`console events: delivering a notification failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
     });
     void (async () => {
       await client.connect();
