@@ -159,6 +159,18 @@ describe('console events between nodes over LISTEN/NOTIFY', { skip, timeout: 120
     const at = (q: number): string => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]!.toFixed(2);
     console.log(`A → B latency over ${ms.length} events: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
     assert.ok(ms[Math.floor(0.99 * ms.length)]! < 1000);
+
+    // Throughput: 10,000 typing events emitted 100 per turn, as a busy service would.
+    const last = next(b.bus, (e) => e.type === 'activity' && e.typing[0] === 'burst-9999', {}, 'the 10,000th event');
+    const t0 = performance.now();
+    for (let i = 0; i < 10_000; i++) {
+      a.bus.emit({ type: 'activity', conversationId: `c${i % 50}`, viewing: ['ann', 'omar'], typing: [`burst-${i}`] });
+      if (i % 100 === 99) await new Promise((r) => setImmediate(r));
+    }
+    await last;
+    const s = (performance.now() - t0) / 1000;
+    console.log(`10,000 events A → B in ${(s * 1000).toFixed(0)} ms: ${(10_000 / s).toFixed(0)} events/s; ${b.relay.state.delivered} delivered on B, ${a.relay.state.dropped.queueFull} dropped on A`);
+    assert.equal(a.relay.state.dropped.queueFull, 0);
   });
 
   it('sends an event too big for one NOTIFY in parts (the server refuses 8,000 bytes), and drops one too big for that with a log line', async () => {
@@ -252,6 +264,10 @@ describe('console events between nodes over LISTEN/NOTIFY', { skip, timeout: 120
     assert.ok(queuedBytes <= 2000 && queuedEvents > 0, `${queuedEvents} events, ${queuedBytes} bytes queued`);
     assert.equal(queuedEvents + dropped.queueFull, 100);
     assert.equal(a.logs.filter((l) => l.includes('dropping new ones')).length, 1);
+
+    // Each attempt that fails waits twice as long as the one before.
+    assert.equal((await driveClock(a.clock, a.logged(/trying again in 1000 ms/), { stepMs: 50 })).result.status, 'fulfilled');
+    assert.deepEqual(a.logs.flatMap((l) => /trying again in (\d+) ms/.exec(l)?.[1] ?? []), ['250', '500', '1000']);
 
     await admin.query(`CREATE DATABASE ${db} TEMPLATE template0`);
     const b = startNode(db, 'node-b');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { assertNever } from '../../shared/assert-never.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { ConsoleEvent } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
 import { createDecoder, encodeEvent, NODE_ID } from './pg-event-wire.ts';
 
@@ -49,13 +50,14 @@ export interface PgEventRelayState {
   sent: number;
   delivered: number;
   dropped: { queueFull: number; tooBig: number; malformed: number; duplicate: number };
+  /** Connections lost or refused since the start. */
   reconnects: number;
   resyncs: number;
 }
 
 export interface PgEventRelay {
-  /** Sends `event` to the other nodes (the bus's onEmit calls this; never throws, never waits). */
-  publish(event: Parameters<EventBus['emit']>[0]): void;
+  /** Sends `event` to the other nodes; never throws, never waits. The bus's onEmit calls it already: only for events not emitted on `bus`. */
+  publish(event: ConsoleEvent): void;
   /** Resolves once the relay first listens (it keeps trying until then, or until closed). */
   ready: Promise<void>;
   /** Sends what is queued if it can, then ends the connection. */
@@ -75,18 +77,7 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
   const resyncEveryMs = o.resyncEveryMs ?? 1000;
   const run = randomBytes(6).toString('base64url');
   const decoder = createDecoder(o.nodeId);
-  const state: PgEventRelayState = {
-    connection: 'connecting',
-    backendPid: null,
-    queuedEvents: 0,
-    queuedBytes: 0,
-    published: 0,
-    sent: 0,
-    delivered: 0,
-    dropped: { queueFull: 0, tooBig: 0, malformed: 0, duplicate: 0 },
-    reconnects: 0,
-    resyncs: 0,
-  };
+  const state: PgEventRelayState = { connection: 'connecting', backendPid: null, queuedEvents: 0, queuedBytes: 0, published: 0, sent: 0, delivered: 0, dropped: { queueFull: 0, tooBig: 0, malformed: 0, duplicate: 0 }, reconnects: 0, resyncs: 0 };
 
   /** Each event's payloads (several for one split in parts: they go in one statement). */
   let queue: Array<{ payloads: string[]; bytes: number }> = [];
@@ -98,13 +89,15 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
   let overflowFrom = -1;
   let failures = 0;
   let everLive = false;
+  /** Attempts since the relay last listened: the backoff's exponent. */
+  let attempts = 0;
   let cancelRetry: (() => void) | null = null;
   let lastResync = -Infinity;
   let cancelResync: (() => void) | null = null;
   let markReady!: () => void;
   const ready = new Promise<void>((ok) => (markReady = ok));
 
-  function publish(event: Parameters<EventBus['emit']>[0]): void {
+  function publish(event: ConsoleEvent): void {
     // A resync is about this node's link, for its own consoles.
     if (state.connection === 'closed' || event.type === 'resync') return;
     state.published++;
@@ -114,7 +107,7 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
       o.log(`console events: a ${event.type} event is too big to send to other nodes even in parts; dropped (they resync)`);
       return;
     }
-    const bytes = payloads.reduce((sum, p) => sum + p.length, 0);
+    const bytes = payloads.reduce((sum, p) => sum + Buffer.byteLength(p), 0);
     if (state.queuedBytes + bytes > maxQueueBytes) {
       state.dropped.queueFull++;
       if (overflowFrom < 0) {
@@ -221,7 +214,7 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
     client.end().catch(() => undefined);
     if (was === 'closed') return;
     state.connection = 'waiting';
-    const delay = Math.min(maxMs, firstMs * 2 ** Math.min(state.reconnects, 20));
+    const delay = Math.min(maxMs, firstMs * 2 ** Math.min(attempts++, 20));
     state.reconnects++;
     o.log(`console events: ${was === 'live' ? 'lost the connection to' : 'could not listen on'} PostgreSQL (${why instanceof Error ? why.message : String(why)}); trying again in ${delay} ms`);
     cancelRetry = clock.after(delay, connect);
@@ -255,7 +248,7 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
         if (current !== client || state.connection === 'closed') return;
         state.connection = 'live';
         state.backendPid = pid;
-        state.reconnects = 0;
+        attempts = 0;
         if (everLive) {
           // Whatever other nodes sent while this one was not listening never came.
           decoder.reset();
