@@ -81,7 +81,12 @@ describe('console events between nodes over LISTEN/NOTIFY', { skip, timeout: 120
     };
     const logged = (pattern: RegExp): Promise<string> => {
       const found = logs.find((l) => pattern.test(l));
-      return found !== undefined ? Promise.resolve(found) : new Promise((ok) => waiting.add({ pattern, ok }));
+      if (found !== undefined) return Promise.resolve(found);
+      return new Promise((ok, fail) => {
+        const w = { pattern, ok: (line: string) => (clearTimeout(guard), ok(line)) };
+        const guard = setTimeout(() => (waiting.delete(w), fail(new Error(`${nodeId} logged nothing like ${pattern} within 10 s:\n${logs.join('\n')}`))), 10_000);
+        waiting.add(w);
+      });
     };
     const clock = manualClock();
     const relay = startPgEventRelay({ newClient: () => new pg.Client({ connectionString: urlOf(db), keepAlive: true }), nodeId, bus, log, clock, ...options });
@@ -229,6 +234,63 @@ describe('console events between nodes over LISTEN/NOTIFY', { skip, timeout: 120
     assert.equal((await driveClock(a.clock, lostA, { stepMs: 50 })).result.status, 'fulfilled');
     await allFive;
     assert.deepEqual(seen, [0, 1, 2, 3, 4]);
+  });
+
+  it('a batch in flight when the connection dies is sent again, in order, on the next connection', async () => {
+    const [, b, db] = await twoNodes();
+    // A's NOTIFY statements wait at a gate the test opens: the backend is terminated while one waits.
+    let open!: () => void;
+    let held = 0;
+    const gate = new Promise<void>((ok) => (open = ok));
+    const a = startNode(db, 'node-a2', {
+      newClient: () => {
+        const c = new pg.Client({ connectionString: urlOf(db) });
+        const query = c.query.bind(c) as (...args: unknown[]) => Promise<unknown>;
+        Object.assign(c, { query: (...args: unknown[]) => (String(args[0]).includes('pg_notify') ? (held++, gate.then(() => query(...args))) : query(...args)) });
+        return c;
+      },
+    });
+    await a.relay.ready;
+    const seen: number[] = [];
+    b.bus.subscribe((e) => void (e.type === 'proposals' && seen.push(e.pending)));
+    const all = next(b.bus, (e) => e.type === 'proposals' && e.pending === 2, {}, 'the held batch on B');
+    for (let i = 0; i < 3; i++) a.bus.emit({ type: 'proposals', pending: i });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(held, 1, 'one statement is in flight');
+    const backAgain = a.logged(/listening again/);
+    await admin.query('SELECT pg_terminate_backend($1)', [a.relay.state.backendPid]);
+    await a.logged(/lost the connection/);
+    open();
+    assert.equal((await driveClock(a.clock, backAgain, { stepMs: 50 })).result.status, 'fulfilled');
+    await all;
+    assert.deepEqual(seen, [0, 1, 2]);
+    await a.relay.close();
+    assert.equal(a.relay.state.sent, 3);
+    assert.equal(held, 2, 'the batch went twice: held on the first connection, sent on the second');
+  });
+
+  it('a statement PostgreSQL refuses drops its events with a log line and keeps the connection; the next events go', async () => {
+    const db = await freshDatabase();
+    await admin.query(`DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'relay_limited') THEN CREATE ROLE relay_limited LOGIN; END IF; END $$`);
+    const owner = new pg.Client({ connectionString: urlOf(db) });
+    await owner.connect();
+    try {
+      await owner.query('REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC');
+      const a = startNode(db, 'node-a', { newClient: () => new pg.Client({ connectionString: urlOf(db).replace('postgres@', 'relay_limited@') }) });
+      const b = startNode(db, 'node-b');
+      await Promise.all([a.relay.ready, b.relay.ready]);
+      const pid = a.relay.state.backendPid;
+      a.bus.emit({ type: 'conversation', conversationId: 'refused' });
+      assert.match(await a.logged(/refused/), /PostgreSQL refused 1 events \(permission denied for function pg_notify\); dropped/);
+      assert.equal(a.relay.state.dropped.tooBig, 1);
+      assert.equal(a.relay.state.backendPid, pid, 'the same connection: a refusal is not a lost connection');
+      await owner.query('GRANT EXECUTE ON FUNCTION pg_notify(text, text) TO relay_limited');
+      const arrived = next(b.bus, (e) => e.type === 'conversation', {}, 'the event after the refusal');
+      a.bus.emit({ type: 'conversation', conversationId: 'granted' });
+      assert.deepEqual(await arrived, { type: 'conversation', conversationId: 'granted' });
+    } finally {
+      await owner.end();
+    }
   });
 
   it('a notification that is not a node’s event, sent by plain SQL, is dropped with a log line; the next good one arrives', async () => {

@@ -69,6 +69,12 @@ const NOTIFY_BATCH = 'SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p';
 /** Payloads per statement: one transaction's worth, a few MB at most. */
 const BATCH_MAX = 500;
 
+/** An error PostgreSQL answered a statement with (SQLSTATE), not one of a connection lost, a server shutting down or out of resources. */
+function refused(e: unknown): e is Error {
+  const code = e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : '';
+  return /^[0-9A-Z]{5}$/.test(code) && !/^(08|53|57|58)/.test(code);
+}
+
 export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
   if (!NODE_ID.test(o.nodeId)) throw new Error(`node id "${o.nodeId}": use 1 to 64 letters, digits, . _ : or -`);
   const clock = o.clock ?? systemClock;
@@ -87,7 +93,6 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
   let sending: Promise<void> | null = null;
   let flushSoon: NodeJS.Immediate | null = null;
   let overflowFrom = -1;
-  let failures = 0;
   let everLive = false;
   /** Attempts since the relay last listened: the backoff's exponent. */
   let attempts = 0;
@@ -141,27 +146,30 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
         state.queuedEvents -= end - head;
         state.queuedBytes -= bytes;
         head = end;
-        failures = 0;
         if (head > 1024 && head * 2 > queue.length) [queue, head] = [queue.slice(head), 0];
         if (overflowFrom >= 0 && state.queuedBytes * 2 < maxQueueBytes) {
           o.log(`console events: sending again; ${state.dropped.queueFull - overflowFrom} events were dropped`);
           overflowFrom = -1;
         }
+        return true;
       },
       (e: unknown) => {
-        // A lost connection keeps the batch for the next one; a statement refused twice on a live one would be refused forever.
-        if (current === client && state.connection === 'live' && ++failures >= 2) {
-          o.log(`console events: PostgreSQL refused ${end - head} events twice (${String(e)}); dropped`);
+        if (refused(e)) {
+          // PostgreSQL read the statement and said no: it would say no again.
+          o.log(`console events: PostgreSQL refused ${end - head} events (${e.message}); dropped`);
           state.dropped.tooBig += end - head;
           state.queuedEvents -= end - head;
           state.queuedBytes -= bytes;
           head = end;
-          failures = 0;
+          return true;
         }
+        // Anything else is the connection's fault: the batch waits for the next one (which resyncs).
+        lost(client, e);
+        return false;
       },
-    ).finally(() => {
+    ).then((more) => {
       sending = null;
-      if (head < queue.length) flushSoon ??= setImmediate(flush);
+      if (more && head < queue.length) flushSoon ??= setImmediate(flush);
     });
   }
 
