@@ -226,10 +226,11 @@ describe('console events between nodes over LISTEN/NOTIFY', { skip, timeout: 120
     await onB;
 
     // The publisher loses its connection: what it emits meanwhile is queued and goes, in order, once back.
-    const lostA = new Promise<void>((ok) => a.bus.subscribe((e) => void (e.type === 'resync' && ok())));
+    const lostA = next(a.bus, (e) => e.type === 'resync', {}, 'resync on A');
     await admin.query('SELECT pg_terminate_backend($1)', [a.relay.state.backendPid]);
     const seen: number[] = [];
-    const allFive = new Promise<void>((ok) => b.bus.subscribe((e) => void (e.type === 'proposals' && seen.push(e.pending) === 5 && ok())));
+    b.bus.subscribe((e) => void (e.type === 'proposals' && seen.push(e.pending)));
+    const allFive = next(b.bus, (e) => e.type === 'proposals' && e.pending === 4, {}, 'the fifth event on B');
     for (let i = 0; i < 5; i++) a.bus.emit({ type: 'proposals', pending: i });
     assert.equal((await driveClock(a.clock, lostA, { stepMs: 50 })).result.status, 'fulfilled');
     await allFive;
