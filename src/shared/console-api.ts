@@ -316,6 +316,11 @@ export type ConsoleEvent =
   | { type: 'request'; status: number; code: string | null }
   | { type: 'delivery'; conversationId: string; state: string }
   /**
+   * Events may have been missed (this node lost its link to the other nodes' events for a while):
+   * the console loads its list, transcript and team again, as after its own stream dropped.
+   */
+  | { type: 'resync' }
+  /**
    * A conversation newly needs a human: a handoff, a delivery that gave up, a customer who wrote
    * while a human has the conversation (auto-reply stopped or paused), or flagged. The console
    * alerts the operator.

@@ -39,3 +39,22 @@ test('a console\'s event stream is a sign of life for its account while open', (
   close();
   assert.deepEqual(open, []);
 });
+
+test('an event emitted here goes to its consoles and then to onEmit\'s observers; one delivered from elsewhere only to its consoles', () => {
+  const bus = createEventBus();
+  const order: string[] = [];
+  bus.subscribe((e) => order.push(`omar:${e.type}`), { caller: caller('omar') });
+  bus.subscribe((e) => order.push(`ann:${e.type}`), { caller: caller('ann') });
+  const stop = bus.onEmit((e) => order.push(`relay:${e.type}`));
+  const mention: ConsoleEvent = { type: 'mention', conversationId: 'c', noteId: 1, by: { id: 'ann', name: 'Ann' }, text: 'hi', recipients: ['omar'] };
+  bus.emit(mention);
+  assert.deepEqual(order, ['omar:mention', 'relay:mention'], 'observers see every event, whoever it is for (each node filters for its consoles)');
+  order.length = 0;
+  bus.deliver(mention);
+  bus.deliver({ type: 'resync' });
+  assert.deepEqual(order, ['omar:mention', 'omar:resync', 'ann:resync'], 'what came from elsewhere is not sent back out');
+  order.length = 0;
+  stop();
+  bus.emit({ type: 'conversation', conversationId: 'c' });
+  assert.deepEqual(order, ['omar:conversation', 'ann:conversation']);
+});

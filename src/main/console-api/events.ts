@@ -24,9 +24,21 @@ export interface Subscription {
 export function createEventBus() {
   const listeners = new Set<{ listener: (event: ConsoleEvent) => void; caller: (() => Caller) | null }>();
   const streamWatchers = new Set<(accountId: string) => () => void>();
+  const observers = new Set<(event: ConsoleEvent) => void>();
+  const deliver = (event: ConsoleEvent): void => {
+    for (const l of listeners) if (!l.caller || isFor(event, l.caller())) l.listener(event);
+  };
   return {
     emit(event: ConsoleEvent): void {
-      for (const l of listeners) if (!l.caller || isFor(event, l.caller())) l.listener(event);
+      deliver(event);
+      for (const observe of observers) observe(event);
+    },
+    /** An event that happened elsewhere (another node): to this process's consoles, and not to `onEmit`'s observers, or it would go back. */
+    deliver,
+    /** `observe` sees each event emitted in this process after its consoles got it (the relay to other nodes). */
+    onEmit(observe: (event: ConsoleEvent) => void): () => void {
+      observers.add(observe);
+      return () => void observers.delete(observe);
     },
     subscribe(listener: (event: ConsoleEvent) => void, options: Subscription = {}): () => void {
       const given = options.caller;

@@ -181,6 +181,9 @@ export function App() {
           case 'proposals':
             state.onProposals(event.pending);
             break;
+          case 'resync':
+            reloadAll();
+            break;
           default:
             assertNever(event, 'console event');
         }
