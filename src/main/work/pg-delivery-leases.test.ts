@@ -169,6 +169,14 @@ describe('PostgreSQL delivery leases across nodes', { skip, timeout: 120_000 }, 
     assert.deepEqual((await b!.q.claimDeliveries('b', T0 + 5, 10, 60_000)).map((d) => d.id), [d1!.id]);
   });
 
+  it('claims the earliest due first, whatever the ids', async () => {
+    const [a] = await nodes(1);
+    await seedDeliveries(a!.pool, { conversations: 30, perConversation: 1, dueFrom: T0 - 60_000, dueTo: T0 });
+    const expected = (await a!.pool.query<{ id: string }>('SELECT id FROM deliveries ORDER BY next_attempt_at, id LIMIT 5')).rows.map((r) => Number(r.id));
+    assert.notDeepEqual(expected, [...expected].sort((x, y) => x - y), 'the seed scrambles due times against ids');
+    assert.deepEqual((await a!.q.claimDeliveries('a', T0, 5, 60_000)).map((d) => d.id), expected);
+  });
+
   it('claims one lane (client and origin) when asked', async () => {
     const [a] = await nodes(1);
     await seedDeliveries(a!.pool, { conversations: 3, perConversation: 1, dueFrom: T0, dueTo: T0, prefix: 'v', origin: 'https://one:443' });

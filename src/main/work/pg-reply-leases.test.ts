@@ -89,6 +89,16 @@ describe('PostgreSQL quiet-period reply timers across nodes', { skip, timeout: 1
     assert.equal(await a!.q.finishReply('v1', mine!.lease, 10), 'lost', 'answered by b: still not a');
   });
 
+  it('a node that claims a timer again after its own lease ran out answers with the new claim only', async () => {
+    const [a] = await nodes(1);
+    await a!.q.scheduleReply('v1', T0, 10);
+    const [old] = await a!.q.claimDueReplies('a', T0, 10, 30_000);
+    const [fresh] = await a!.q.claimDueReplies('a', T0 + 30_000, 10, 30_000);
+    assert.equal(fresh!.lease.count, old!.lease.count + 1);
+    assert.equal(await a!.q.finishReply('v1', old!.lease, 10), 'lost', 'the stalled first attempt');
+    assert.equal(await a!.q.finishReply('v1', fresh!.lease, 10), 'done');
+  });
+
   it('a deferred timer (the per-minute cap) fires again at its time, on any node', async () => {
     const [a, b] = await nodes(2);
     await a!.q.scheduleReply('v1', T0, 10);
