@@ -1,20 +1,22 @@
 import pg from 'pg';
 import { startPostgres, postgresSkipReason } from '../test/helpers/postgres.ts';
 import { createPgWorkQueue, type PgWorkQueue } from '../src/main/work/pg-leases.ts';
-import { copyDatabase, createTemplate, seedDeliveries } from '../src/main/work/pg-work-fixture.ts';
+import { copyDatabase, createTemplate, seedDeliveries } from '../test/helpers/pg-work-fixture.ts';
 import { fmt, percentile } from './lib.ts';
 
 /**
  * bench/pg-leases: the PostgreSQL work queue (src/main/work, issue 30) drained by 1 and by 2
  * claimers at once, each a node of its own (its own pool), on a throwaway server
- * (test/helpers/postgres.ts). Deliveries: BENCH_LEASE_DELIVERIES pending, due, 10 per
- * conversation, ids interleaved across conversations; each claimer claims up to 32 (at most one
+ * (test/helpers/postgres.ts). Deliveries: BENCH_LEASE_DELIVERIES pending, due, BENCH_LEASE_DEPTH
+ * (10) per conversation, ids interleaved across conversations; each claimer claims up to 32 (at most one
  * per conversation across both), records each as sent, and claims again until nothing is left.
  * Reply timers: as many due conversations, claimed 32 at a time and finished. The floor: the same
  * deliveries recorded as sent by primary key with no claim (what recording alone costs), at the
  * same concurrency. Claimers alternate order across rounds; median (min–max) of the rounds.
  */
 const DELIVERIES = Number(process.env['BENCH_LEASE_DELIVERIES'] ?? 10_000);
+/** Pending deliveries per conversation: a claim reads about this many due rows per row it takes (only a conversation's oldest may go). */
+const DEPTH = Number(process.env['BENCH_LEASE_DEPTH'] ?? 10);
 const ROUNDS = Number(process.env['BENCH_LEASE_ROUNDS'] ?? 3);
 const LIMIT = 32;
 /** Completions in flight per claimer: a node sends its claimed batch at once. */
@@ -86,14 +88,14 @@ export async function runPgLeases(): Promise<string> {
   const server = await startPostgres({ durable: DURABLE });
   try {
     await createTemplate(server.url, 'leases_template');
-    const conversations = Math.ceil(DELIVERIES / 10);
+    const conversations = Math.ceil(DELIVERIES / DEPTH);
     let n = 0;
     const fresh = async (kind: 'deliveries' | 'replies' | 'floor'): Promise<string> => {
       const url = await copyDatabase(server.url, 'leases_template', `leases_${++n}`);
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       try {
-        await seedDeliveries(c, { conversations, perConversation: 10, dueFrom: NOW - 60_000, dueTo: NOW });
+        await seedDeliveries(c, { conversations, perConversation: DEPTH, dueFrom: NOW - 60_000, dueTo: NOW });
         if (kind === 'replies') await c.query('INSERT INTO due_replies (conversation_id, due_at, last_message_id) SELECT id, $1::bigint - (hashtext(id) & 65535), 1 FROM conversations', [NOW]);
         await c.query('VACUUM ANALYZE');
       } finally {

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { postgresSkipReason, startPostgres, type PgServer } from '../../../test/helpers/postgres.ts';
 import { createPgWorkQueue, type PgWorkQueue } from './pg-leases.ts';
 import { CLAIM_REPLIES_SQL } from './pg-reply-leases.ts';
-import { copyDatabase, createTemplate } from './pg-work-fixture.ts';
+import { copyDatabase, createTemplate } from '../../../test/helpers/pg-work-fixture.ts';
 
 const skip = postgresSkipReason();
 const T0 = 1_800_000_000_000;
