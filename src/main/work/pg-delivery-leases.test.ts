@@ -95,6 +95,68 @@ describe('PostgreSQL delivery leases across nodes', { skip, timeout: 120_000 }, 
     console.log(`# 3 nodes: ${claimedBy.size} deliveries in ${claims} claims, shares ${perNode.join('/')}`);
   });
 
+  it('two nodes through retries, deaths and abandoned claims: one unexpired lease per conversation at a time, sends in order, every delivery settled', async () => {
+    const nodesOf = await nodes(2);
+    await seedDeliveries(nodesOf[0]!.pool, { conversations: 30, perConversation: 8, dueFrom: T0 - 5_000, dueTo: T0 });
+    const LEASE = 3_000;
+    let now = T0;
+    // A fixed sequence (a linear congruential generator), so a failure replays the same way.
+    let seed = 42;
+    const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    /** Per conversation, the claims that may still complete: their lease's end, until their completion is asked for. */
+    const live = new Map<string, Map<number, number>>();
+    const sentOrder = new Map<string, number[]>();
+    let applied = 0;
+    let abandoned = 0;
+    /** Claims whose node stalled: once another claim took the row, their late completion must change nothing. */
+    const stalled: Array<{ d: ClaimedDelivery; q: PgWorkQueue }> = [];
+    let refused = 0;
+    const run = async (name: string, q: PgWorkQueue): Promise<void> => {
+      for (;;) {
+        const got = await q.claimDeliveries(name, now, 5, LEASE);
+        if (got.length === 0) return;
+        await Promise.all(
+          got.map(async (d) => {
+            const mine = live.get(d.conversationId) ?? new Map<number, number>();
+            for (const [other, until] of mine) assert.ok(until <= now, `${d.conversationId}: ${d.id} claimed while ${other} holds an unexpired lease`);
+            live.set(d.conversationId, new Map([[d.id, d.lease.until]]));
+            await new Promise((r) => setImmediate(r));
+            const roll = random();
+            if (roll < 0.1) return void (abandoned++, stalled.push({ d, q })); // the node stalls with it: its lease runs out
+            live.get(d.conversationId)!.delete(d.id);
+            const outcome =
+              roll < 0.75 ? { kind: 'sent' as const, status: 200 } : roll < 0.93 ? { kind: 'retry' as const, at: now + 1_000, status: 503, error: 'HTTP 503' } : { kind: 'dead' as const, status: 400, error: 'HTTP 400' };
+            if (outcome.kind === 'sent') sentOrder.set(d.conversationId, [...(sentOrder.get(d.conversationId) ?? []), d.id]);
+            assert.equal(await q.completeDelivery(d.id, d.lease, { startedAt: now, durationMs: 1, outcome, now }), true);
+            applied++;
+          }),
+        );
+      }
+    };
+    const db = nodesOf[0]!.pool;
+    for (let phase = 0; phase < 200; phase++) {
+      await Promise.all(nodesOf.map((n, i) => run(`node-${i}`, n.q)));
+      const pending = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE state = 'pending'")).rows[0]!.n;
+      for (const [i, { d, q }] of [...stalled.entries()].reverse()) {
+        const count = (await db.query<{ n: number }>('SELECT lease_count AS n FROM deliveries WHERE id = $1', [d.id])).rows[0]!.n;
+        if (count === d.lease.count) continue; // nobody took it yet: it is still the stalled node's
+        const late = { startedAt: now, durationMs: 1, outcome: { kind: 'dead' as const, status: 500, error: 'late' }, now };
+        assert.equal(await q.completeDelivery(d.id, d.lease, late), false, `the stalled claim ${d.lease.count} of ${d.id} completed after claim ${count}`);
+        stalled.splice(i, 1);
+        refused++;
+      }
+      if (pending === 0) break;
+      now += 1_000; // retries fall due; abandoned leases run out after three of these
+    }
+    const states = (await db.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM deliveries GROUP BY state ORDER BY state')).rows;
+    assert.deepEqual(states.map((r) => r.state).filter((st) => st !== 'sent' && st !== 'dead'), [], 'every delivery settled');
+    for (const [conversation, ids] of sentOrder) assert.deepEqual(ids, [...ids].sort((x, y) => x - y), `${conversation} sent in order`);
+    const recorded = (await db.query<{ n: number; reclaimed: number }>('SELECT (SELECT count(*)::int FROM delivery_attempts) AS n, (SELECT count(*)::int FROM deliveries WHERE lease_count > attempts) AS reclaimed')).rows[0]!;
+    assert.equal(recorded.n, applied, 'one attempt row per completion applied');
+    assert.ok(abandoned > 0 && recorded.reclaimed > 0 && refused === abandoned, `abandoned claims were taken over and their late completions refused (${abandoned} abandoned, ${refused} refused)`);
+    console.log(`# two nodes, retries and stalls: ${applied} attempts recorded, ${abandoned} claims abandoned, taken over and their late completions refused, ${(now - T0) / 1000} s of clock; ${states.map((r) => `${r.state} ${r.n}`).join(', ')}`);
+  });
+
   it('a node that stops renewing loses its lease when it runs out; another carries on and the first one’s late completion is refused', async () => {
     const [a, b] = await nodes(2);
     await seedDeliveries(a!.pool, { conversations: 1, perConversation: 2, dueFrom: T0, dueTo: T0 });
