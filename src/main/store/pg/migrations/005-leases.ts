@@ -16,7 +16,7 @@ import type { PgMigration } from '../migrate.ts';
  *   only moves forward). The row is the timer: any node may fire it.
  *
  * No SQLite twin: one SQLite process needs no leases (its outbox and timers live in that process).
- * The claim queries' plans are checked in src/main/work/pg-leases-plan.test.ts.
+ * The claim queries' plans are checked in src/main/work/pg-delivery-leases.test.ts and pg-reply-leases.test.ts.
  */
 export const migration005: PgMigration = {
   version: 5,
