@@ -9,6 +9,7 @@ import { postgresSkipReason, startPostgres, type PgServer } from './helpers/post
 import { cli } from './helpers/processes.ts';
 import { fillCopySource, CHINESE_LINE } from '../src/main/store/pg/copy-source.fixture.ts';
 import { copyToPg, CopyMismatchError } from '../src/main/store/pg/copy.ts';
+import { migratePg } from '../src/main/store/pg/migrate.ts';
 import { openDatabase } from '../src/main/store/db.ts';
 import { createStore } from '../src/main/store/index.ts';
 import { migrate } from '../src/main/store/migrate.ts';
@@ -34,8 +35,14 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
   const open: pg.Client[] = [];
   const dirs: string[] = [];
 
+  /** Indexes a freshly migrated database has: a failed copy must leave each it dropped in place. */
+  let indexCount = 0;
+
   before(async () => {
     server = await startPostgres();
+    const { c } = await freshDatabase();
+    await migratePg(c);
+    indexCount = await indexes(c);
   });
   after(async () => {
     await Promise.all(open.map((c) => c.end().catch(() => undefined)));
@@ -62,6 +69,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     return { url, c };
   }
 
+  const indexes = async (c: pg.Client): Promise<number> => Number((await c.query("SELECT count(*) AS n FROM pg_indexes WHERE schemaname = 'public'")).rows[0].n);
   const pgCount = async (c: pg.Client, table: string): Promise<number> => Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
 
   /** Every application table empty, as migrations leave them (request_log_rows at 0). */
@@ -71,6 +79,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     for (const t of tables) assert.equal(await pgCount(c, t), 0, `${t} is empty`);
     assert.deepEqual((await c.query('SELECT verified, n::int AS n FROM request_log_rows ORDER BY verified')).rows, [{ verified: 0, n: 0 }, { verified: 1, n: 0 }]);
     assert.equal((await c.query("SELECT count(*)::int AS n FROM pg_trigger WHERE NOT tgisinternal AND tgenabled = 'D'")).rows[0].n, 0, 'no trigger left disabled');
+    assert.equal(await indexes(c), indexCount, 'every index in place');
   }
 
   it('copies every table of a filled store through the CLI, checks it, and the copy serves search, inserts and rollups', async () => {
