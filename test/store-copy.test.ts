@@ -9,7 +9,8 @@ import { postgresSkipReason, startPostgres, type PgServer } from './helpers/post
 import { cli } from './helpers/processes.ts';
 import { fillCopySource, CHINESE_LINE } from '../src/main/store/pg/copy-source.fixture.ts';
 import { copyToPg, CopyMismatchError } from '../src/main/store/pg/copy.ts';
-import { migratePg } from '../src/main/store/pg/migrate.ts';
+import { migratePg, pgSchemaVersion } from '../src/main/store/pg/migrate.ts';
+import { PG_MIGRATIONS } from '../src/main/store/pg/migrations/index.ts';
 import { openDatabase } from '../src/main/store/db.ts';
 import { createStore } from '../src/main/store/index.ts';
 import { migrate } from '../src/main/store/migrate.ts';
@@ -228,5 +229,14 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /^error: the target database is not empty \(tables theirs\) and not a Switchboard database/);
     assert.equal((await foreign.c.query("SELECT to_regclass('clients') AS t")).rows[0].t, null, 'nothing created in it');
+
+    // One of ours at an older version, holding data: refused before its migrations run.
+    const older = await freshDatabase();
+    await migratePg(older.c, PG_MIGRATIONS, { target: 2 });
+    await older.c.query("INSERT INTO clients (id, created_at, updated_at) VALUES ('x', 1, 1)");
+    const held = cli(dir, 'store', 'copy', '--to', older.url);
+    assert.equal(held.status, 1);
+    assert.match(held.stderr, /^error: the target database already holds data \(in clients\)/);
+    assert.equal(await pgSchemaVersion(older.c), 2, 'left unmigrated');
   });
 });

@@ -51,13 +51,14 @@ export async function copyToPg(source: DatabaseSync, target: ClientBase, options
   const batchRows = options.batchRows ?? 5000;
   const progress = options.onProgress ?? (() => {});
 
-  // A database with tables but no schema_migrations is someone else's: the migrations are not run into it.
-  if ((await pgSchemaVersion(target)) === 0) {
-    const foreign = await target.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1 LIMIT 5");
-    if (foreign.rows.length > 0) {
-      throw new CopyRefusedError(`the target database is not empty (tables ${foreign.rows.map((r) => r.t).join(', ')}) and not a Switchboard database: give store copy an empty database`);
-    }
+  // Before any migration runs: a database with tables but no schema_migrations is someone else's,
+  // and one of ours that holds data is refused as it is (the check in the transaction below is
+  // the one that counts when two copies race; this one keeps a refused database unmigrated).
+  const existing = (await target.query<{ t: string }>('SELECT tablename AS t FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1')).rows.map((r) => r.t);
+  if ((await pgSchemaVersion(target)) === 0 && existing.length > 0) {
+    throw new CopyRefusedError(`the target database is not empty (tables ${existing.slice(0, 5).join(', ')}) and not a Switchboard database: give store copy an empty database`);
   }
+  await refuseUnlessEmpty(target, existing);
   const migrated = await migratePg(target);
   const { plans, skipped, targetTables } = await planTables(source, target);
 
@@ -124,6 +125,7 @@ async function refuseUnlessEmpty(target: ClientBase, tables: string[]): Promise<
   const checks = tables
     .filter((t) => !PG_ONLY.has(t))
     .map((t) => `SELECT ${literal(t)} AS t WHERE EXISTS (SELECT 1 FROM ${quote(t)}${t in SEEDED ? ` WHERE ${SEEDED[t]}` : ''})`);
+  if (checks.length === 0) return;
   const held = (await target.query<{ t: string }>(checks.join(' UNION ALL '))).rows.map((r) => r.t);
   if (held.length > 0) {
     throw new CopyRefusedError(`the target database already holds data (in ${held.sort().join(', ')}): store copy writes only into an empty database; nothing was written`);
