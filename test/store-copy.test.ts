@@ -38,12 +38,14 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
 
   /** Indexes a freshly migrated database has: a failed copy must leave each it dropped in place. */
   let indexCount = 0;
+  let foreignKeyCount = 0;
 
   before(async () => {
     server = await startPostgres();
     const { c } = await freshDatabase();
     await migratePg(c);
     indexCount = await indexes(c);
+    foreignKeyCount = await foreignKeys(c);
   });
   after(async () => {
     await Promise.all(open.map((c) => c.end().catch(() => undefined)));
@@ -71,6 +73,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
   }
 
   const indexes = async (c: pg.Client): Promise<number> => Number((await c.query("SELECT count(*) AS n FROM pg_indexes WHERE schemaname = 'public'")).rows[0].n);
+  const foreignKeys = async (c: pg.Client): Promise<number> => Number((await c.query("SELECT count(*) AS n FROM pg_constraint WHERE contype = 'f'")).rows[0].n);
   const pgCount = async (c: pg.Client, table: string): Promise<number> => Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
 
   /** Every application table empty, as migrations leave them (request_log_rows at 0). */
@@ -81,6 +84,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     assert.deepEqual((await c.query('SELECT verified, n::int AS n FROM request_log_rows ORDER BY verified')).rows, [{ verified: 0, n: 0 }, { verified: 1, n: 0 }]);
     assert.equal((await c.query("SELECT count(*)::int AS n FROM pg_trigger WHERE NOT tgisinternal AND tgenabled = 'D'")).rows[0].n, 0, 'no trigger left disabled');
     assert.equal(await indexes(c), indexCount, 'every index in place');
+    assert.equal(await foreignKeys(c), foreignKeyCount, 'every foreign key in place');
   }
 
   it('copies every table of a filled store through the CLI, checks it, and the copy serves search, inserts and rollups', async () => {
@@ -167,7 +171,14 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     await target.connect();
     target.on('error', () => undefined);
     const pid = (await target.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    // A row whose parent is gone (SQLite enforces foreign keys per connection; one written with
+    // them off): the foreign key made again after the rows finds it.
     const fixed = new DatabaseSync(databasePath(dir));
+    fixed.exec('PRAGMA foreign_keys = OFF');
+    fixed.prepare("UPDATE messages SET conversation_id = 'gone' WHERE id = ?").run(bad);
+    fixed.prepare("UPDATE messages SET content = 'fine' WHERE id = ?").run(bad);
+    await assert.rejects(copyToPg(source, c), /insert or update on table "messages" violates foreign key constraint "messages_conversation_id_fkey"/);
+    await assertUntouched(c);
     fixed.prepare('DELETE FROM messages WHERE id = ?').run(bad);
     fixed.close();
     let killed = false;

@@ -76,7 +76,7 @@ export async function copyToPg(source: DatabaseSync, target: ClientBase, options
     for (const [table, trigger] of ROLLUP_TRIGGERS) await target.query(`ALTER TABLE ${quote(table)} DISABLE TRIGGER ${quote(trigger)}`);
     await refuseUnlessEmpty(target, targetTables);
     for (const table of Object.keys(SEEDED)) if (plans.some((p) => p.name === table)) await target.query(`DELETE FROM ${quote(table)}`);
-    const indexes = await dropSecondaryIndexes(target, plans.map((p) => p.name));
+    const deferred = await dropForCopy(target, plans.map((p) => p.name));
 
     const tables: CopyResult['tables'] = [];
     const copyStarted = now();
@@ -93,8 +93,8 @@ export async function copyToPg(source: DatabaseSync, target: ClientBase, options
     const indexStarted = now();
     // Room to sort each index in memory; SET LOCAL ends with the transaction, and any role may set it.
     await target.query("SET LOCAL maintenance_work_mem = '256MB'");
-    for (const index of indexes) await target.query(index.definition);
-    if (indexes.length > 0) progress(`store copy: ${indexes.length} indexes rebuilt in ${fmt(now() - indexStarted)} ms`);
+    for (const statement of deferred) await target.query(statement);
+    if (deferred.length > 0) progress(`store copy: ${deferred.length} indexes and foreign keys made again in ${fmt(now() - indexStarted)} ms`);
     const copyMs = now() - copyStarted;
 
     await options.beforeVerify?.(target);
@@ -133,13 +133,22 @@ async function refuseUnlessEmpty(target: ClientBase, tables: string[]): Promise<
 }
 
 /**
- * The non-unique indexes of the tables copied, dropped for the copy and made again after it from
- * their own definitions: a B-tree or GIN index built once from sorted rows costs a fraction of one
- * kept row by row (the trigram index on messages above all). Unique indexes stay: they are keys,
- * checked as the rows arrive. The DROP is part of the transaction, so a failure puts them back.
+ * The non-unique indexes and the foreign keys of the tables copied, dropped for the copy and made
+ * again after it from their own definitions, as pg_restore loads data before constraints: an index
+ * built once from sorted rows (the trigram index on messages above all) and a foreign key checked
+ * by one join cost a fraction of keeping them row by row. Primary keys and unique indexes stay:
+ * they are keys, checked as the rows arrive. Everything is in the copy's transaction: a failure
+ * puts them back, and a row breaking a foreign key fails the ADD CONSTRAINT, so the copy.
+ * Returns the statements that make them again.
  */
-async function dropSecondaryIndexes(target: ClientBase, tables: string[]): Promise<Array<{ name: string; definition: string }>> {
-  const found = await target.query<{ name: string; definition: string }>(
+async function dropForCopy(target: ClientBase, tables: string[]): Promise<string[]> {
+  const keys = await target.query<{ t: string; name: string; definition: string }>(
+    `SELECT k.conrelid::regclass::text AS t, quote_ident(k.conname) AS name, pg_get_constraintdef(k.oid) AS definition
+     FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+     WHERE k.contype = 'f' AND c.relname = ANY($1) ORDER BY 1, 2`,
+    [tables],
+  );
+  const indexes = await target.query<{ name: string; definition: string }>(
     `SELECT quote_ident(ic.relname) AS name, pg_get_indexdef(i.indexrelid) AS definition
      FROM pg_index i
      JOIN pg_class ic ON ic.oid = i.indexrelid
@@ -148,8 +157,10 @@ async function dropSecondaryIndexes(target: ClientBase, tables: string[]): Promi
      WHERE NOT i.indisunique AND t.relname = ANY($1) ORDER BY 1`,
     [tables],
   );
-  for (const index of found.rows) await target.query(`DROP INDEX ${index.name}`);
-  return found.rows;
+  for (const k of keys.rows) await target.query(`ALTER TABLE ${k.t} DROP CONSTRAINT ${k.name}`);
+  for (const index of indexes.rows) await target.query(`DROP INDEX ${index.name}`);
+  // Indexes first: a foreign key's check then finds them (none of ours needs one, but a later one might).
+  return [...indexes.rows.map((i) => i.definition), ...keys.rows.map((k) => `ALTER TABLE ${k.t} ADD CONSTRAINT ${k.name} ${k.definition}`)];
 }
 
 const literal = (s: string): string => `'${s.replaceAll("'", "''")}'`;
