@@ -111,13 +111,14 @@ function sourceDatabase(dataDir: string): string {
 
 function report(file: string, target: string, dataDir: string, r: CopyResult): string {
   const rows = r.tables.reduce((n, t) => n + t.rows, 0);
-  const width = Math.max(...r.tables.map((t) => t.name.length), 5);
+  const width = Math.max(...r.tables.map((t) => t.name.length), '(indexes, foreign keys)'.length);
   const line = (name: string, n: string, ms: string): string => `  ${name.padEnd(width)}  ${n.padStart(11)}  ${ms.padStart(9)}`;
   const applied = r.migrated.applied.length === 0 ? 'none needed' : r.migrated.applied.map((m) => m.version).join(', ');
   return [
     `copied ${file} (SQLite schema ${PG_BASELINE_SQLITE_VERSION}) into ${target} (PostgreSQL schema ${r.migrated.to}; migrations applied: ${applied})`,
     line('table', 'rows', 'ms'),
     ...r.tables.map((t) => line(t.name, fmt(t.rows), fmt(t.ms))),
+    line('(indexes, foreign keys)', '', fmt(r.rebuildMs)),
     line('total', fmt(rows), fmt(r.copyMs)) + `  (${fmt(r.copyMs > 0 ? rows / (r.copyMs / 1000) : 0)} rows/s)`,
     `verified: row counts of ${r.tables.length} tables equal, ${fmt(r.sampled)} sampled rows equal column by column (${fmt(r.verifyMs)} ms)`,
     `not copied (SQLite only): ${r.skipped.join(', ')} and their FTS5 shadow tables; PostgreSQL's trigram indexes take their place`,
