@@ -14,6 +14,7 @@ import { deliveriesCommand } from './deliveries-commands.ts';
 import { enginesCommand } from './engines-commands.ts';
 import { consoleCommand } from './console-commands.ts';
 import { backupCommand } from './backup-command.ts';
+import { storeCommand, STORE_USAGE } from './store-commands.ts';
 import { planConsoleListener } from '../console-api/console-listener-plan.ts';
 import { agentsCommand, AGENTS_USAGE } from './agents-commands.ts';
 import { consoleOriginOf } from '../accounts/console-origin.ts';
@@ -45,6 +46,7 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   kb list
   console rotate-token    (a new console token; the old one stops working)
   backup FILE             (a consistent copy of the database, also while serve runs; never overwrites)
+${STORE_USAGE}
 ${AGENTS_USAGE}
 ${EVAL_USAGE}
 integrator tools (no data folder needed; "npm run cli -- send --help" and "receive --help" say more):
@@ -149,7 +151,7 @@ async function integratorTool(command: 'send' | 'receive', argv: string[]): Prom
   }
 }
 
-const COMMANDS = ['agents', 'backup', 'clients', 'console', 'deliveries', 'engines', 'eval', 'kb'];
+const COMMANDS = ['agents', 'backup', 'clients', 'console', 'deliveries', 'engines', 'eval', 'kb', 'store'];
 
 const AGENT_FLAGS = ['name', 'role', 'capacity', 'origin'];
 
@@ -190,6 +192,7 @@ const OPTIONS = {
   threshold: { type: 'string' },
   concurrency: { type: 'string' },
   'with-proposals': { type: 'boolean' },
+  batch: { type: 'string' },
   yes: { type: 'boolean' },
   all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -219,9 +222,13 @@ async function main(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
-    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, eval, kb, send or receive`);
+    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, eval, kb, store, send or receive`);
     if (group === 'backup') {
       console.log(await backupCommand(databasePath(dataDir), rest));
+      return 0;
+    }
+    if (group === 'store') {
+      console.log(await storeCommand(dataDir, rest, values));
       return 0;
     }
     const opened = createStore(openDatabase(databasePath(dataDir)));
