@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { startPostgres, postgresSkipReason } from '../test/helpers/postgres.ts';
-import { createPgWorkQueue, type PgWorkQueue } from '../src/main/work/pg-leases.ts';
+import { createPgWorkQueue, type PgWorkQueue } from '../src/main/store/pg/leases/pg-leases.ts';
 import { copyDatabase, createTemplate, seedDeliveries } from '../test/helpers/pg-work-fixture.ts';
 import { fmt, percentile } from './lib.ts';
 
 /**
- * bench/pg-leases: the PostgreSQL work queue (src/main/work, issue 30) drained by 1 and by 2
+ * bench/pg-leases: the PostgreSQL work queue (src/main/store/pg/leases, issue 30) drained by 1 and by 2
  * claimers at once, each a node of its own (its own pool), on a throwaway server
  * (test/helpers/postgres.ts). Deliveries: BENCH_LEASE_DELIVERIES pending, due, BENCH_LEASE_DEPTH
  * (10) per conversation, ids interleaved across conversations; each claimer claims up to 32 (at most one

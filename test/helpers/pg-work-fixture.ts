@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { migratePg } from '../../src/main/store/pg/migrate.ts';
-import type { Queryable } from '../../src/main/work/lease.ts';
+import type { Queryable } from '../../src/main/store/pg/leases/lease.ts';
 
 /**
  * Test and bench fixtures for the PostgreSQL work queue: a migrated template database that each
  * test copies (CREATE DATABASE … TEMPLATE is ~0.1 s; migrating afresh is several times that),
- * and deliveries seeded in bulk (src/main/work/*.test.ts, bench/pg-leases.ts).
+ * and deliveries seeded in bulk (src/main/store/pg/leases/*.test.ts, bench/pg-leases.ts).
  */
 
 /** Creates `name`, migrated to the latest version, to be copied by `copyDatabase`. */

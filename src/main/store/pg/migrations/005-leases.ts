@@ -3,7 +3,7 @@ import type { PgMigration } from '../migrate.ts';
 /**
  * Leases for several nodes sharing one database (issue 30): the outbox and the quiet-period reply
  * timers, which one SQLite process kept in its memory, become rows that a node claims for a while
- * (SELECT … FOR UPDATE SKIP LOCKED, src/main/work/). A node that dies stops renewing; once
+ * (SELECT … FOR UPDATE SKIP LOCKED, src/main/store/pg/leases/). A node that dies stops renewing; once
  * lease_until has passed, another node claims the row and carries on.
  *
  * - deliveries gains lease_holder (the node's id), lease_until (epoch ms, as every time here) and
@@ -16,7 +16,7 @@ import type { PgMigration } from '../migrate.ts';
  *   only moves forward). The row is the timer: any node may fire it.
  *
  * No SQLite twin: one SQLite process needs no leases (its outbox and timers live in that process).
- * The claim queries' plans are checked in src/main/work/pg-delivery-leases.test.ts and pg-reply-leases.test.ts.
+ * The claim queries' plans are checked in src/main/store/pg/leases/pg-delivery-leases.test.ts and pg-reply-leases.test.ts.
  */
 export const migration005: PgMigration = {
   version: 5,

@@ -1,9 +1,9 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { postgresSkipReason, startPostgres, type PgServer } from '../../../test/helpers/postgres.ts';
+import { postgresSkipReason, startPostgres, type PgServer } from '../../../../../test/helpers/postgres.ts';
 import { createPgWorkQueue, type ClaimedDelivery, type PgWorkQueue } from './pg-leases.ts';
-import { copyDatabase, createTemplate, seedDeliveries } from '../../../test/helpers/pg-work-fixture.ts';
+import { copyDatabase, createTemplate, seedDeliveries } from '../../../../../test/helpers/pg-work-fixture.ts';
 
 const skip = postgresSkipReason();
 const T0 = 1_800_000_000_000;

@@ -1,4 +1,4 @@
-import { ATTEMPT_TIMEOUT_MS } from '../delivery/retry-policy.ts';
+import { ATTEMPT_TIMEOUT_MS } from '../../../delivery/retry-policy.ts';
 import type { Queryable } from './lease.ts';
 import { pgDeliveryLeases } from './pg-delivery-leases.ts';
 import { pgReplyLeases } from './pg-reply-leases.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { assertNever } from '../../shared/assert-never.ts';
-import { DELIVERY_STATES, type DeliveryRow } from '../store/deliveries.ts';
+import { assertNever } from '../../../../shared/assert-never.ts';
+import { DELIVERY_STATES, type DeliveryRow } from '../../deliveries.ts';
 import { checkClaim, int8, leaseArrays, leaseColumns, leaseOf, type Lease, type Queryable } from './lease.ts';
 
 /** A pending delivery this node now holds: send it, then completeDelivery with its lease. */

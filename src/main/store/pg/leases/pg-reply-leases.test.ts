@@ -1,10 +1,10 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { postgresSkipReason, startPostgres, type PgServer } from '../../../test/helpers/postgres.ts';
+import { postgresSkipReason, startPostgres, type PgServer } from '../../../../../test/helpers/postgres.ts';
 import { createPgWorkQueue, type PgWorkQueue } from './pg-leases.ts';
 import { CLAIM_REPLIES_SQL } from './pg-reply-leases.ts';
-import { copyDatabase, createTemplate } from '../../../test/helpers/pg-work-fixture.ts';
+import { copyDatabase, createTemplate } from '../../../../../test/helpers/pg-work-fixture.ts';
 
 const skip = postgresSkipReason();
 const T0 = 1_800_000_000_000;
