@@ -44,3 +44,10 @@ test('generated secrets are 32 random bytes in base64url', () => {
   assert.equal(Buffer.from(s, 'base64url').length, 32);
   assert.notEqual(s, generateSecret());
 });
+
+test('a value sealed before key ids (the v1 format) opens with its key', async () => {
+  const { V1_SEALED } = await import('./secret-box.fixture.ts');
+  const path = join(dir(), 'secret.key');
+  writeFileSync(path, V1_SEALED.key + '\n', { mode: 0o600 });
+  assert.equal(keyFileBox(path).open(V1_SEALED.sealed), V1_SEALED.plain);
+});
