@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { defaultDataDir, loadServerConfig } from '../config/server-config.ts';
 import { openDatabase } from '../store/db.ts';
 import { createStore, type Store } from '../store/index.ts';
-import { keyringBox, openKeyring, type Keyring } from '../auth/secret-box.ts';
+import { keyringBox, openKeyring, type Keyring, type SecretBox } from '../auth/secret-box.ts';
 import { KEY_ENV, KEY_FILE_ENV, keyFileModeWarning, resolveKeySource, SecretKeyError } from '../auth/sealing-key.ts';
 import { databasePath } from '../store/data-dir.ts';
 import { newKeyCommand, secretsCommand, SECRETS_USAGE } from './secrets-commands.ts';
@@ -246,9 +246,10 @@ async function main(argv: string[]): Promise<number> {
       console.log(newKeyCommand(rest.slice(1)));
       return 0;
     }
-    // Read before the database opens: a wrong key costs nothing.
-    const ring = ['clients', 'engines', 'console', 'eval', 'secrets'].includes(group) ? keyringFor(values['secret-key-file'], dataDir) : null;
-    const keys = (): Keyring => ring!;
+    // Read when first needed: "clients list" runs without the key, "clients add" needs it.
+    let ring: Keyring | undefined;
+    const keys = (): Keyring => (ring ??= keyringFor(values['secret-key-file'], dataDir));
+    const box: SecretBox = { scheme: 'keyfile', seal: (secret) => keyringBox(keys()).seal(secret), open: (sealed) => keyringBox(keys()).open(sealed) };
     const opened = createStore(openDatabase(databasePath(dataDir)));
     store = opened;
     if (group === 'secrets') {
@@ -259,11 +260,11 @@ async function main(argv: string[]): Promise<number> {
     const now = Date.now();
     const out =
       group === 'clients'
-        ? clientsCommand(store, keyringBox(keys()), now, rest, { ...values, secret: await secretFrom(values, processSecretIo) })
+        ? clientsCommand(store, box, now, rest, { ...values, secret: await secretFrom(values, processSecretIo) })
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
-            ? await enginesCommand(store, keyringBox(keys()), now, rest, values)
+            ? await enginesCommand(store, box, now, rest, values)
             : group === 'console'
               ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
               : group === 'agents'
