@@ -73,7 +73,7 @@ test('rotate-key re-seals every client secret (retired ones too) and engine key 
   assert.deepEqual({ failures: check.failures, notUnderCurrent: check.notUnderCurrent }, { failures: [], notUnderCurrent: 0 });
 });
 
-const STEPS: Array<keyof RotationHooks> = ['afterPreviousKeyWritten', 'afterKeyFileWritten', 'beforeCommit'];
+const STEPS: Array<keyof RotationHooks> = ['afterResealUnderCurrent', 'afterPreviousKeyWritten', 'afterKeyFileWritten', 'beforeCommit'];
 
 for (const step of STEPS) {
   test(`a rotation stopped at ${step} leaves every value openable from the files on disk, and so does a second one stopped anywhere; a third completes`, () => {
@@ -126,4 +126,18 @@ test('reseal moves every value under the current key after the key was changed b
   assert.equal(resealSecrets(s.store, ring), 0, 'nothing left to move');
   assert.deepEqual(new Set(keyIds(s)), new Set([ring.keys().current.id, 'other']));
   everyValueOpens(s);
+});
+
+test('a rotation that another finished meanwhile stops before it writes a key file; every value opens under the other\'s key', () => {
+  const s = setup();
+  const other = createStore(openDatabase(join(s.dir, 'switchboard.db')));
+  let theirs = '';
+  assert.throws(
+    () => rotateKey(s.store, openKeyring(s.source), null, { afterResealUnderCurrent: () => void (theirs = rotateKey(other, openKeyring(s.source), null).to.id) }),
+    /the key changed while this rotation ran \(another rotation\?\); nothing more was changed/,
+  );
+  assert.equal(parseKey(readFileSync(s.keyPath, 'utf8'), 'k').id, theirs);
+  assert.deepEqual(new Set(keyIds(s)), new Set([theirs, 'other']));
+  everyValueOpens(s);
+  other.close();
 });

@@ -69,6 +69,8 @@ export function checkSecrets(store: Store, ring: Keyring): CheckReport {
 
 /** Steps of a rotation a test can stop at, as a crash would. */
 export interface RotationHooks {
+  /** After step 1 committed, before step 2 takes the lock again. */
+  afterResealUnderCurrent?(): void;
   afterPreviousKeyWritten?(): void;
   afterKeyFileWritten?(): void;
   /** Inside the transaction, after every value was re-sealed. */
@@ -76,34 +78,40 @@ export interface RotationHooks {
 }
 
 /**
- * Re-seals, in one transaction, every value not sealed with `to` (opened with `from`'s keys).
- * A value that does not open aborts the whole transaction: nothing is half re-sealed.
+ * Re-seals every value not sealed with `to` (opened with `from`'s keys); call inside a transaction.
+ * A value that does not open throws, so the transaction re-seals nothing.
  */
-function resealAll(store: Store, from: KeyringKeys, to: SealingKey, beforeCommit?: () => void): number {
+function resealEvery(store: Store, from: KeyringKeys, to: SealingKey): number {
   const box = keyringBox(staticKeyring({ current: to, previous: null }));
   const opener = keyringBox(staticKeyring(from));
-  return store.transaction(() => {
-    let count = 0;
-    for (const value of sealedValues(store)) {
-      if (isForeign(value.sealed) || sealedWith(value.sealed) === to.id) continue;
-      let plain: string;
-      try {
-        plain = opener.open(value.sealed);
-      } catch (error) {
-        throw new SecretKeyError(`${value.label} does not open with this node's keys, so nothing was re-sealed: ${(error as Error).message}`);
-      }
-      if (!value.reseal(box.seal(plain))) throw new SecretKeyError(`${value.label} changed while it was being re-sealed; nothing was re-sealed: run the command again`);
-      count++;
+  let count = 0;
+  for (const value of sealedValues(store)) {
+    if (isForeign(value.sealed) || sealedWith(value.sealed) === to.id) continue;
+    let plain: string;
+    try {
+      plain = opener.open(value.sealed);
+    } catch (error) {
+      throw new SecretKeyError(`${value.label} does not open with this node's keys, so nothing was re-sealed: ${(error as Error).message}`);
     }
-    beforeCommit?.();
-    return count;
-  });
+    if (!value.reseal(box.seal(plain))) throw new SecretKeyError(`${value.label} changed while it was being re-sealed; nothing was re-sealed: run the command again`);
+    count++;
+  }
+  return count;
 }
 
 /** `secrets reseal`: every value under this node's current key (after the key was changed by hand on every node). */
 export function resealSecrets(store: Store, ring: Keyring): number {
-  const keys = ring.fresh();
-  return resealAll(store, keys, keys.current);
+  return store.transaction(() => {
+    const keys = ring.fresh();
+    return resealEvery(store, keys, keys.current);
+  });
+}
+
+function refuseUnopened(check: CheckReport): void {
+  if (check.failures.length === 0) return;
+  const first = check.failures[0]!;
+  const n = check.failures.length;
+  throw new SecretKeyError(`${n} stored value${n === 1 ? '' : 's'} do${n === 1 ? 'es' : ''} not open with this node's keys, so nothing was changed (${first.label}: ${first.error}); run "npm run cli -- secrets check"`);
 }
 
 export interface RotationReport {
@@ -125,8 +133,9 @@ export interface RotationReport {
  *  2. the current key is written to `<key file>.old` (atomically: temp file, fsync, rename);
  *  3. the new key replaces `<key file>` (the same way);
  *  4. every value is re-sealed under the new key in one transaction.
- * A crash before 4 commits leaves values under the old key, which `.old` opens; after, under the
- * new one. `.old` stays until the operator removes it (`secrets check` says when nothing needs it):
+ * Steps 2 to 4 are one transaction: another rotation waits for its lock, then finds the new key
+ * files (and if it began before, sees the key changed and stops). A crash before 4 commits leaves
+ * values under the old key, which `.old` opens; after, under the new one. `.old` stays until the operator removes it (`secrets check` says when nothing needs it):
  * a process that read the old key may still seal one value with it. When the key comes from the
  * environment nothing is written: the new key must already be in a file (`newKey`), and the
  * operator changes the variable.
@@ -136,26 +145,34 @@ export function rotateKey(store: Store, ring: Keyring, given: SealingKey | null,
   if (source.kind === 'env' && !given) {
     throw new SecretKeyError(`this node's key comes from ${source.label}, which this command cannot change: make a new key with "npm run cli -- secrets new-key FILE" and give it with --new-key-file FILE`);
   }
-  const before = ring.fresh();
-  const check = checkSecrets(store, ring);
-  if (check.failures.length > 0) {
-    const first = check.failures[0]!;
-    throw new SecretKeyError(`${check.failures.length} stored value${check.failures.length === 1 ? '' : 's'} do${check.failures.length === 1 ? 'es' : ''} not open with this node's keys, so nothing was changed (${first.label}: ${first.error}); run "npm run cli -- secrets check"`);
-  }
+  // Each step reads the key files while it holds the database's write lock, so a second rotation
+  // (another shell, another node) waits for it and then sees its files, never half of them.
+  const { before, foreign } = store.transaction(() => {
+    const keys = ring.fresh();
+    const check = checkSecrets(store, ring);
+    refuseUnopened(check);
+    resealEvery(store, keys, keys.current);
+    return { before: keys, foreign: check.foreign };
+  });
+  hooks.afterResealUnderCurrent?.();
   const to = given ?? newKey(source.kind === 'file' ? source.path : source.label);
   if (to.id === before.current.id) throw new SecretKeyError(`the new key is this node's key already (key ${to.id}); to re-seal every value under it run "npm run cli -- secrets reseal"`);
-  resealAll(store, before, before.current);
   let wrote: RotationReport['wrote'] = null;
-  if (source.kind === 'file') {
-    const previous = previousKeyPath(source.path);
-    writeFileAtomic(previous, keyFileText(before.current.bytes));
-    hooks.afterPreviousKeyWritten?.();
-    writeFileAtomic(source.path, keyFileText(to.bytes));
-    hooks.afterKeyFileWritten?.();
-    wrote = { key: source.path, previous };
-  }
-  const resealed = resealAll(store, before, to, hooks.beforeCommit);
-  return { from: before.current, to, resealed, foreign: check.foreign, wrote };
+  const resealed = store.transaction(() => {
+    if (ring.fresh().current.id !== before.current.id) throw new SecretKeyError(`the key changed while this rotation ran (another rotation?); nothing more was changed: run "npm run cli -- secrets check", then rotate again if needed`);
+    if (source.kind === 'file') {
+      const previous = previousKeyPath(source.path);
+      writeFileAtomic(previous, keyFileText(before.current.bytes));
+      hooks.afterPreviousKeyWritten?.();
+      writeFileAtomic(source.path, keyFileText(to.bytes));
+      hooks.afterKeyFileWritten?.();
+      wrote = { key: source.path, previous };
+    }
+    const n = resealEvery(store, before, to);
+    hooks.beforeCommit?.();
+    return n;
+  });
+  return { from: before.current, to, resealed, foreign, wrote };
 }
 
 /** Keys fixed for one step of a rotation, whatever the files say meanwhile. */
