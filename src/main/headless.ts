@@ -29,7 +29,9 @@ enableCompileCacheForAllThreads();
 // Loaded after the compile cache is on (static imports would load before the line above runs).
 const { defaultDataDir, loadServerConfig, ConfigError } = await import('./config/server-config.ts');
 const { startService } = await import('./service.ts');
-const { secretKeyPath } = await import('./store/data-dir.ts');
+const { keyringBox, openKeyring } = await import('./auth/secret-box.ts');
+const { keyFileModeWarning, resolveKeySource, SecretKeyError } = await import('./auth/sealing-key.ts');
+const { startupKeyCheck } = await import('./auth/startup-key-check.ts');
 const { createConsoleServer } = await import('./console-api/console-server.ts');
 const { consoleTokenAtStart } = await import('./console-api/console-token.ts');
 const { parsePort, UsageError } = await import('./cli/args.ts');
@@ -50,12 +52,13 @@ async function main(): Promise<void> {
       'public-origin': { type: 'string' },
       'trusted-proxy': { type: 'string', multiple: true },
       'data-dir': { type: 'string' },
+      'secret-key-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    console.log('usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--console-port 8788] [--console-host 127.0.0.1] [--tls-cert FILE --tls-key FILE | --public-origin https://NAME [--trusted-proxy ADDR]...] [--data-dir DIR]');
+    console.log('usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--console-port 8788] [--console-host 127.0.0.1] [--tls-cert FILE --tls-key FILE | --public-origin https://NAME [--trusted-proxy ADDR]...] [--data-dir DIR] [--secret-key-file FILE]');
     return;
   }
   const dataDir = values['data-dir'] ?? defaultDataDir();
@@ -73,10 +76,22 @@ async function main(): Promise<void> {
   // Refused here, before the service opens the database: a wrong flag costs nothing.
   const listener = planConsoleListener(config, dataDir);
   for (const warning of listener.warnings) console.error(warning);
+  // The key every node sharing this database must have: read (and refused) before the database opens.
+  const keySource = resolveKeySource({ flagFile: values['secret-key-file'], env: process.env, configFile: config.secretKeyFile, dataDir });
+  const keyring = openKeyring(keySource);
+  const keyWarning = keyFileModeWarning(keySource);
+  if (keyWarning && !(keySource.kind === 'file' && keySource.createIfMissing)) console.error(keyWarning);
+  console.error(`secret key: ${keyring.keys().current.id} (${keySource.label})`);
   // Known once the console listens (its port may be 0 in the config); sign-in links made before cannot happen.
   let consoleOrigin: string | null = null;
-  const service = await startService({ config, dataDir, consoleOrigin: () => consoleOrigin });
-  const { token, replacedPlainToken } = consoleTokenAtStart(service.store.settings, secretKeyPath(dataDir));
+  const service = await startService({ config, dataDir, secretBox: keyringBox(keyring), consoleOrigin: () => consoleOrigin });
+  const keyCheck = startupKeyCheck(service.store, keyring);
+  for (const line of keyCheck.warnings) console.error(line);
+  if (keyCheck.fatal) {
+    await service.stop();
+    throw new SecretKeyError(keyCheck.fatal);
+  }
+  const { token, replacedPlainToken } = consoleTokenAtStart(service.store.settings, keyring);
   if (replacedPlainToken) console.error('console: the token stored in plain text by an older version was replaced by a hashed one; old console URLs stop working, use the one printed below');
   const rendererDir = join(ROOT, 'out', 'renderer');
   const consoleServer = createConsoleServer({
@@ -124,7 +139,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof UsageError || ['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES'].includes((error as NodeJS.ErrnoException).code ?? '') || error instanceof TypeError) {
+  if (error instanceof ConfigError || error instanceof UsageError || error instanceof SecretKeyError || ['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES'].includes((error as NodeJS.ErrnoException).code ?? '') || error instanceof TypeError) {
     console.error(`switchboard: ${(error as Error).message}`);
   } else {
     console.error(`switchboard: failed to start: ${(error as Error).stack ?? String(error)}`);

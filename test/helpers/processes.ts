@@ -20,11 +20,12 @@ export interface ServeProcess {
   exit(): Promise<number | null>;
 }
 
-/** `npm run serve` as a real child process; resolves once it printed its endpoint and console lines. */
-export async function spawnServe(dataDir: string, extra: string[] = []): Promise<ServeProcess> {
+/** `npm run serve` as a real child process; resolves once it printed its endpoint and console lines. `env` is added to this process's. */
+export async function spawnServe(dataDir: string, extra: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [...MAIN_V8_FLAGS, 'src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir, ...extra], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));

@@ -1,16 +1,17 @@
 import type { Store } from '../store/index.ts';
 import { rotateConsoleToken } from '../console-api/console-token.ts';
 import { UsageError } from './args.ts';
+import type { Keyring } from '../auth/secret-box.ts';
 
 /**
  * `console rotate-token`: a new console token. Only its hash is stored, so this is the one time it
  * is shown; a running server refuses the old token within a second.
  */
-export function consoleCommand(store: Store, keyPath: string, consolePort: number | null, args: string[]): string {
+export function consoleCommand(store: Store, key: Keyring, consolePort: number | null, args: string[]): string {
   const [action, extra] = args;
   if (action !== 'rotate-token') throw new UsageError(`unknown console command "${action ?? ''}"; use rotate-token`);
   if (extra !== undefined) throw new UsageError(`console rotate-token takes no argument, got "${extra}"`);
-  const token = rotateConsoleToken(store.settings, keyPath);
+  const token = rotateConsoleToken(store.settings, key);
   const address = consolePort ? `http://127.0.0.1:${consolePort}/` : 'http://127.0.0.1:PORT/';
   return [
     `#token=${token}`,

@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import { defaultDataDir, loadServerConfig } from '../config/server-config.ts';
 import { openDatabase } from '../store/db.ts';
 import { createStore, type Store } from '../store/index.ts';
-import { keyFileBox } from '../auth/secret-box.ts';
-import { databasePath, secretKeyPath } from '../store/data-dir.ts';
+import { keyringBox, openKeyring, type Keyring, type SecretBox } from '../auth/secret-box.ts';
+import { KEY_ENV, KEY_FILE_ENV, keyFileModeWarning, resolveKeySource, SecretKeyError } from '../auth/sealing-key.ts';
+import { databasePath } from '../store/data-dir.ts';
+import { newKeyCommand, secretsCommand, SECRETS_USAGE } from './secrets-commands.ts';
 import { clientsCommand } from './clients-commands.ts';
 import { processSecretIo, secretFrom } from './secret-input.ts';
 import { parsePairs, ImportError } from './kb-import.ts';
@@ -24,7 +26,7 @@ import { evalCommand, EVAL_USAGE } from './eval-commands.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { thresholdSource } from '../engines/kb-threshold.ts';
 
-const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
+const USAGE = `usage: npm run cli -- <command> [--data-dir DIR] [--secret-key-file FILE]
   clients add ID [--secret-env NAME | --secret-stdin | --secret S] [SETTINGS]
   clients set ID SETTINGS
   clients show ID | clients list
@@ -45,6 +47,7 @@ const USAGE = `usage: npm run cli -- <command> [--data-dir DIR]
   kb import FILE          (JSON array of {question, answer, phrasings?}, or CSV with header question,answer[,phrasings])
   kb list
   console rotate-token    (a new console token; the old one stops working)
+${SECRETS_USAGE}
   backup FILE             (a consistent copy of the database, also while serve runs; never overwrites)
 ${STORE_USAGE}
 ${AGENTS_USAGE}
@@ -126,9 +129,9 @@ function configuredConsoleOrigin(dataDir: string): string | null {
  * engine time-out, the fallback text) and the key that opens engines' API keys; the caller adds
  * the pending proposals.
  */
-function evalDeps(dataDir: string) {
+function evalDeps(dataDir: string, ring: Keyring) {
   const config = loadServerConfig(dataDir);
-  const box = keyFileBox(secretKeyPath(dataDir));
+  const box = keyringBox(ring);
   return {
     openKey: (sealed: string) => box.open(sealed),
     kbThreshold: config.kbThreshold,
@@ -151,12 +154,27 @@ async function integratorTool(command: 'send' | 'receive', argv: string[]): Prom
   }
 }
 
-const COMMANDS = ['agents', 'backup', 'clients', 'console', 'deliveries', 'engines', 'eval', 'kb', 'store'];
+const COMMANDS = ['agents', 'backup', 'clients', 'console', 'deliveries', 'engines', 'eval', 'kb', 'secrets', 'store'];
+
+/**
+ * The sealing key, as serve takes it (sealing-key.ts has the precedence). config.json is read only
+ * when neither the flag nor the environment names the key.
+ */
+function keyringFor(flagFile: string | undefined, dataDir: string): Keyring {
+  const named = flagFile !== undefined || !!process.env[KEY_FILE_ENV] || !!process.env[KEY_ENV];
+  const source = resolveKeySource({ flagFile, env: process.env, configFile: named ? undefined : loadServerConfig(dataDir).secretKeyFile, dataDir });
+  const ring = openKeyring(source);
+  const warning = keyFileModeWarning(source);
+  if (warning && source.kind === 'file' && !source.createIfMissing) console.error(warning);
+  return ring;
+}
 
 const AGENT_FLAGS = ['name', 'role', 'capacity', 'origin'];
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
+  'secret-key-file': { type: 'string' },
+  'new-key-file': { type: 'string' },
   secret: { type: 'string' },
   'secret-env': { type: 'string' },
   'secret-stdin': { type: 'boolean' },
@@ -222,7 +240,7 @@ async function main(argv: string[]): Promise<number> {
   let store: Store | undefined;
   try {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
-    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, eval, kb, store, send or receive`);
+    if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, eval, kb, secrets, store, send or receive`);
     if (group === 'backup') {
       console.log(await backupCommand(databasePath(dataDir), rest));
       return 0;
@@ -231,22 +249,35 @@ async function main(argv: string[]): Promise<number> {
       console.log(await storeCommand(dataDir, rest, values));
       return 0;
     }
+    if (group === 'secrets' && rest[0] === 'new-key') {
+      console.log(newKeyCommand(rest.slice(1)));
+      return 0;
+    }
+    // Read when first needed: "clients list" runs without the key, "clients add" needs it.
+    let ring: Keyring | undefined;
+    const keys = (): Keyring => (ring ??= keyringFor(values['secret-key-file'], dataDir));
+    const box: SecretBox = { scheme: 'keyfile', seal: (secret) => keyringBox(keys()).seal(secret), open: (sealed) => keyringBox(keys()).open(sealed) };
     const opened = createStore(openDatabase(databasePath(dataDir)));
     store = opened;
+    if (group === 'secrets') {
+      const outcome = secretsCommand(store, keys, rest, values);
+      console.log(outcome.out);
+      return outcome.status;
+    }
     const now = Date.now();
     const out =
       group === 'clients'
-        ? clientsCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, { ...values, secret: await secretFrom(values, processSecretIo) })
+        ? clientsCommand(store, box, now, rest, { ...values, secret: await secretFrom(values, processSecretIo) })
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
-            ? await enginesCommand(store, keyFileBox(secretKeyPath(dataDir)), now, rest, values)
+            ? await enginesCommand(store, box, now, rest, values)
             : group === 'console'
-              ? consoleCommand(store, secretKeyPath(dataDir), configuredConsolePort(dataDir), rest)
+              ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
               : group === 'agents'
                 ? agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
                 : group === 'eval'
-                  ? await evalCommand(store, { ...evalDeps(dataDir), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
+                  ? await evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
                   : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;
@@ -254,6 +285,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       console.error(`error: ${error.message}\n(npm run cli -- --help lists every command and setting)`);
       return 2;
+    }
+    if (error instanceof SecretKeyError) {
+      console.error(`error: ${error.message}`);
+      return 1;
     }
     if (error instanceof ImportError) {
       console.error(`error: import refused, nothing was imported: ${error.message}`);

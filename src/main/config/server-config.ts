@@ -31,6 +31,12 @@ export const serverConfigSchema = z.strictObject({
    * needs tlsCert and tlsKey (HTTPS) or publicOrigin (a TLS proxy in front), or serve refuses to start.
    */
   consoleHost: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The file holding the key that seals client secrets and engine keys (base64 of 32 bytes),
+   * relative to the data folder; every node sharing a database needs the same key. Unset: the
+   * data folder's secret.key. --secret-key-file and SWITCHBOARD_SECRET_KEY(_FILE) win over it.
+   */
+  secretKeyFile: z.string().min(1).optional(),
   /** PEM files of the console's certificate (its chain) and private key; relative paths are from the data folder. */
   tlsCert: z.string().min(1).optional(),
   tlsKey: z.string().min(1).optional(),

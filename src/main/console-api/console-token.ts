@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { keyFileHmac } from '../auth/secret-box.ts';
+import { keyFileHmac, type Keyring } from '../auth/secret-box.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** The settings this module reads and writes; the store's `settings` has them. */
@@ -35,10 +35,11 @@ function readStored(settings: Pick<TokenSettings, 'get'>): Stored | null {
 
 /**
  * The token is derived from the data folder's key and a stored salt, so `serve` can print the
- * same URL after every restart without the token ever sitting in the database.
+ * same URL after every restart without the token ever sitting in the database. `key` is the
+ * sealing key (or the path of the data folder's key file): another key derives another token.
  */
-export function deriveConsoleToken(keyPath: string, salt: string): string {
-  return keyFileHmac(keyPath, `switchboard-console-token:${salt}`).toString('base64url');
+export function deriveConsoleToken(key: string | Keyring, salt: string): string {
+  return keyFileHmac(key, `switchboard-console-token:${salt}`).toString('base64url');
 }
 
 function store(settings: TokenSettings, salt: string, token: string): void {
@@ -53,20 +54,20 @@ export interface ConsoleTokenAtStart {
 }
 
 /** What `serve` calls at start: the current token, creating (or migrating to) a salted hash. */
-export function consoleTokenAtStart(settings: TokenSettings, keyPath: string): ConsoleTokenAtStart {
+export function consoleTokenAtStart(settings: TokenSettings, key: string | Keyring): ConsoleTokenAtStart {
   const replacedPlainToken = settings.get(LEGACY_TOKEN_SETTING) !== undefined;
   const stored = readStored(settings);
   const salt = stored?.salt ?? randomBytes(18).toString('base64url');
-  const token = deriveConsoleToken(keyPath, salt);
+  const token = deriveConsoleToken(key, salt);
   // A replaced key file derives another token: store its hash so the URL printed now works.
   if (!stored || stored.sha256 !== sha256(token).toString('base64url') || replacedPlainToken) store(settings, salt, token);
   return { token, replacedPlainToken };
 }
 
 /** `console rotate-token`: a fresh salt, hence a fresh token; the old one stops working. */
-export function rotateConsoleToken(settings: TokenSettings, keyPath: string): string {
+export function rotateConsoleToken(settings: TokenSettings, key: string | Keyring): string {
   const salt = randomBytes(18).toString('base64url');
-  const token = deriveConsoleToken(keyPath, salt);
+  const token = deriveConsoleToken(key, salt);
   store(settings, salt, token);
   return token;
 }

@@ -17,6 +17,14 @@ export interface SecretRow {
   createdAt: number;
 }
 
+export interface SealedSecretRow {
+  id: number;
+  clientId: string;
+  sealed: string;
+  hint: string;
+  retired: boolean;
+}
+
 interface RawClient {
   id: string;
   enabled: number;
@@ -49,6 +57,8 @@ export function clientQueries(db: Db) {
     'SELECT id, client_id, sealed, hint, created_at FROM client_secrets WHERE client_id = ? AND retired_at IS NULL ORDER BY id DESC',
   );
   const retire = db.prepare('UPDATE client_secrets SET retired_at = ? WHERE id = ?');
+  const everySealed = db.prepare('SELECT id, client_id, sealed, hint, retired_at FROM client_secrets ORDER BY id');
+  const reseal = db.prepare('UPDATE client_secrets SET sealed = ? WHERE id = ? AND sealed = ?');
 
   function secretsOf(clientId: string): SecretRow[] {
     return (activeSecrets.all(clientId) as Array<{ id: number; client_id: string; sealed: string; hint: string; created_at: number }>).map(
@@ -78,6 +88,20 @@ export function clientQueries(db: Db) {
     addSecret(clientId: string, sealed: string, hint: string, now: number): void {
       insertSecret.run(clientId, sealed, hint, now);
       for (const old of secretsOf(clientId).slice(ACTIVE_SECRETS)) retire.run(now, old.id);
+    },
+    /** Every stored secret, retired ones too: what a rotation of the sealing key re-seals. */
+    sealedSecrets(): SealedSecretRow[] {
+      return (everySealed.all() as Array<{ id: number; client_id: string; sealed: string; hint: string; retired_at: number | null }>).map((r) => ({
+        id: r.id,
+        clientId: r.client_id,
+        sealed: r.sealed,
+        hint: r.hint,
+        retired: r.retired_at !== null,
+      }));
+    },
+    /** The same secret sealed again (another key); false when the row changed meanwhile. */
+    resealSecret(id: number, from: string, to: string): boolean {
+      return reseal.run(to, id, from).changes > 0;
     },
     /** Ends a rotation early: only the newest secret stays active. */
     retireOlderSecrets(clientId: string, now: number): number {
