@@ -318,6 +318,11 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await lee.locator('[data-testid=presence-button]').waitFor();
     const presence = () => h.service.console.team.members().find((m) => m.id === 'lee')?.presence;
     await waitFor('Lee online', async () => presence() === 'online');
+    // Focus counts as input: the page's own focus, arriving late on a loaded machine, would move the
+    // ten minutes. Focused first, then one key: the last input is known.
+    await lee.bringToFront();
+    await waitFor('Lee focused', async () => lee.evaluate(() => document.hasFocus()));
+    await lee.keyboard.press('Shift');
     await lee.clock.fastForward('09:59');
     assert.equal(presence(), 'online', 'nine minutes and 59 seconds: still here');
     await lee.clock.fastForward('00:31');

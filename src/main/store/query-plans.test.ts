@@ -59,6 +59,7 @@ const ALLOWED: Array<[RegExp, string]> = [
   [/FROM request_log WHERE status >= 400 ORDER BY id DESC LIMIT/, 'console request log filter, not per request'],
   [/^UPDATE replay_runs SET status = 'failed'/, 'once at start-up: replay runs a crash left running; a table of runs an admin started, tens to hundreds'],
   [/FROM messages_fts_queue$/, 'the search index queue: empty after every writer commit, counted by tests'],
+  [/^SELECT id, client_id, sealed, hint, retired_at FROM client_secrets ORDER BY id$/, 'every sealed client secret, for secrets check and rotate-key and the start-up key check: once per command or start, a row per secret'],
   [/^SELECT total\(length\(m\.content\)\) AS chars FROM messages_fts_queue q CROSS JOIN messages m/, "the search index queue's text, for the merge step's budget: the queue in full, each message by id (checked below)"],
 ];
 

@@ -27,10 +27,16 @@ export interface PgPoolOptions {
   max?: number;
   /** Shown in pg_stat_activity: which node holds a connection. */
   applicationName?: string;
+  /** An idle connection's error (the server restarted, the connection was killed); default: to stderr. */
+  onIdleError?: (error: Error) => void;
 }
 
 export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
-  return new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName ?? 'switchboard', types: pgTypes });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName ?? 'switchboard', types: pgTypes });
+  // node-postgres emits an idle connection's failure on the pool: unheard, it would end the process.
+  // The pool drops that connection by itself; the next query opens another.
+  pool.on('error', options.onIdleError ?? ((error) => console.error(`PostgreSQL: an idle connection failed: ${error.message}`)));
+  return pool;
 }
 
 /** SQLSTATEs after which the same transaction may simply run again: a concurrent twin won a race. */
