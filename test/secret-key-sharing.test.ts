@@ -137,26 +137,31 @@ describe('one sealing key shared by the CLI and every serve process (issue 30)',
   });
 
   for (const step of ['afterPreviousKeyWritten', 'afterKeyFileWritten', 'beforeCommit'] as const) {
-    it(`a rotation killed (SIGKILL) at ${step}: serve with the key file starts and verifies a signed request; rotating again completes`, async () => {
+    it(`a rotation killed (SIGKILL) at ${step}: every value still opens (serve verifies a signed request with the new key file and its .old); rotating again completes`, async () => {
       const key = keyFile();
       const data = tmp('data');
       const secret = secretFrom(cli(data, ['--secret-key-file', key.path, 'clients', 'add', 'acme', '--send-url', 'http://127.0.0.1:9/hook']).stdout);
       const killed = spawnSync(process.execPath, ['test/helpers/rotate-then-crash.ts', data, key.path, step], { cwd: ROOT, encoding: 'utf8' });
       assert.equal(killed.signal, 'SIGKILL', killed.stdout + killed.stderr);
-      const server = await spawnServe(data, ['--secret-key-file', key.path]);
-      try {
-        assert.equal(await signedStatus(server.endpoint, secret), 200);
-      } finally {
-        await stopped(server);
+      if (step === 'afterKeyFileWritten') {
+        // The one step where the key file is already new and every value still sealed with the old
+        // key: serve must open them with <key file>.old. At the other two the CLI's check shows
+        // every value opens (key-rotation.test.ts runs every pair of steps in-process).
+        const server = await spawnServe(data, ['--secret-key-file', key.path]);
+        try {
+          assert.equal(await signedStatus(server.endpoint, secret), 200);
+        } finally {
+          await stopped(server);
+        }
+      } else {
+        const opened = cli(data, ['secrets', 'check', '--secret-key-file', key.path]);
+        assert.equal(opened.status, 0, opened.stdout + opened.stderr);
       }
       const again = cli(data, ['secrets', 'rotate-key', '--secret-key-file', key.path]);
       assert.equal(again.status, 0, again.stderr);
-      const after = await spawnServe(data, ['--secret-key-file', key.path]);
-      try {
-        assert.equal(await signedStatus(after.endpoint, secret), 200);
-      } finally {
-        await stopped(after);
-      }
+      // Serve after a completed rotation is the rotate-while-serving test's; here the CLI opens every value.
+      const check = cli(data, ['secrets', 'check', '--secret-key-file', key.path]);
+      assert.equal(check.status, 0, check.stdout + check.stderr);
     });
   }
 

@@ -321,7 +321,7 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     // Focus counts as input: the page's own focus, arriving late on a loaded machine, would move the
     // ten minutes. Focused first, then one key: the last input is known.
     await lee.bringToFront();
-    await waitFor('Lee focused', async () => lee.evaluate(() => document.hasFocus()));
+    await waitFor('Lee focused', async () => (await lee.evaluate('document.hasFocus()')) === true);
     await lee.keyboard.press('Shift');
     await lee.clock.fastForward('09:59');
     assert.equal(presence(), 'online', 'nine minutes and 59 seconds: still here');
