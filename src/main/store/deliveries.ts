@@ -72,7 +72,8 @@ interface Raw {
   updated_at: number;
 }
 
-const toRow = (r: Raw): DeliveryRow => ({
+/** A delivery row as SQL names it, as the application reads it (PostgreSQL's lease claims read the same columns). */
+export const toDeliveryRow = (r: Raw): DeliveryRow => ({
   id: r.id,
   kind: r.kind,
   replyId: r.reply_id,
@@ -187,18 +188,18 @@ export function deliveryQueries(db: Db) {
     },
     /** Due deliveries of every client, oldest first, up to `limit`. */
     due(now: number, limit: number): DeliveryRow[] {
-      return (due.all(now, limit) as unknown as Raw[]).map(toRow);
+      return (due.all(now, limit) as unknown as Raw[]).map(toDeliveryRow);
     },
-    ...laneQueries(db, (rows) => (rows as Raw[]).map(toRow)),
+    ...laneQueries(db, (rows) => (rows as Raw[]).map(toDeliveryRow)),
     nextDueAt(): number | null {
       return (nextDue.get() as { at: number | null }).at;
     },
     get(id: number): DeliveryRow | undefined {
       const r = byId.get(id) as Raw | undefined;
-      return r && toRow(r);
+      return r && toDeliveryRow(r);
     },
     list(state: DeliveryState | undefined, limit: number): DeliveryRow[] {
-      return ((state ? listByState.all(state, limit) : list.all(limit)) as unknown as Raw[]).map(toRow);
+      return ((state ? listByState.all(state, limit) : list.all(limit)) as unknown as Raw[]).map(toDeliveryRow);
     },
     /**
      * Records an attempt and its verdict. A delivery cancelled meanwhile stays cancelled, its
@@ -247,7 +248,7 @@ export function deliveryQueries(db: Db) {
     },
     /** These deliveries, by id (those that exist). */
     byIds(ids: readonly number[]): DeliveryRow[] {
-      return (byIds.all(JSON.stringify(ids)) as unknown as Raw[]).map(toRow);
+      return (byIds.all(JSON.stringify(ids)) as unknown as Raw[]).map(toDeliveryRow);
     },
     /** Auto replies of a conversation waiting for a retry are due now, to be re-checked (and cancelled) at once. */
     autoDueNow(conversationId: string, now: number): number {
@@ -260,7 +261,7 @@ export function deliveryQueries(db: Db) {
     problems(states: readonly ProblemState[], clientId: string | null, limit: number): ProblemRow[] {
       const rows: ProblemRow[] = [];
       for (const state of new Set(states)) {
-        for (const r of problemQuery[state].all(clientId, limit) as unknown as Raw[]) rows.push({ ...toRow(r), problem: state });
+        for (const r of problemQuery[state].all(clientId, limit) as unknown as Raw[]) rows.push({ ...toDeliveryRow(r), problem: state });
       }
       return rows.sort((a, b) => b.updatedAt - a.updatedAt || b.id - a.id).slice(0, limit);
     },

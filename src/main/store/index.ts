@@ -29,6 +29,12 @@ export function createStore(db: Db) {
   const deliveries = deliveryQueries(db);
   const workspace = workspaceQueries(db);
   const searchIndex = searchIndexQueries(db);
+  /** A transaction's end: the messages it added go into the search index, then COMMIT. */
+  const commitWith = <T>(result: T): T => {
+    searchIndex.flushQueue();
+    db.exec('COMMIT');
+    return result;
+  };
   return {
     /** For the group-commit queue, which owns transactions; queries go through the fields below. */
     connection: db,
@@ -67,10 +73,7 @@ export function createStore(db: Db) {
     transaction<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');
       try {
-        const result = fn();
-        searchIndex.flushQueue();
-        db.exec('COMMIT');
-        return result;
+        return commitWith(fn());
       } catch (error) {
         db.exec('ROLLBACK');
         throw error;
@@ -83,10 +86,7 @@ export function createStore(db: Db) {
     async transactionAsync<T>(fn: () => Promise<T>): Promise<T> {
       db.exec('BEGIN IMMEDIATE');
       try {
-        const result = await fn();
-        searchIndex.flushQueue();
-        db.exec('COMMIT');
-        return result;
+        return commitWith(await fn());
       } catch (error) {
         db.exec('ROLLBACK');
         throw error;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assertNever } from '../../../../shared/assert-never.ts';
-import { DELIVERY_STATES, type DeliveryRow } from '../../deliveries.ts';
+import { DELIVERY_STATES, toDeliveryRow, type DeliveryRow } from '../../deliveries.ts';
 import { checkClaim, int8, leaseArrays, leaseColumns, leaseOf, type Lease, type Queryable } from './lease.ts';
 
 /** A pending delivery this node now holds: send it, then completeDelivery with its lease. */
@@ -50,26 +50,7 @@ const rowSchema = z.object({
 
 const toClaimed = (raw: unknown): ClaimedDelivery => {
   const r = rowSchema.parse(raw);
-  return {
-    id: r.id,
-    kind: r.kind,
-    replyId: r.reply_id,
-    replyMsgId: r.reply_msg_id,
-    conversationId: r.conversation_id,
-    clientId: r.client_id,
-    sendUrl: r.send_url,
-    origin: r.origin,
-    messageInfo: r.message_info,
-    state: r.state,
-    attempts: r.attempts,
-    roundAttempts: r.round_attempts,
-    nextAttemptAt: r.next_attempt_at,
-    lastStatus: r.last_status,
-    lastError: r.last_error,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    lease: leaseOf(r),
-  };
+  return { ...toDeliveryRow(r), lease: leaseOf(r) };
 };
 
 /**
