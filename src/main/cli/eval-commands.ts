@@ -8,13 +8,6 @@ import { executeReplay } from '../replay/replay-runs.ts';
 import { parseInstant, ReplayInputError } from '../replay/window.ts';
 import { UsageError } from './args.ts';
 
-export const EVAL_USAGE = `  eval replay --since 7d | --from DATE [--to DATE]  [--client ID] [--limit N]
-              [--engine NAME] [--threshold X] [--system-prompt S] [--with-proposals]
-              [--concurrency N (default ${REPLAY_LIMITS.concurrencyDefault})] [--yes]
-       (answers past customer questions offline, now and with the candidate, and reports what changes;
-        nothing is sent or written to a conversation; shows an estimate and asks first unless --yes)
-  eval runs               (past replays)
-  eval show RUN [--all]   (a replay's totals and its changed questions; --all: every question)`;
 
 export interface EvalFlags {
   since?: string;

@@ -13,16 +13,12 @@ import { parsePairs, ImportError } from './kb-import.ts';
 import { flagError, UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
-import { enginesCommand } from './engines-commands.ts';
 import { consoleCommand } from './console-commands.ts';
 import { backupCommand } from './backup-command.ts';
-import { storeCommand, STORE_USAGE } from './store-commands.ts';
 import { planConsoleListener } from '../console-api/console-listener-plan.ts';
 import { agentsCommand, AGENTS_USAGE } from './agents-commands.ts';
 import { consoleOriginOf } from '../accounts/console-origin.ts';
-import { processSendIo, sendCommand } from './send-command.ts';
-import { processReceiveIo, receiveCommand } from './receive-command.ts';
-import { evalCommand, EVAL_USAGE } from './eval-commands.ts';
+import { EVAL_USAGE, STORE_USAGE } from './command-usage.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { thresholdSource } from '../engines/kb-threshold.ts';
 
@@ -146,7 +142,13 @@ function evalDeps(dataDir: string, ring: Keyring) {
 /** send and receive: integrator tools with their own flags, and no data folder or database. */
 async function integratorTool(command: 'send' | 'receive', argv: string[]): Promise<number> {
   try {
-    return command === 'send' ? await sendCommand(argv, processSendIo) : await receiveCommand(argv, processReceiveIo);
+    // Loaded by the command that runs (as store, engines and eval below): a CLI start pays for its own.
+    if (command === 'send') {
+      const { processSendIo, sendCommand } = await import('./send-command.ts');
+      return await sendCommand(argv, processSendIo);
+    }
+    const { processReceiveIo, receiveCommand } = await import('./receive-command.ts');
+    return await receiveCommand(argv, processReceiveIo);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`error: ${error.message}`);
@@ -246,6 +248,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (group === 'store') {
+      const { storeCommand } = await import('./store-commands.ts');
       console.log(await storeCommand(dataDir, rest, values));
       return 0;
     }
@@ -271,13 +274,13 @@ async function main(argv: string[]): Promise<number> {
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
-            ? await enginesCommand(store, box, now, rest, values)
+            ? await (await import('./engines-commands.ts')).enginesCommand(store, box, now, rest, values)
             : group === 'console'
               ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
               : group === 'agents'
                 ? agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
                 : group === 'eval'
-                  ? await evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
+                  ? await (await import('./eval-commands.ts')).evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
                   : kbCommand(store, now, rest, values);
     console.log(out);
     return 0;

@@ -9,9 +9,6 @@ import { PG_BASELINE_SQLITE_VERSION } from '../store/pg/migrations/index.ts';
 import { copyToPg, CopyMismatchError, type CopyResult } from '../store/pg/copy.ts';
 import { databasePath, secretKeyPath } from '../store/data-dir.ts';
 
-export const STORE_USAGE = `  store copy --to postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE [--batch ROWS]
-       (moves this data folder's SQLite store into an empty PostgreSQL database: applies the PostgreSQL
-        migrations, copies every table in one transaction, checks row counts and a sample of rows; stop serve first)`;
 
 export interface StoreIo {
   /** Progress and differences, on stderr. */
