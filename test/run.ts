@@ -67,6 +67,9 @@ function memoryTmp(): string | null {
 }
 
 const tmp = memoryTmp();
+// Ctrl-C reaches the runner too (one process group): this launcher outlives it, to remove the
+// folder, which would otherwise hold its files in memory until the machine restarts.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => {});
 const run = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, SWITCHBOARD_TEST_BUILT: '1', ...(tmp ? { TMPDIR: tmp } : {}) } });
 // Whatever the tests left there is memory: gone with the run.
 if (tmp) rmSync(tmp, { recursive: true, force: true });

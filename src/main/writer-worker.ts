@@ -54,8 +54,10 @@ port.on('message', (msg: ToWriter<WriteCommand>) => {
         (error: unknown) => collect({ id: job.id, ok: false, error: (error as Error).message }),
       );
     } else {
-      // Reported once committed, so drain() on the main thread covers it too.
-      queue.fireAndForget(() => void op(), () => collect({ id: job.id, ok: true, value: null }));
+      // Reported once settled, so drain() on the main thread covers it too, a failed one included
+      // (its error goes out as a background error). The command's promise goes to the queue: a
+      // write that fails is never an unheard rejection, which would end this thread.
+      queue.fireAndForget(() => op().then(() => {}), () => collect({ id: job.id, ok: true, value: null }));
     }
   }
 });

@@ -42,6 +42,30 @@ test('the writer thread checkpoints past WRITER_WAL_AUTOCHECKPOINT_PAGES, not at
   assert.ok(size(path) > before + 400 * PAGE);
 });
 
+test('a write nobody waits for that fails is the writer thread\'s background error; the thread goes on writing', async () => {
+  const dir = join(root, 'background');
+  const path = join(dir, 'switchboard.db');
+  openDatabase(path).close();
+  const errors: string[] = [];
+  const writer = await startWorkerWriter<WriteCommand, WriteResult>(new URL('../writer-worker.ts', import.meta.url), { databasePath: path, busyTimeoutMs: 5000 }, (m) => errors.push(m));
+  try {
+    const [bad] = logRows(1);
+    // A request-log row the table refuses (status is NOT NULL), sent as the HTTP server sends its rows.
+    writer.send({ ...bad!, entry: { ...(bad as Extract<WriteCommand, { kind: 'request_log' }>).entry, status: null as unknown as number } } as WriteCommand);
+    await writer.drain();
+    assert.equal(errors.length, 1, 'reported once');
+    assert.match(errors[0]!, /NOT NULL constraint failed: request_log\.status/);
+    // The thread is alive and writes on.
+    const [good] = logRows(2).slice(1);
+    assert.equal(await writer.submit(good!), null);
+  } finally {
+    await writer.close();
+  }
+  const db = openDatabase(path);
+  assert.equal((db.prepare('SELECT count(*) AS n FROM request_log').get() as { n: number }).n, 1, 'only the good row');
+  db.close();
+});
+
 test('walAutocheckpointPages bounds the WAL a connection commits into', () => {
   const path = join(root, 'small', 'switchboard.db');
   const db = openDatabase(path, { walAutocheckpointPages: 64 });

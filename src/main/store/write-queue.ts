@@ -18,8 +18,12 @@ export interface WriteQueue {
    * throws (or rejects) is rolled back alone.
    */
   run<T>(op: () => T | Promise<T>): Promise<T>;
-  /** Queues a single-statement write whose durability nobody waits for (request log rows). */
-  fireAndForget(op: () => void | Promise<void>, committed?: () => void): void;
+  /**
+   * Queues a single-statement write whose durability nobody waits for (request log rows).
+   * `settled` runs once it is committed or has failed (a failure also goes to the queue's
+   * background-error handler), so whoever counts what is still in flight counts it done either way.
+   */
+  fireAndForget(op: () => void | Promise<void>, settled?: () => void): void;
   /** Commits what is queued now; used at shutdown. */
   drain(): Promise<void>;
   readonly stats: WriteStats;
@@ -210,11 +214,20 @@ export function createWriteQueue(db: Db, onBackgroundError: (error: unknown) => 
     run<T>(op: () => T | Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => enqueue({ op, atomic: false, resolve: resolve as (v: unknown) => void, reject }));
     },
-    fireAndForget(op, committed = () => {}) {
-      enqueue({ op, atomic: true, resolve: committed, reject: onBackgroundError });
+    fireAndForget(op, settled = () => {}) {
+      enqueue({
+        op,
+        atomic: true,
+        resolve: () => settled(),
+        reject: (error) => {
+          onBackgroundError(error);
+          settled();
+        },
+      });
     },
     drain() {
-      return scheduled || pending.length > 0 ? idle : Promise.resolve();
+      // `flushing`: a batch whose async op awaits something outside has nothing pending, and is not done.
+      return scheduled || flushing || pending.length > 0 ? idle : Promise.resolve();
     },
     stats,
   };
