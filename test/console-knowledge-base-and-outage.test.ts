@@ -173,6 +173,9 @@ describe('knowledge-base answers in the console (sources, suggestions, deleting 
     await hung.goto(server.console);
     await hung.waitForSelector('[data-testid=connection][data-state=live]');
     await hung.locator('[data-testid=needs-you-count]').waitFor();
+    // The list must be on screen before the service stops: on a loaded machine its first page can
+    // still be on its way when the stream is already live, and the row clicked below would never come.
+    await row(hung, 'Alice Chen').waitFor();
     const count = await hung.locator('[data-testid=needs-you-count]').textContent();
     try {
       server.child.kill('SIGSTOP');
