@@ -1,4 +1,7 @@
+import { after, afterEach, before } from 'node:test';
 import pg from 'pg';
+import { startPostgres, type PgServer } from './postgres.ts';
+import { createPgWorkQueue, type PgWorkQueue } from '../../src/main/store/pg/leases/pg-leases.ts';
 import { migratePg } from '../../src/main/store/pg/migrate.ts';
 import type { Queryable } from '../../src/main/store/pg/leases/lease.ts';
 
@@ -81,4 +84,41 @@ export async function seedDeliveries(db: Queryable, o: SeedOptions): Promise<voi
      FROM replies r WHERE r.conversation_id LIKE $1 || '%' ORDER BY r.id`,
     [prefix, clientId, origin, o.dueFrom, o.dueTo],
   );
+}
+
+export interface WorkNode {
+  pool: pg.Pool;
+  q: PgWorkQueue;
+}
+
+/**
+ * For a describe block of the lease tests: one server and a migrated template for the file, and
+ * `nodes(n)`, a fresh database copied from it with `n` nodes on it, each a pool of its own (as
+ * separate processes would be), ended after each test.
+ */
+export function workNodes(prefix: string): (n: number) => Promise<WorkNode[]> {
+  let server: PgServer;
+  let databases = 0;
+  const pools: pg.Pool[] = [];
+  before(async () => {
+    server = await startPostgres();
+    await createTemplate(server.url, 'work_template');
+  });
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((p) => p.end()));
+  });
+  after(async () => {
+    await server?.stop();
+  });
+  return async (n) => {
+    const url = await copyDatabase(server.url, 'work_template', `${prefix}_${++databases}`);
+    return Array.from({ length: n }, () => {
+      // A claim that waited on another's lock fails the test in seconds rather than hanging it.
+      const pool = new pg.Pool({ connectionString: url, max: 3, statement_timeout: 5000 });
+      // The server's shutdown at the end ends idle connections still closing: heard, not thrown.
+      pool.on('error', () => {});
+      pools.push(pool);
+      return { pool, q: createPgWorkQueue(pool) };
+    });
+  };
 }

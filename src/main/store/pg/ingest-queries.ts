@@ -23,6 +23,8 @@ export function pgIngestStore(db: PgQueryable): IngestStore {
     const r = await one<RawConversation>(text, values);
     return r && toConversationRow(r);
   };
+  const byKey = (clientId: string, channel: Channel, peer: string): Promise<ConversationRow | undefined> =>
+    conversation('SELECT * FROM conversations WHERE client_id = $1 AND channel = $2 AND peer = $3', [clientId, channel, peer]);
   return {
     idempotency: {
       async get(clientId: string, eventType: string, msgId: string): Promise<StoredResponse | undefined> {
@@ -41,8 +43,7 @@ export function pgIngestStore(db: PgQueryable): IngestStore {
       },
     },
     conversations: {
-      byKey: (clientId: string, channel: Channel, peer: string) =>
-        conversation('SELECT * FROM conversations WHERE client_id = $1 AND channel = $2 AND peer = $3', [clientId, channel, peer]),
+      byKey,
       byId: (id: string) => conversation('SELECT * FROM conversations WHERE id = $1', [id]),
       /**
        * As SQLite's, but a conversation another node created for the same key meanwhile is the
@@ -55,7 +56,7 @@ export function pgIngestStore(db: PgQueryable): IngestStore {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (client_id, channel, peer) DO NOTHING RETURNING *`,
           [c.id, c.clientId, c.channel, c.peer, c.groupId, c.customerId, c.autoReply, c.now],
         );
-        const row = made ?? (await conversation('SELECT * FROM conversations WHERE client_id = $1 AND channel = $2 AND peer = $3', [c.clientId, c.channel, c.peer]));
+        const row = made ?? (await byKey(c.clientId, c.channel, c.peer));
         if (!row) throw new Error(`conversation ${c.clientId}/${c.channel}/${c.peer} neither created nor found`);
         return row;
       },

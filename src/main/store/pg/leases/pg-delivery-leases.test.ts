@@ -1,42 +1,15 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
-import { postgresSkipReason, startPostgres, type PgServer } from '../../../../../test/helpers/postgres.ts';
+import { postgresSkipReason } from '../../../../../test/helpers/postgres.ts';
 import { createPgWorkQueue, type ClaimedDelivery, type PgWorkQueue } from './pg-leases.ts';
-import { copyDatabase, createTemplate, seedDeliveries } from '../../../../../test/helpers/pg-work-fixture.ts';
+import { seedDeliveries, workNodes } from '../../../../../test/helpers/pg-work-fixture.ts';
 
 const skip = postgresSkipReason();
 const T0 = 1_800_000_000_000;
 const sent = (now: number) => ({ startedAt: now, durationMs: 3, outcome: { kind: 'sent' as const, status: 200 }, now });
 
 describe('PostgreSQL delivery leases across nodes', { skip, timeout: 120_000 }, () => {
-  let server: PgServer;
-  let databases = 0;
-  const pools: pg.Pool[] = [];
-
-  before(async () => {
-    server = await startPostgres();
-    await createTemplate(server.url, 'work_template');
-  });
-  afterEach(async () => {
-    await Promise.all(pools.splice(0).map((p) => p.end()));
-  });
-  after(async () => {
-    await server?.stop();
-  });
-
-  /** A fresh database and `n` nodes on it, each with a pool of its own (as separate processes would). */
-  async function nodes(n: number): Promise<Array<{ pool: pg.Pool; q: PgWorkQueue }>> {
-    const url = await copyDatabase(server.url, 'work_template', `deliveries_${++databases}`);
-    return Array.from({ length: n }, () => {
-      // A claim that waited on another's lock fails the test in seconds rather than hanging it.
-      const pool = new pg.Pool({ connectionString: url, max: 3, statement_timeout: 5000 });
-      // The server's shutdown at the end ends idle connections still closing: heard, not thrown.
-      pool.on('error', () => {});
-      pools.push(pool);
-      return { pool, q: createPgWorkQueue(pool) };
-    });
-  }
+  const nodes = workNodes('deliveries');
 
   it('three nodes claiming at once: every delivery claimed once, never two of a conversation in flight, each conversation oldest first', async () => {
     const all = await nodes(3);

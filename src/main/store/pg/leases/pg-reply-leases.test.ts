@@ -1,40 +1,20 @@
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { postgresSkipReason, startPostgres, type PgServer } from '../../../../../test/helpers/postgres.ts';
+import { postgresSkipReason } from '../../../../../test/helpers/postgres.ts';
 import { createPgWorkQueue, type PgWorkQueue } from './pg-leases.ts';
 import { CLAIM_REPLIES_SQL } from './pg-reply-leases.ts';
-import { copyDatabase, createTemplate } from '../../../../../test/helpers/pg-work-fixture.ts';
+import { workNodes } from '../../../../../test/helpers/pg-work-fixture.ts';
 
 const skip = postgresSkipReason();
 const T0 = 1_800_000_000_000;
 
 describe('PostgreSQL quiet-period reply timers across nodes', { skip, timeout: 120_000 }, () => {
-  let server: PgServer;
-  let databases = 0;
-  const pools: pg.Pool[] = [];
-
-  before(async () => {
-    server = await startPostgres();
-    await createTemplate(server.url, 'work_template');
-  });
-  afterEach(async () => {
-    await Promise.all(pools.splice(0).map((p) => p.end()));
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const fresh = workNodes('replies');
 
   /** A fresh database with `conversations` conversations (v1 …), and `n` nodes, each with its own pool. */
-  async function nodes(n: number, conversations = 3): Promise<Array<{ pool: pg.Pool; q: PgWorkQueue }>> {
-    const url = await copyDatabase(server.url, 'work_template', `replies_${++databases}`);
-    const all = Array.from({ length: n }, () => {
-      const pool = new pg.Pool({ connectionString: url, max: 3, statement_timeout: 5000 });
-      // The server's shutdown at the end ends idle connections still closing: heard, not thrown.
-      pool.on('error', () => {});
-      pools.push(pool);
-      return { pool, q: createPgWorkQueue(pool) };
-    });
+  async function nodes(n: number, conversations = 3) {
+    const all = await fresh(n);
     await all[0]!.pool.query("INSERT INTO clients (id, created_at, updated_at) VALUES ('c1', 1, 1)");
     await all[0]!.pool.query(
       "INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) SELECT 'v' || i, 'c1', 'im', 'p' || i, 1, 1 FROM generate_series(1, $1::int) i",
