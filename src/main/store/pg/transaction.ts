@@ -1,18 +1,16 @@
 import type pg from 'pg';
 import { PG_RETRYABLE, pgCodeOf } from './pool.ts';
 
-export interface PgTransactionOptions<T> {
+export interface PgTransactionOptions {
   /** Runs in all (default 3): a run that lost a race to another node (PG_RETRYABLE) runs again from the start. */
   attempts?: number;
-  /** False: the work found it must not stand (another node's newer message, a lost lease): rolled back, its result returned. */
-  keep?: (result: T) => boolean;
 }
 
 /**
- * `work` in a transaction of its own on a pooled connection, committed unless `keep` says no. A
- * connection whose ROLLBACK failed is broken and is not handed out again.
+ * `work` in a transaction of its own on a pooled connection, run again from the start when it lost
+ * a race to another node. A connection whose ROLLBACK failed is broken and is not handed out again.
  */
-export async function inPgTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>, options: PgTransactionOptions<T> = {}): Promise<T> {
+export async function inPgTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>, options: PgTransactionOptions = {}): Promise<T> {
   const attempts = options.attempts ?? 3;
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
@@ -20,7 +18,7 @@ export async function inPgTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient
     try {
       await client.query('BEGIN');
       const result = await work(client);
-      await client.query(options.keep && !options.keep(result) ? 'ROLLBACK' : 'COMMIT');
+      await client.query('COMMIT');
       return result;
     } catch (error) {
       try {
