@@ -207,6 +207,40 @@ describe('auto replies across PostgreSQL nodes', { skip, timeout: 120_000 }, () 
     assert.deepEqual(await q('SELECT * FROM due_replies'), []);
   });
 
+  it('a node whose engine is slow keeps its claim by renewing the lease: the other node does not answer too', async () => {
+    const { events, worker, say, q } = await fresh(2);
+    await say({ content: 'a hard question' }, T0);
+    const clock = manualClock(T0);
+    const slow = scriptedEngine();
+    slow.hold();
+    worker(0, 'a', clock, slow.engine, { leaseMs: 3_000 }).start();
+    await driveClock(clock, (async () => { while (slow.waiting() === 0) await new Promise((r) => setTimeout(r, 5)); })(), { stepMs: 100 });
+    const other = scriptedEngine();
+    worker(1, 'b', clock, other.engine, { leaseMs: 3_000 }).start();
+    const quiet = new Promise<void>(() => {});
+    await driveClock(clock, quiet, { stepMs: 100, maxMs: 15_000 }).catch(() => {}); // 15 s of clock time: five leases long
+    assert.equal(other.calls.length, 0, 'b never claimed it');
+    assert.deepEqual(events.seen, []);
+    slow.release();
+    await events.until((s) => s.length > 0);
+    assert.deepEqual(events.seen.map((e) => [e.node, e.result]), [['a', 'answered']]);
+    assert.deepEqual(await q('SELECT count(*)::int AS n FROM replies'), [{ n: 1 }]);
+  });
+
+  it('messages past the stale limit are settled stale, not answered, and the timer ends', async () => {
+    const { events, worker, say, q } = await fresh(1);
+    // Written 9 minutes before it reached us (staleMinutes: 10); no node fires its timer for 2 more minutes (all were down).
+    await say({ content: 'anyone?', create_timestamp: Math.floor(T0 / 1000) - 9 * 60 }, T0);
+    const clock = manualClock(T0 + 120_000);
+    const script = scriptedEngine();
+    worker(0, 'a', clock, script.engine).start();
+    await driveClock(clock, events.until((s) => s.length > 0), { stepMs: 250 });
+    assert.deepEqual(events.seen.map((e) => e.result), ['closed']);
+    assert.equal(script.calls.length, 0);
+    assert.deepEqual(await q('SELECT reply_outcome, reply_note FROM messages'), [{ reply_outcome: 'stale', reply_note: 'waited past the stale limit (was the service down?)' }]);
+    assert.deepEqual(await q('SELECT * FROM due_replies'), []);
+  });
+
   it('an engine failure is a handoff: the fallback text is sent, the conversation needs a human, the console is alerted once', async () => {
     const { events, alerts, worker, say, q } = await fresh(1);
     const m1 = await say({ content: 'can I speak to a person?' }, T0);
