@@ -95,8 +95,9 @@ describe('the outbox on PostgreSQL, across nodes', { skip, timeout: 120_000 }, (
     const [a, b] = await database(2);
     const clock = manualClock(T0);
     const rx = await receiver(clock);
-    const CONVERSATIONS = 12;
-    const PER = 6;
+    // Fewer conversations than the two nodes' slots: a rule broken shows as two of one conversation at once.
+    const CONVERSATIONS = 6;
+    const PER = 12;
     await seed(a!, rx.url, { conversations: CONVERSATIONS, per: PER, at: T0 });
     // The receiver holds each answer for a few turns, and records a second request of a conversation it has not answered.
     const open = new Map<string, number>();
@@ -179,10 +180,11 @@ describe('the outbox on PostgreSQL, across nodes', { skip, timeout: 120_000 }, (
     const frozen = manualClock(T0);
     const clock = manualClock(T0);
     const rx = await receiver(clock);
-    let answer: () => void = () => {};
-    const held = new Promise<void>((r) => (answer = r));
-    rx.respond = (_r, i) => (i === 0 ? { status: 200, hold: held } : { status: 200 });
-    cleanup.push(() => answer());
+    const answers: Array<() => void> = [];
+    const holds = [0, 1].map(() => new Promise<void>((r) => answers.push(r)));
+    // Node a's try, then node b's try of the same delivery, are held until the test answers them.
+    rx.respond = (_r, i) => ({ status: 200, hold: holds[i] });
+    cleanup.push(() => answers.forEach((answer) => answer()));
     await seed(a!, rx.url, { conversations: 1, per: 2, at: T0 });
     const na = outbox(a!, frozen, 'node-a', { leaseMs: LEASE });
     na.start();
@@ -191,20 +193,49 @@ describe('the outbox on PostgreSQL, across nodes', { skip, timeout: 120_000 }, (
     nb.start();
     const step = async (ms: number) => {
       clock.advance(ms);
-      await eventually(() => nb.busy() === 0, 'node b quiet');
+      await eventually(() => nb.busy() === nb.inFlight(), 'node b’s scan done');
     };
     for (let t = 0; t < LEASE - 1000; t += 1000) await step(1000);
     await settle(30);
     assert.equal(rx.received.length, 1, 'nothing sent while a’s lease holds, not even the conversation’s next one');
     await step(1000);
-    await eventually(async () => (await rows(b!, "state = 'sent'")).length === 2 && nb.busy() === 0, 'node b sent both');
-    assert.deepEqual(rx.received.map((r) => r.key), ['v1-1', 'v1-1', 'v1-2'], 'the same Idempotency-Key again, then the next one');
-    assert.deepEqual((await rows(b!)).map((r) => [r.state, r.attempts, r.lease_count]), [['sent', 1, 2], ['sent', 1, 1]]);
-    answer();
+    await eventually(() => rx.received.length === 2, 'node b’s try once the lease ran out');
+    // Node a wakes up and records its try while node b's is on its way: refused, logged.
+    answers[0]!();
     await eventually(() => na.busy() === 0, 'node a’s late try ends');
     assert.ok(na.logs.some((l) => /taken over by another node/.test(l)), `node a logs the lost lease: ${na.logs.join(' | ')}`);
-    assert.deepEqual((await rows(b!)).map((r) => [r.state, r.attempts, r.lease_count]), [['sent', 1, 2], ['sent', 1, 1]], 'b’s record stands');
+    assert.deepEqual((await rows(b!)).map((r) => [r.state, r.attempts, r.lease_count, r.lease_holder]), [['pending', 0, 2, 'node-b'], ['pending', 0, 0, null]], 'a’s late record changed nothing');
+    answers[1]!();
+    await eventually(async () => (await rows(b!, "state = 'sent'")).length === 2 && nb.busy() === 0, 'node b sent both');
+    assert.deepEqual(rx.received.map((r) => r.key), ['v1-1', 'v1-1', 'v1-2'], 'the same Idempotency-Key again, then the next one');
+    assert.deepEqual((await rows(b!)).map((r) => [r.state, r.attempts, r.lease_count]), [['sent', 1, 2], ['sent', 1, 1]], 'lease_count 2 counts the takeover');
     assert.equal((await a!.query('SELECT count(*)::int AS n FROM delivery_attempts')).rows[0].n, 2);
+  });
+
+  it('a live node renews its leases every third of a lease: a slow try is not taken over, however long it takes', async () => {
+    const [a, b] = await database(2);
+    const LEASE = 3_000;
+    const clock = manualClock(T0);
+    const rx = await receiver(clock);
+    let answer: () => void = () => {};
+    const held = new Promise<void>((r) => (answer = r));
+    rx.respond = (_r, i) => (i === 0 ? { status: 200, hold: held } : { status: 200 });
+    cleanup.push(() => answer());
+    await seed(a!, rx.url, { conversations: 1, per: 1, at: T0 });
+    const na = outbox(a!, clock, 'node-a', { leaseMs: LEASE });
+    na.start();
+    await eventually(() => rx.received.length === 1, 'node a’s try');
+    const nb = outbox(b!, clock, 'node-b', { leaseMs: LEASE });
+    nb.start();
+    // In steps of the renewal period, each renewal committed before the clock moves on.
+    for (let t = 0; t < 5 * LEASE; t += LEASE / 3) {
+      clock.advance(LEASE / 3);
+      await eventually(async () => nb.busy() === 0 && Number((await rows(a!))[0]!.lease_count) === 1 && (await a!.query('SELECT lease_until FROM deliveries')).rows[0].lease_until >= clock.now() + LEASE - LEASE / 3, 'renewed');
+    }
+    assert.equal(rx.received.length, 1, 'never sent twice');
+    answer();
+    await eventually(async () => (await rows(a!, "state = 'sent'")).length === 1 && na.busy() === 0, 'node a records its try');
+    assert.deepEqual((await rows(a!)).map((r) => [r.state, r.attempts, r.lease_count, r.lease_holder]), [['sent', 1, 1, null]]);
   });
 
   it('stop gives back the claims not yet sent (another node sends them at once) and waits for the one on its way', async () => {
