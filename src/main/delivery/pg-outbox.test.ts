@@ -139,6 +139,27 @@ describe('the outbox on PostgreSQL, across nodes', { skip, timeout: 120_000 }, (
     assert.deepEqual(left.rows[0], { claims: 1, leased: 0, attempts: CONVERSATIONS * PER });
   });
 
+  it('a receiver that holds every request takes at most perOrigin of a node’s slots; another receiver’s deliveries go meanwhile', async () => {
+    const [a] = await database(1);
+    const clock = manualClock(T0);
+    const slow = await receiver(clock);
+    const fast = await receiver(clock);
+    let answer: () => void = () => {};
+    const held = new Promise<void>((r) => (answer = r));
+    slow.respond = () => ({ status: 200, hold: held });
+    cleanup.push(() => answer());
+    // The slow receiver's deliveries are older: without the cap they would take every slot first.
+    await seed(a!, slow.url, { conversations: 6, per: 1, at: T0 - 1_000, prefix: 's' });
+    await seed(a!, fast.url, { conversations: 6, per: 2, at: T0, prefix: 'f' });
+    const n = outbox(a!, clock, 'node-a', { concurrency: 4, perOrigin: 2 });
+    n.start();
+    await eventually(async () => (await rows(a!, "state = 'sent'")).length === 12 && n.busy() === 2, 'the fast receiver’s twelve sent');
+    await settle(30);
+    assert.equal(slow.received.length, 2, 'two slots, no more, held by the slow receiver');
+    answer();
+    await eventually(async () => (await rows(a!, "state = 'sent'")).length === 18 && n.busy() === 0, 'then the slow receiver’s');
+  });
+
   it('a receiver answering 500 is retried on the retry schedule as the clock moves, then the delivery dies: needs_human and one alert', async () => {
     const [a] = await database(1);
     const clock = manualClock(T0);
