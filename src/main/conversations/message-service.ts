@@ -11,6 +11,7 @@ import { assertNever } from '../../shared/assert-never.ts';
 import { newId } from '../store/ids.ts';
 import { channelOf, nicknameOf, peerOf, senderRole } from './identity.ts';
 import { priorOutcome, type IngestAlert, type IngestRequest, type Outcome, type WriteCommand, type WriteResult } from './write-commands.ts';
+import type { IngestCommand } from './ingest-commands.ts';
 
 /** One authenticated, validated request, ready to be processed. */
 export interface Accepted {
@@ -40,7 +41,7 @@ export type MessageWriter = Writer<WriteCommand, WriteResult>;
 
 /** Where a command goes to be committed: the SQLite writer thread, or a PostgreSQL transaction of its own. */
 export interface CommandSink {
-  submit(command: WriteCommand): Promise<WriteResult | undefined | null>;
+  submit(command: IngestCommand): Promise<WriteResult | undefined | null>;
 }
 
 /**
@@ -92,7 +93,7 @@ export function createMessageService(store: MessageReads, writer: CommandSink, e
     };
   }
 
-  async function write(command: WriteCommand, eventType: string): Promise<Outcome> {
+  async function write(command: IngestCommand, eventType: string): Promise<Outcome> {
     const outcome = await writer.submit(command);
     if (!outcome || (outcome.kind !== 'ok' && outcome.kind !== 'conflict')) throw new Error(`writer returned no outcome for ${command.kind}`);
     if (outcome.kind === 'ok' && !outcome.replayed) options.onStored?.(eventType, outcome.conversationId);

@@ -145,6 +145,11 @@ export function createConfigMirror(db: PgQueryable, log: (line: string) => void 
       dataVersion: (): number => version,
     },
     kb: { all: (): KbRow[] => kb, version: kbVersionBytes },
+    /** The sealed values this node must open (serve's key check at start): active client secrets and engine keys. */
+    sealedValues: (): Array<{ label: string; sealed: string }> => [
+      ...[...secrets.values()].flat().map((s) => ({ label: `client ${s.clientId} secret …${s.hint}`, sealed: s.sealed })),
+      ...[...engines.values()].flatMap((e) => (e.apiKeySealed ? [{ label: `engine ${e.name} API key`, sealed: e.apiKeySealed }] : [])),
+    ],
   };
 }
 
