@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -41,6 +41,7 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
     await db.end();
   });
   after(async () => {
+    if (process.env.PG_NODES_DEBUG) for (const n of nodes) console.error(`--- ${n.nodeId}\n${n.stderr()}`);
     await Promise.all(nodes.map((n) => n.stop()));
     await receiver?.close();
     await server?.stop();
@@ -104,6 +105,15 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
     assert.equal(replayed.json['code'], 'replayed_request');
   });
 
+  it('refuses a message holding U+0000, which PostgreSQL text cannot store, with a clear 400 and nothing stored', async () => {
+    const r = await post(nodes[0]!.endpoint, 'shop', SECRET, { event_type: 'auto_dialog', msg_id: 'nul-1', from_user_id: 'nul', to_user_id: 'shop-bot', content: 'a\u0000b', message_type: 1, from_user_type: 2 });
+    assert.equal(r.status, 400);
+    assert.equal(r.json['code'], 'validation_failed');
+    assert.match(String(r.json['detail']), /U\+0000/);
+    const retried = await post(nodes[1]!.endpoint, 'shop', SECRET, { event_type: 'auto_dialog', msg_id: 'nul-1', from_user_id: 'nul', to_user_id: 'shop-bot', content: 'ab', message_type: 1, from_user_type: 2 });
+    assert.equal(retried.status, 200, 'the msg_id was not used up');
+  });
+
   it('answers a website visitor on either node with what was said on the other', async () => {
     const [a, b] = nodes;
     const info = (content: string, msgId: string) => ({ event_type: 'website_dialog', msg_id: msgId, from_user_id: 'visitor-1', to_user_id: 'shop-site', content, message_type: 1, from_user_type: 2 });
@@ -113,5 +123,119 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
     const two = await post(b!.endpoint, 'shop', SECRET, info('and on Sunday?', 'web-2'));
     assert.equal(two.status, 200);
     assert.equal(two.json['conversation_id'], one.json['conversation_id'], 'one conversation across nodes');
+  });
+
+  it('answers 503 with Retry-After while PostgreSQL is down, serves again when it is back without a restart, and loses no acknowledged message', async () => {
+    const sent = new Map<string, number>(); // msg_id → last status
+    const unavailable: Array<{ status: number; retryAfter: string | null; code: unknown }> = [];
+    let stop = false;
+    let n = 0;
+    const load = async (worker: number): Promise<void> => {
+      while (!stop) {
+        const msgId = `outage-${worker}-${n++}`;
+        // A good integrator retries a 503 with the same msg_id, signed anew, until it is taken.
+        for (let attempt = 0; ; attempt++) {
+          const r = await post(nodes[(worker + attempt) % 2]!.endpoint, 'shop', SECRET, {
+            event_type: 'auto_dialog', msg_id: msgId, from_user_id: `outage-customer-${msgId}`, to_user_id: 'shop-bot', content: 'When are you open?', message_type: 1, from_user_type: 2,
+          });
+          sent.set(msgId, r.status);
+          if (r.status === 200) break;
+          unavailable.push({ status: r.status, retryAfter: r.headers.get('retry-after'), code: r.json['code'] });
+          await new Promise((resolve) => setTimeout(resolve, 50)); // the integrator's own back-off
+        }
+      }
+    };
+    const ok = (): number => [...sent.values()].filter((s) => s === 200).length;
+    const workers = [0, 1, 2, 3].map(load);
+    await eventually(() => ok() >= 20, 'requests taken before the outage', 30_000);
+    await server.pause();
+    await eventually(() => unavailable.length >= 8, '503s during the outage', 30_000);
+    await server.resume();
+    const atResume = ok();
+    await eventually(() => ok() >= atResume + 20, 'requests taken after PostgreSQL came back', 30_000);
+    stop = true;
+    await Promise.all(workers);
+
+    assert.ok(unavailable.every((u) => u.status === 503 && u.code === 'service_unavailable' && Number(u.retryAfter) > 0), JSON.stringify(unavailable.filter((u) => u.status !== 503 || u.code !== 'service_unavailable' || !(Number(u.retryAfter) > 0)).slice(0, 3)));
+    const db = new pg.Client({ connectionString: storeUrl });
+    await db.connect();
+    try {
+      const stored = (await db.query<{ msg_id: string; n: string }>("SELECT msg_id, count(*) AS n FROM messages WHERE msg_id LIKE 'outage-%' GROUP BY msg_id")).rows;
+      assert.deepEqual(stored.filter((r) => Number(r.n) !== 1), [], 'each message stored once');
+      const storedIds = new Set(stored.map((r) => r.msg_id));
+      assert.deepEqual([...sent.keys()].filter((id) => !storedIds.has(id)), [], 'every acknowledged message is stored');
+      // The nodes carried on by themselves: every message is answered and delivered.
+      await eventually(() => {
+        const answered = new Set(receiver.received.flatMap((r) => r.body.message_info['reply_to'] as string[]));
+        return [...sent.keys()].every((id) => answered.has(id));
+      }, 'a delivered reply to every message sent through the outage', 60_000);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('loses no acknowledged message when a node is killed (kill -9), twice: another node takes over its deliveries and due replies', async () => {
+    // This test's own nodes, with 2 s leases so that a takeover is quick; the first two leave.
+    await Promise.all(nodes.splice(0).map((n) => n.stop()));
+    const shortLeases = (name: string): string => {
+      mkdirSync(join(dir, name), { recursive: true });
+      writeFileSync(join(dir, name, 'config.json'), JSON.stringify({ deliveryLeaseSeconds: 2, replyLeaseSeconds: 2 }));
+      return join(dir, name);
+    };
+    const hooks = await startReceiver();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    hooks.respond = () => (holding ? { status: 200, hold: held } : { status: 200 });
+    await addPgClient(storeUrl, keyFile, 'kill', SECRET, { sendUrl: hooks.url, quietSeconds: 0.2, quietMaxSeconds: 1 });
+    const db = new pg.Client({ connectionString: storeUrl });
+    await db.connect();
+    const ask = (node: PgNode, msgId: string) =>
+      post(node.endpoint, 'kill', SECRET, { event_type: 'auto_dialog', msg_id: msgId, from_user_id: `who-${msgId}`, to_user_id: 'shop-bot', content: 'When are you open?', message_type: 1, from_user_type: 2 });
+    try {
+      // Round 1: the victim alone makes the replies and sends them; the receiver holds every answer.
+      let victim = await spawnPgNode(shortLeases('victim-1'), storeUrl, keyFile);
+      nodes.push(victim);
+      const first = Array.from({ length: 8 }, (_, i) => `kill-1-${i}`);
+      for (const id of first) assert.equal((await ask(victim, id)).status, 200);
+      await eventually(() => hooks.received.length >= first.length, 'the victim sending every reply', 30_000);
+      const survivor = await spawnPgNode(shortLeases('survivor'), storeUrl, keyFile);
+      nodes.push(survivor);
+      victim.child.kill('SIGKILL');
+      await victim.exit();
+      holding = false;
+      release();
+      // The survivor claims them once the victim's leases run out, and sends them again, same Idempotency-Key.
+      await eventually(async () => Number((await db.query("SELECT count(*) AS n FROM deliveries WHERE client_id = 'kill' AND state = 'sent'")).rows[0].n) === first.length, 'the survivor sending the victim\'s deliveries', 30_000);
+      const keys = hooks.received.map((r) => r.key);
+      for (const key of new Set(keys)) assert.equal(keys.filter((k) => k === key).length, 2, 'sent by the victim, then again by the survivor');
+      const claims = (await db.query("SELECT lease_count AS n FROM deliveries WHERE client_id = 'kill'")).rows.map((r: { n: number }) => r.n);
+      assert.deepEqual(claims, first.map(() => 2), 'each claimed twice: counted as an at-least-once resend');
+
+      // Round 2: a new victim acknowledges messages and dies before their quiet period ends.
+      victim = await spawnPgNode(shortLeases('victim-2'), storeUrl, keyFile);
+      nodes.push(victim);
+      const second = Array.from({ length: 8 }, (_, i) => `kill-2-${i}`);
+      for (const [i, id] of second.entries()) assert.equal((await ask(i % 2 ? survivor : victim, id)).status, 200);
+      victim.child.kill('SIGKILL');
+      await victim.exit();
+      await eventually(() => {
+        const answered = new Set(hooks.received.flatMap((r) => r.body.message_info['reply_to'] as string[]));
+        return second.every((id) => answered.has(id));
+      }, 'a reply to every message the second victim acknowledged', 30_000);
+
+      // The rows agree with what the integrator saw.
+      const messages = (await db.query("SELECT msg_id, reply_outcome FROM messages WHERE client_id = 'kill' ORDER BY msg_id")).rows;
+      assert.deepEqual(messages.map((m: { msg_id: string }) => m.msg_id), [...first, ...second].sort(), 'every acknowledged message stored, once');
+      assert.ok(messages.every((m: { reply_outcome: string }) => m.reply_outcome === 'answered'), JSON.stringify(messages));
+      // A reply the receiver has is recorded as sent a moment later.
+      await eventually(async () => Number((await db.query("SELECT count(*) AS n FROM deliveries WHERE client_id = 'kill' AND state <> 'sent'")).rows[0].n) === 0, 'every delivery recorded as sent');
+      const timers = (await db.query("SELECT count(*) AS n FROM due_replies d JOIN conversations c ON c.id = d.conversation_id WHERE c.client_id = 'kill'")).rows[0].n;
+      assert.equal(Number(timers), 0, 'no reply timer left behind');
+    } finally {
+      release();
+      await db.end();
+      await hooks.close();
+    }
   });
 });

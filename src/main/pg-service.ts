@@ -6,7 +6,7 @@ import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { SecretBox } from './auth/secret-box.ts';
 import { createClientRegistry } from './auth/client-registry.ts';
-import { createPgReplayGuard } from './auth/pg-replay-guard.ts';
+import { pruneSignatures, ReplayedSignature } from './auth/pg-replay-claims.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.ts';
 import { openPgPool, isPgUnavailable } from './store/pg/pool.ts';
@@ -126,10 +126,9 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   const box = options.secretBox;
   const registry = createClientRegistry(mirror, box, log);
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
-  const replay = createPgReplayGuard(pool, config.replayWindowSeconds * 1000, log);
-  closers.push(() => replay.close());
+  const replayWindowMs = config.replayWindowSeconds * 1000;
   const pruneTimer = setInterval(() => {
-    replay.prune(clock.now()).catch((error: unknown) => log(`replay protection: pruning failed: ${(error as Error).message}`));
+    pruneSignatures(pool, clock.now() - replayWindowMs).catch((error: unknown) => log(`replay protection: pruning failed: ${(error as Error).message}`));
   }, REPLAY_PRUNE_MS);
   pruneTimer.unref();
   closers.push(() => clearInterval(pruneTimer));
@@ -151,7 +150,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     });
 
   const metrics = createMetrics();
-  const runner = createPgIngestRunner(pool);
+  const runner = createPgIngestRunner(pool, { replayWindowMs });
   // Commands in flight on this node (a transaction each), for quiesce.
   let running = 0;
   const ran = idleWaiters();
@@ -221,7 +220,8 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
         lookup: (id, now) => registry.lookup(id, now) ?? mirror.refresh().then(() => registry.recheck(id, now)),
         recheck: (id, now) => mirror.refresh().then(() => registry.recheck(id, now)),
       },
-      replay,
+      // The signature is claimed in the request's own transaction (createPgIngestRunner), not before it.
+      replay: { reserve: () => true, confirm: () => {}, release: () => {} },
       rateLimiter: createRateLimiter(config.rateLimit),
       service: {
         handle: (a) => {
@@ -231,7 +231,13 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
               errors: [{ path: 'message_info', message: 'contains U+0000' }],
             }));
           }
-          return service.handle(a);
+          return service.handle(a).catch(async (error: unknown) => {
+            if (!(error instanceof ReplayedSignature)) throw error;
+            // As the in-memory guard's refusal: an exact retry of an accepted msg_id gets its first response.
+            const stored = a.info.msg_id ? await service.storedResponse(a.client.id, a.info.event_type, a.info.msg_id, a.contentHash) : null;
+            if (stored) return stored;
+            throw new HttpProblem('replayed_request', 'this exact signed request was already accepted; sign each new request anew');
+          });
         },
         storedResponse: service.storedResponse,
       },

@@ -5,6 +5,7 @@ import { pgReplyLeases } from '../store/pg/leases/pg-reply-leases.ts';
 import { inPgTransaction } from '../store/pg/transaction.ts';
 import { executeIngest, type IngestCommand, type Outcome } from './ingest-commands.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
+import { claimSignature, ReplayedSignature } from '../auth/pg-replay-claims.ts';
 
 /** How often a command runs again after losing a race to another node (unique key, serialization, deadlock). */
 export const PG_INGEST_ATTEMPTS = 3;
@@ -28,14 +29,21 @@ export function replyDueAt(settings: Pick<ClientSettings, 'quietSeconds' | 'quie
  *
  * A customer message stored with a reply scheduled sets its conversation's reply timer (a
  * due_replies row) in the same transaction: a node that dies after the commit leaves the timer
- * for any node's reply worker (src/main/autoreply/pg-reply-worker.ts).
+ * for any node's reply worker (src/main/autoreply/pg-reply-worker.ts). With `replayWindowMs`, the
+ * request's signature is claimed first in the same transaction (auth/pg-replay-claims.ts).
  */
-export function createPgIngestRunner(pool: pg.Pool) {
+export function createPgIngestRunner(pool: pg.Pool, options: { replayWindowMs?: number } = {}) {
+  const windowMs = options.replayWindowMs;
   return {
+    /** Throws ReplayedSignature (nothing written) when the request's signature was taken within the replay window. */
     run(command: IngestCommand): Promise<Outcome | null> {
       return inPgTransaction(
         pool,
         async (tx) => {
+          if (windowMs !== undefined && 'request' in command) {
+            const r = command.request;
+            if (!(await claimSignature(tx, r.clientId, r.signature, r.now, windowMs))) throw new ReplayedSignature();
+          }
           const outcome = await executeIngest(pgIngestStore(tx), command);
           if (command.kind === 'auto_dialog' && outcome?.kind === 'ok' && !outcome.replayed && outcome.replyScheduled) {
             const r = command.request;

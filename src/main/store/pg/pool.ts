@@ -47,7 +47,12 @@ export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
   });
   // node-postgres emits an idle connection's failure on the pool: unheard, it would end the process.
   // The pool drops that connection by itself; the next query opens another.
-  pool.on('error', options.onIdleError ?? ((error) => console.error(`PostgreSQL: an idle connection failed: ${error.message}`)));
+  const onError = options.onIdleError ?? ((error: Error) => console.error(`PostgreSQL: an idle connection failed: ${error.message}`));
+  pool.on('error', onError);
+  // A connection checked out between two queries (a transaction while JavaScript works) that the
+  // server ends (a restart, a failover) emits 'error' on its client, not the pool's: unheard, that
+  // ends the process. Heard here, the holder's next query fails instead, as a 503 or a retry.
+  pool.on('connect', (client) => client.on('error', (error) => onError(error)));
   return pool;
 }
 
