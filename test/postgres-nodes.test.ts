@@ -8,8 +8,26 @@ import { postgresSkipReason, startPostgres, type PgServer } from './helpers/post
 import { startReceiver, eventually, verifyDelivery, type Receiver } from './helpers/receiver.ts';
 import { addPgClient, post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
 import { keyFileBox } from '../src/main/auth/secret-box.ts';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { MAIN_V8_FLAGS } from '../src/main/runtime-flags.ts';
 
 const SECRET = 'pg-nodes-secret-0123456789';
+
+describe('choosing the store', () => {
+  it('refuses a --store or SWITCHBOARD_STORE that is not a postgres:// URL with one line, before it touches anything', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sb-store-flag-'));
+    const serve = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [...MAIN_V8_FLAGS, 'src/main/headless.ts', '--data-dir', dataDir, ...args], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+    const flag = serve(['--store', 'mysql://db/x']);
+    assert.equal(flag.status, 1);
+    assert.equal(flag.stderr.trim(), 'switchboard: --store must be a postgres:// URL (or unset for the data folder\'s SQLite file), got "mysql://db/x"');
+    const env = serve([], { SWITCHBOARD_STORE: 'sqlite' });
+    assert.equal(env.status, 1);
+    assert.match(env.stderr, /^switchboard: SWITCHBOARD_STORE must be a postgres:\/\/ URL/);
+    assert.equal(existsSync(join(dataDir, 'secret.key')), false, 'no key file made, no database opened');
+  });
+});
 
 /**
  * Several `serve --store postgres://…` processes on one database (issue 30): any node takes any

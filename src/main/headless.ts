@@ -74,17 +74,18 @@ async function main(): Promise<void> {
     publicOrigin: values['public-origin'],
     trustedProxies: values['trusted-proxy'],
   });
-  // Refused here, before the service opens the database: a wrong flag costs nothing.
-  const listener = planConsoleListener(config, dataDir);
-  for (const warning of listener.warnings) console.error(warning);
+  const storeUrl = storeOf(values.store, process.env['SWITCHBOARD_STORE'], config.store);
+  // Refused here, before the service opens the database: a wrong flag costs nothing. A PostgreSQL node serves no console yet.
+  const listener = storeUrl ? null : planConsoleListener(config, dataDir);
+  for (const warning of listener?.warnings ?? []) console.error(warning);
   // The key every node sharing this database must have: read (and refused) before the database opens.
   const keySource = resolveKeySource({ flagFile: values['secret-key-file'], env: process.env, configFile: config.secretKeyFile, dataDir });
   const keyring = openKeyring(keySource);
   const keyWarning = keyFileModeWarning(keySource);
   if (keyWarning && !(keySource.kind === 'file' && keySource.createIfMissing)) console.error(keyWarning);
   console.error(`secret key: ${keyring.keys().current.id} (${keySource.label})`);
-  const storeUrl = storeOf(values.store, process.env['SWITCHBOARD_STORE'], config.store);
   if (storeUrl) return servePostgres(storeUrl, config, keyring);
+  if (!listener) throw new Error('unreachable: a SQLite node plans its console listener');
   // Known once the console listens (its port may be 0 in the config); sign-in links made before cannot happen.
   let consoleOrigin: string | null = null;
   const service = await startService({ config, dataDir, secretBox: keyringBox(keyring), consoleOrigin: () => consoleOrigin });
