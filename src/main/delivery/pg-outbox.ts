@@ -91,6 +91,8 @@ export function createPgOutbox(deps: PgOutboxDeps) {
   let cancelRenew: (() => void) | null = null;
   let stopped = false;
   let scanning = false;
+  /** The scan running or last run: a stop waits for it, so claims it makes are given back before the pool closes. */
+  let scanRun: Promise<void> = Promise.resolve();
   let again = false;
   let requested = false;
 
@@ -99,7 +101,7 @@ export function createPgOutbox(deps: PgOutboxDeps) {
     requested = true;
     setImmediate(() => {
       requested = false;
-      void scan();
+      scan();
     });
   }
 
@@ -110,7 +112,7 @@ export function createPgOutbox(deps: PgOutboxDeps) {
 
   function arm(wait: number): void {
     cancelWake?.();
-    cancelWake = stopped ? null : deps.clock.after(wait, () => void scan());
+    cancelWake = stopped ? null : deps.clock.after(wait, () => scan());
   }
 
   /** Every held lease, renewed in one statement every third of a lease. */
@@ -211,13 +213,23 @@ export function createPgOutbox(deps: PgOutboxDeps) {
     }, 'first');
   }
 
-  async function scan(): Promise<void> {
+  function scan(): void {
     if (stopped) return;
     if (scanning) {
       again = true;
       return;
     }
     scanning = true;
+    scanRun = claimAndArm().finally(() => {
+      scanning = false;
+      if (again) {
+        again = false;
+        requestScan();
+      }
+    });
+  }
+
+  async function claimAndArm(): Promise<void> {
     try {
       const now = deps.clock.now();
       const free = deps.concurrency - active;
@@ -241,19 +253,13 @@ export function createPgOutbox(deps: PgOutboxDeps) {
     } catch (error) {
       deps.log(`outbox scan failed: ${(error as Error).message}`);
       arm(pollMs);
-    } finally {
-      scanning = false;
-      if (again) {
-        again = false;
-        requestScan();
-      }
     }
   }
 
   return {
     start(): void {
       armRenewal();
-      void scan();
+      scan();
     },
     /** A delivery was committed or retried: look now rather than at the next poll. */
     notify: requestScan,
@@ -273,6 +279,7 @@ export function createPgOutbox(deps: PgOutboxDeps) {
       stopped = true;
       cancelWake?.();
       cancelRenew?.();
+      await scanRun;
       const unsent = [...inFlight.values()].filter((h) => !h.sending);
       for (const h of unsent) {
         h.released = true;
