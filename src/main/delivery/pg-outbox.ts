@@ -41,6 +41,9 @@ export interface PgOutboxDeps {
   slicer?: TurnSlicer;
 }
 
+/** The first wait before a failed step (the database unreachable) runs again; it doubles, up to a renewal's interval. */
+const RETRY_STEP_MS = 1000;
+
 interface Held {
   d: ClaimedDelivery;
   /** The request is on its way (or answered): a stop waits for its record rather than releasing it. */
@@ -49,6 +52,10 @@ interface Held {
   released: boolean;
   /** A renewal found the claim no longer this node's: it is not sent. */
   lost: boolean;
+  /** The try was made and its result waits to be recorded (a failed record is tried again, never the send). */
+  sent?: { verdict: ReturnType<typeof outcomeOf>['verdict']; attempt: Parameters<typeof recordAttempt>[3] };
+  /** Steps that failed in a row (the database unreachable): the next waits longer. */
+  failures: number;
 }
 
 /**
@@ -157,6 +164,18 @@ export function createPgOutbox(deps: PgOutboxDeps) {
 
   async function attempt(h: Held, release: () => void): Promise<void> {
     const { d } = h;
+    if (!h.sent) await send(h, release);
+    if (!h.sent) return;
+    const { verdict, attempt: made } = h.sent;
+    const recorded = await recordAttempt(deps.pool, d, d.lease, made);
+    tried.delete(d.id);
+    if (recorded.kind === 'recorded' && recorded.alert) deps.onAlert?.(d.conversationId, 'delivery_failed');
+    if (recorded.kind === 'lost') deps.log(`delivery ${d.id}: claim ${d.lease.count} was taken over by another node before this try (${verdict}) was recorded; that node's record stands`);
+    deps.onAttempt?.(verdict, d.conversationId);
+  }
+
+  async function send(h: Held, release: () => void): Promise<void> {
+    const { d } = h;
     const now = deps.clock.now();
     if (await cancelledBeforeTry(d, now)) {
       deps.onAttempt?.('cancelled', d.conversationId);
@@ -173,20 +192,12 @@ export function createPgOutbox(deps: PgOutboxDeps) {
       result = await deps.send(request);
     } else result = request;
     release();
-    try {
-      const { verdict, outcome } = outcomeOf(d, result, deps.clock, deps.random);
-      const recorded = await recordAttempt(deps.pool, d, d.lease, { startedAt: now, durationMs: performance.now() - t0, outcome, now: deps.clock.now() });
-      tried.delete(d.id);
-      if (recorded.kind === 'recorded' && recorded.alert) deps.onAlert?.(d.conversationId, 'delivery_failed');
-      if (recorded.kind === 'lost') deps.log(`delivery ${d.id}: claim ${d.lease.count} was taken over by another node before this try (${verdict}) was recorded; that node's record stands`);
-      deps.onAttempt?.(verdict, d.conversationId);
-    } finally {
-      tried.delete(d.id);
-    }
+    const { verdict, outcome } = outcomeOf(d, result, deps.clock, deps.random);
+    h.sent = { verdict, attempt: { startedAt: now, durationMs: performance.now() - t0, outcome, now: deps.clock.now() } };
   }
 
   function take(d: ClaimedDelivery): void {
-    const h: Held = { d, sending: false, released: false, lost: false };
+    const h: Held = { d, sending: false, released: false, lost: false, failures: 0 };
     inFlight.set(d.id, h);
     active++;
     bump(activeByClient, d.clientId, 1);
@@ -200,16 +211,26 @@ export function createPgOutbox(deps: PgOutboxDeps) {
       bump(activeByOrigin, d.origin, -1);
       requestScan();
     };
+    const done = (): void => {
+      release();
+      tried.delete(d.id);
+      if (inFlight.get(d.id) === h) inFlight.delete(d.id);
+      settleIdle();
+      requestScan();
+    };
+    const go = (): void => {
+      attempt(h, release).then(done, (error: unknown) => {
+        deps.log(`delivery ${d.id} attempt failed: ${(error as Error).message}`);
+        // Still this node's (the renewals keep the lease): its step runs again here soon, rather
+        // than waiting out the lease for another node. A failed record is recorded again, not re-sent.
+        if (stopped || h.released || h.lost) return done();
+        h.failures++;
+        deps.clock.after(Math.min(RETRY_STEP_MS * 2 ** (h.failures - 1), renewEveryMs), go);
+      });
+    };
     slicer.run(() => {
       if (h.released) return release();
-      attempt(h, release)
-        .catch((error: unknown) => deps.log(`delivery ${d.id} attempt failed: ${(error as Error).message}`))
-        .finally(() => {
-          release();
-          if (inFlight.get(d.id) === h) inFlight.delete(d.id);
-          settleIdle();
-          requestScan();
-        });
+      go();
     }, 'first');
   }
 
