@@ -169,6 +169,38 @@ describe('auto replies across PostgreSQL nodes', { skip, timeout: 120_000 }, () 
     assert.ok(shares.every((s) => s > 0), `both nodes answered some: ${shares}`);
   });
 
+  it('customers writing through both nodes while both answer: every message answered, by exactly one reply', async () => {
+    const { pools, events, worker, q } = await fresh(2);
+    const clock = manualClock(T0);
+    const runners = pools.map((p) => createPgIngestRunner(p));
+    worker(0, 'a', clock, scripted().engine, { concurrency: 3 }).start();
+    worker(1, 'b', clock, scripted().engine, { concurrency: 3 }).start();
+    const customers = 12;
+    const rounds = 4;
+    const pending = async (): Promise<number> => (await q<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE reply_outcome = 'pending'"))[0]!.n;
+    const traffic = (async () => {
+      for (let round = 0; round < rounds; round++) {
+        // Each customer writes once a round, through one node or the other; the gaps around the quiet period (2 s) vary.
+        await Promise.all(
+          Array.from({ length: customers }, (_, i) =>
+            runners[(i + round) % 2]!.run({ kind: 'auto_dialog', request: request({ event_type: 'auto_dialog', from_user_id: `c${i}`, content: `round ${round}` }, clock.now(), SETTINGS) }),
+          ),
+        );
+        const until = clock.now() + 1_000 + round * 700;
+        while (clock.now() < until) await new Promise((r) => setTimeout(r, 3));
+      }
+      while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 10));
+    })();
+    await driveClock(clock, traffic, { stepMs: 100 });
+    const replies = await q<{ reply_to: string }>('SELECT reply_to FROM replies');
+    const answered = replies.flatMap((r) => JSON.parse(r.reply_to) as string[]);
+    assert.equal(answered.length, customers * rounds, 'as many answered messages as were written');
+    assert.equal(new Set(answered).size, answered.length, 'none answered twice');
+    assert.deepEqual(await q("SELECT count(*)::int AS n FROM messages WHERE reply_outcome = 'answered'"), [{ n: customers * rounds }]);
+    assert.deepEqual(await q('SELECT * FROM due_replies'), []);
+    assert.ok(events.seen.every((e) => e.result === 'answered' || e.result === 'stale'), JSON.stringify(events.seen.filter((e) => e.result !== 'answered')));
+  });
+
   it('a node that claims a timer and dies: another answers once the lease has run out, and the first one’s late answer is dropped', async () => {
     const { events, worker, say, q } = await fresh(2);
     const m1 = await say({ content: 'hello?' }, T0);
