@@ -111,7 +111,7 @@ export function replyConformance(open: () => Promise<ReplyHarness>): void {
     assert.deepEqual(await h.delivery(id), { kind: 'auto', replyId, state: 'pending', origin: 'https://im.example:443', sendUrl: 'https://im.example/send?x=1', messageInfo: '{"a":1}', nextAttemptAt: T0 + 1, createdAt: T0, updatedAt: T0 });
   }));
 
-  it('the engine’s context: names, quotes, replies in place; no commands, suggestions or handoffs; newest lines up to a message', withStore(async (h) => {
+  it('the engine’s context: names (the latest), quotes, replies in place; no commands, suggestions or handoffs; newest lines up to a message', withStore(async (h) => {
     const a = await say(h, { from_user_nickname: 'Ann', content: 'Do you ship to Oslo?' }, T0);
     const first = (await h.store.messages.pendingReplies(a.conversationId))[0]!;
     await h.store.messages.insertReply(reply(a.conversationId, { msgId: 'r-ship', content: 'Yes, in 3 days.', afterMessageId: first.id, createdAt: T0 + 10 }));
@@ -122,17 +122,18 @@ export function replyConformance(open: () => Promise<ReplyHarness>): void {
     await say(h, { message_type: 2, quote: { msg_id: first.msgId, message_type: 1 }, content: 'as I asked' }, T0 + 30);
     await say(h, { message_type: 2, quote: { msg_id: 'gone', message_type: 1, content: 'my own words' }, content: 'this one' }, T0 + 40);
     const last = (await h.store.messages.pendingReplies(a.conversationId)).at(-1)!;
-    await say(h, { content: 'after' }, T0 + 50);
+    // A later line under a new name: every line, and the quote of an earlier one, is told under the latest.
+    await say(h, { from_user_nickname: 'Ann C.', content: 'after' }, T0 + 50);
     const lines = await h.store.messages.context(a.conversationId, last.id, 10);
     assert.deepEqual(
       lines.map(({ id: _, ...l }) => l),
       [
-        { kind: 'message', msgId: first.msgId, role: 'customer', speaker: 'Ann', speakerName: 'Ann', content: 'Do you ship to Oslo?', at: T0 },
+        { kind: 'message', msgId: first.msgId, role: 'customer', speaker: 'Ann C.', speakerName: 'Ann C.', content: 'Do you ship to Oslo?', at: T0 },
         { kind: 'reply', msgId: 'r-ship', role: 'ai', speaker: null, content: 'Yes, in 3 days.', at: T0 + 10 },
         { kind: 'reply', msgId: 'op-1', role: 'staff', speaker: 'Nora', speakerName: 'Nora', content: 'Free shipping too.', at: T0 + 13 },
-        { kind: 'message', msgId: lines[3]!.msgId, role: 'customer', speaker: 'Ann', speakerName: 'Ann', content: 'and to Bergen?', at: T0 + 20, quoted: { speaker: null, content: 'Yes, in 3 days.' } },
-        { kind: 'message', msgId: lines[4]!.msgId, role: 'customer', speaker: 'Ann', speakerName: 'Ann', content: 'as I asked', at: T0 + 30, quoted: { speaker: 'Ann', content: 'Do you ship to Oslo?' } },
-        { kind: 'message', msgId: last.msgId, role: 'customer', speaker: 'Ann', speakerName: 'Ann', content: 'this one', at: T0 + 40, quoted: { speaker: null, content: 'my own words' } },
+        { kind: 'message', msgId: lines[3]!.msgId, role: 'customer', speaker: 'Ann C.', speakerName: 'Ann C.', content: 'and to Bergen?', at: T0 + 20, quoted: { speaker: null, content: 'Yes, in 3 days.' } },
+        { kind: 'message', msgId: lines[4]!.msgId, role: 'customer', speaker: 'Ann C.', speakerName: 'Ann C.', content: 'as I asked', at: T0 + 30, quoted: { speaker: 'Ann C.', content: 'Do you ship to Oslo?' } },
+        { kind: 'message', msgId: last.msgId, role: 'customer', speaker: 'Ann C.', speakerName: 'Ann C.', content: 'this one', at: T0 + 40, quoted: { speaker: null, content: 'my own words' } },
       ],
     );
     assert.deepEqual((await h.store.messages.context(a.conversationId, last.id, 2)).map((l) => l.content), ['as I asked', 'this one'], 'the newest lines');

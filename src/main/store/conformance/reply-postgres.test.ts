@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type pg from 'pg';
 import { postgresSkipReason, startPostgres, type PgServer } from '../../../../test/helpers/postgres.ts';
 import { createTemplate, copyDatabase } from '../../../../test/helpers/pg-work-fixture.ts';
 import { openPgPool } from '../pg/pool.ts';
@@ -52,10 +53,35 @@ describe('auto reply on PostgreSQL: the store and the ingest timer', { skip }, (
         return r && { outcome: r.reply_outcome, replyMsgId: r.reply_msg_id, note: r.reply_note };
       },
       close: () => pool.end(),
-    };
+      pool,
+    } as ReplyHarness;
   }
 
   describe('auto reply store conformance: PostgreSQL', () => replyConformance(open));
+
+  it('a row without `shown` (copied from an older SQLite store) is read into the context as one with it', async () => {
+    const h = await open();
+    try {
+      const say = async (info: Record<string, unknown>, at: number) => {
+        const o = await h.ingest({ kind: 'auto_dialog', request: request({ event_type: 'auto_dialog', from_user_id: 'u1', ...info }, at) });
+        return o?.kind === 'ok' ? o : assert.fail(JSON.stringify(o));
+      };
+      const a = await say({ from_user_nickname: 'Ann', content: 'first' }, T0);
+      await say({ message_type: 2, quote: { msg_id: a.msgId, message_type: 1 }, content: 'as I said' }, T0 + 1);
+      await say({ message_type: 2, quote: { msg_id: 'elsewhere', message_type: 1, content: 'quoted words' }, content: 'and this' }, T0 + 2);
+      const last = (await h.store.messages.pendingReplies(a.conversationId)).at(-1)!;
+      const before = await h.store.messages.context(a.conversationId, last.id, 10);
+      const pool = (h as unknown as { pool: pg.Pool }).pool;
+      await pool.query('UPDATE messages SET shown = NULL');
+      assert.deepEqual(await h.store.messages.context(a.conversationId, last.id, 10), before, 'quotes found through the computed shown');
+      // Without the people table's names, what each line's own message_info says (its name, the quoted line's name).
+      await pool.query('DELETE FROM people');
+      const after = await h.store.messages.context(a.conversationId, last.id, 10);
+      assert.deepEqual(after.map((l) => [l.speaker, l.quoted ?? null]), [['Ann', null], ['u1', { speaker: 'Ann', content: 'first' }], ['u1', { speaker: null, content: 'quoted words' }]]);
+    } finally {
+      await h.close();
+    }
+  });
 
   async function node() {
     const pool = openPgPool(await copyDatabase(server.url, 'reply_template', `timer_${++made}`), { max: 4 });
