@@ -3,6 +3,9 @@ import { nextReplyDueAt } from '../store/pg/reply-queries.ts';
 import { idleWaiters } from '../loop/quiesce.ts';
 import { fireClaim, type FireDeps, type FireResult } from './pg-reply-fire.ts';
 
+/** The first pause before a failed answer is made again; it doubles, up to a renewal's interval. */
+const RETRY_STEP_MS = 1000;
+
 export interface PgReplyWorkerDeps extends FireDeps {
   /** This node's id: the lease holder it writes (unique per running node). */
   nodeId: string;
@@ -33,6 +36,8 @@ export function createPgReplyWorker(deps: PgReplyWorkerDeps) {
   const held = new Map<string, ClaimedReply>();
   const inFlight = new Set<Promise<void>>();
   const fired = idleWaiters();
+  /** Answers pausing before they are made again: a stop wakes them to end. */
+  const pauses = new Set<() => void>();
   let running = false;
   let looking: Promise<void> | null = null;
   let lookAgain = false;
@@ -85,19 +90,41 @@ export function createPgReplyWorker(deps: PgReplyWorkerDeps) {
 
   function start(claim: ClaimedReply): void {
     held.set(claim.conversationId, claim);
-    const work = fireClaim(deps, claim)
-      .then(
-        (result) => deps.onFired?.(claim.conversationId, result),
-        // The lease runs out unrenewed and a node answers it then (this one or another).
-        (error: unknown) => deps.log(`auto reply for ${claim.conversationId} failed: ${(error as Error).message}`),
-      )
-      .finally(() => {
-        held.delete(claim.conversationId);
-        inFlight.delete(work);
-        fired.release();
-        void poll();
-      });
+    const work = answer(claim).finally(() => {
+      held.delete(claim.conversationId);
+      inFlight.delete(work);
+      fired.release();
+      void poll();
+    });
     inFlight.add(work);
+  }
+
+  /**
+   * A claim answered; an answer that failed (the database unreachable, a commit lost) is made
+   * again here after a pause (1 s, doubling up to a renewal's interval) while the renewals keep
+   * the lease, rather than waiting out the lease for another node. It ends when this node stops
+   * or the claim is no longer its own (a renewal found it taken over).
+   */
+  async function answer(claim: ClaimedReply): Promise<void> {
+    for (let failures = 1; ; failures++) {
+      try {
+        deps.onFired?.(claim.conversationId, await fireClaim(deps, claim));
+        return;
+      } catch (error) {
+        deps.log(`auto reply for ${claim.conversationId} failed: ${(error as Error).message}`);
+        if (!running || held.get(claim.conversationId) !== claim) return;
+        await new Promise<void>((resolve) => {
+          const wake = (): void => {
+            pauses.delete(wake);
+            cancel();
+            resolve();
+          };
+          const cancel = deps.clock.after(Math.min(RETRY_STEP_MS * 2 ** (failures - 1), Math.floor(leaseMs / 3)), wake);
+          pauses.add(wake);
+        });
+        if (!running || held.get(claim.conversationId) !== claim) return;
+      }
+    }
   }
 
   async function renew(): Promise<void> {
@@ -135,6 +162,7 @@ export function createPgReplyWorker(deps: PgReplyWorkerDeps) {
       cancelWake?.();
       cancelRenew?.();
       cancelWake = cancelRenew = null;
+      for (const wake of [...pauses]) wake();
       await looking;
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
