@@ -19,15 +19,19 @@ export interface HereOptions {
 export async function cliHereArgs(args: string[], options: HereOptions = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
+  const env = { ...process.env, ...options.env };
+  const readStdin = async (): Promise<string> => options.input ?? '';
+  const warn = (line: string): void => void (stderr += `${line}\n`);
   const io: CliIo = {
-    env: { ...process.env, ...options.env },
-    readStdin: async () => options.input ?? '',
-    warn: (line) => (stderr += `${line}\n`),
+    env,
+    readStdin,
+    warn,
     out: (text) => (stdout += `${text}\n`),
     err: (text) => (stderr += `${text}\n`),
     nowMs: () => Date.now(),
-    // receive waits for this after it listens: a test that runs it here would pass its own stop.
+    // receive waits for this once it listens: here it stops at once (tests run a receiver as a process).
     stopped: () => Promise.resolve('SIGTERM'),
+    engines: { env, readStdin, warn },
   };
   const status = await runCli(args, io);
   return { status, stdout, stderr };

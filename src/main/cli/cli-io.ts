@@ -1,4 +1,5 @@
 import { processSecretIo, type SecretIo } from './secret-input.ts';
+import type { EnginesIo } from './engines-commands.ts';
 
 /**
  * Where the CLI writes, reads its environment and standard input, and learns it should stop: the
@@ -13,6 +14,8 @@ export interface CliIo extends SecretIo {
   nowMs: () => number;
   /** Resolves with the signal's name when a long-running command (receive) should stop. */
   stopped: () => Promise<string>;
+  /** Where engines add reads an API key (its stdin prompt names the key); absent: the process's. */
+  engines?: EnginesIo;
 }
 
 export const processCliIo: CliIo = {

@@ -276,7 +276,7 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
-            ? await (await import('./engines-commands.ts')).enginesCommand(store, box, now, rest, values)
+            ? await (await import('./engines-commands.ts')).enginesCommand(store, box, now, rest, values, io.engines)
             : group === 'console'
               ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
               : group === 'agents'
