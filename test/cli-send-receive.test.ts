@@ -8,8 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { cli, spawnServe, type ServeProcess } from './helpers/processes.ts';
+import { spawnServe, type ServeProcess } from './helpers/processes.ts';
 import { signBody } from './helpers/sign.ts';
+import { cliHere, cliHereArgs } from './helpers/cli-here.ts';
 import { canonicalJson } from '../src/main/auth/canonical-json.ts';
 import { hmacKey, sign, signingString } from '../src/main/auth/signature.ts';
 
@@ -36,6 +37,13 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
     child.on('exit', (status) => resolve({ status, stdout, stderr }));
   });
 }
+
+/**
+ * The same command run in this process (runCli, as a start runs it): most cases here need no
+ * process of their own, and a Node start was most of this file's time. Real processes still cover
+ * send's and receive's exit status and output, success and failure, and the process's environment.
+ */
+const here = (args: string[], env: Record<string, string> = {}): Promise<Run> => cliHereArgs(args, { env });
 
 /** A port nothing listens on: bound once, then closed. */
 async function closedPort(): Promise<number> {
@@ -102,9 +110,9 @@ describe('npm run cli -- send (protocol section 10)', () => {
   let serve: ServeProcess;
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'sb-send-'));
-    assert.equal(cli(dataDir, 'clients', 'add', 'acme', '--secret', SECRET, '--quiet-seconds', '0').status, 0);
-    assert.equal(cli(dataDir, 'clients', 'add', 'bare', '--secret', BARE_SECRET).status, 0);
-    assert.equal(cli(dataDir, 'kb', 'add', '--question', QUESTION, '--answer', ANSWER).status, 0);
+    assert.equal((await cliHere(dataDir, 'clients', 'add', 'acme', '--secret', SECRET, '--quiet-seconds', '0')).status, 0);
+    assert.equal((await cliHere(dataDir, 'clients', 'add', 'bare', '--secret', BARE_SECRET)).status, 0);
+    assert.equal((await cliHere(dataDir, 'kb', 'add', '--question', QUESTION, '--answer', ANSWER)).status, 0);
     serve = await spawnServe(dataDir);
   });
   after(async () => {
@@ -125,7 +133,7 @@ describe('npm run cli -- send (protocol section 10)', () => {
   });
 
   it('takes the secret from an environment variable, and the base URL serve printed', async () => {
-    const r = await run(['send', '--client', 'acme', '--secret-env', 'ACME_SECRET', '--endpoint', serve.base, '--event', 'website_dialog', '--from', 'visitor-2', '--content', QUESTION], { ACME_SECRET: SECRET });
+    const r = await here(['send', '--client', 'acme', '--secret-env', 'ACME_SECRET', '--endpoint', serve.base, '--event', 'website_dialog', '--from', 'visitor-2', '--content', QUESTION], { ACME_SECRET: SECRET });
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^POST http:\/\/127\.0\.0\.1:\d+\/custom-im\/chat-messages$/m);
     assert.equal(r.stderr, '', 'no warning without a secret in argv');
@@ -148,7 +156,7 @@ describe('npm run cli -- send (protocol section 10)', () => {
     const file = join(dataDir, 'vector.json');
     writeFileSync(file, JSON.stringify(vector));
     const key = 'dGVzdC1zZWNyZXQtZG8tbm90LXVzZS1pbi1wcm9kdWN0aW9u';
-    const dry = await run(['send', '--client', 'acme', '--secret-env', 'K', '--file', file, '--timestamp', '1763715600', '--dry-run'], { K: key });
+    const dry = await here(['send', '--client', 'acme', '--secret-env', 'K', '--file', file, '--timestamp', '1763715600', '--dry-run'], { K: key });
     assert.equal(dry.status, 0, dry.stderr);
     const line = (name: string, text = dry.stdout): string => new RegExp(`^${name}: +(.*)$`, 'm').exec(text)?.[1] ?? assert.fail(`no ${name}: in ${text}`);
     const canonical = canonicalJson(vector);
@@ -171,7 +179,7 @@ describe('npm run cli -- send (protocol section 10)', () => {
   });
 
   it('an auto_dialog without send_url for a client without a default names the command that sets one', async () => {
-    const r = await run(['send', '--client', 'bare', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'auto_dialog', '--from', 'cust-9', '--content', 'hello'], { S: BARE_SECRET });
+    const r = await here(['send', '--client', 'bare', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'auto_dialog', '--from', 'cust-9', '--content', 'hello'], { S: BARE_SECRET });
     assert.equal(r.status, 1);
     assert.match(r.stdout, /"code": "validation_failed"/);
     assert.match(r.stdout, /client bare has no default send_url configured; put send_url in this message, or set a default with `npm run cli -- clients set bare --send-url URL`/);
@@ -180,13 +188,13 @@ describe('npm run cli -- send (protocol section 10)', () => {
   it('nothing listening at the endpoint: send waits --wait seconds saying so once, then exits 3 with what to check', async () => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}/custom-im/chat-messages`;
-    const r = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', `http://127.0.0.1:${port}/`, '--event', 'website_dialog', '--from', 'v', '--content', 'hi', '--wait', '1'], { S: SECRET });
+    const r = await here(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', `http://127.0.0.1:${port}/`, '--event', 'website_dialog', '--from', 'v', '--content', 'hi', '--wait', '1'], { S: SECRET });
     assert.equal(r.status, 3);
     assert.deepEqual(r.stderr.trim().split('\n'), [
       `waiting for ${url} to accept connections (up to 1 s): serve prints "endpoint:" and "console:" when it is ready`,
       `error: no answer from ${url}: nothing listens there (connect ECONNREFUSED 127.0.0.1:${port}, still after 1 s); is serve running? check --endpoint against the "endpoint:" line serve printed`,
     ]);
-    const once = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', url, '--event', 'website_dialog', '--from', 'v', '--content', 'hi', '--wait', '0'], { S: SECRET });
+    const once = await here(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', url, '--event', 'website_dialog', '--from', 'v', '--content', 'hi', '--wait', '0'], { S: SECRET });
     assert.equal(once.status, 3);
     assert.doesNotMatch(once.stderr, /waiting for/, '--wait 0 tries once');
     assert.match(once.stderr, /^error: no answer from .*: nothing listens there \(connect ECONNREFUSED [^)]*\); is serve running\?/m);
@@ -194,8 +202,8 @@ describe('npm run cli -- send (protocol section 10)', () => {
 
   it('sent while serve is still starting, send waits for it and then gets the answer (the quick start pasted at once)', async () => {
     const late = mkdtempSync(join(tmpdir(), 'sb-send-late-'));
-    assert.equal(cli(late, 'clients', 'add', 'acme', '--secret', SECRET).status, 0);
-    assert.equal(cli(late, 'kb', 'add', '--question', QUESTION, '--answer', ANSWER).status, 0);
+    assert.equal((await cliHere(late, 'clients', 'add', 'acme', '--secret', SECRET)).status, 0);
+    assert.equal((await cliHere(late, 'kb', 'add', '--question', QUESTION, '--answer', ANSWER)).status, 0);
     const port = await closedPort();
     const child = spawn(process.execPath, ['src/main/cli/index.ts', 'send', '--client', 'acme', '--secret-env', 'S', '--endpoint', `http://127.0.0.1:${port}`, '--event', 'website_dialog', '--from', 'visitor-late', '--content', QUESTION, '--wait', '60'], {
       cwd: ROOT,
@@ -224,14 +232,14 @@ describe('npm run cli -- send (protocol section 10)', () => {
 
   it('--nickname, --to-nickname and --group-name put the description\'s display names into the signed message_info', async () => {
     const names = ['--nickname', 'Nora', '--to-nickname', 'Printer desk', '--group-name', 'Printer support'];
-    const dry = await run(['send', '--client', 'acme', '--secret-env', 'S', '--event', 'auto_dialog', '--group', 'R:1069605174', '--from', 'wxid_8g2k', '--content', 'hi', '--msg-id', 'm-names', '--timestamp', '1763715600', '--dry-run', ...names], { S: SECRET });
+    const dry = await here(['send', '--client', 'acme', '--secret-env', 'S', '--event', 'auto_dialog', '--group', 'R:1069605174', '--from', 'wxid_8g2k', '--content', 'hi', '--msg-id', 'm-names', '--timestamp', '1763715600', '--dry-run', ...names], { S: SECRET });
     assert.equal(dry.status, 0, dry.stderr);
     const info = { content: 'hi', event_type: 'auto_dialog', from_user_id: 'wxid_8g2k', from_user_nickname: 'Nora', from_user_type: 2, group_id: 'R:1069605174', group_name: 'Printer support', msg_id: 'm-names', to_user_nickname: 'Printer desk' };
     assert.match(dry.stdout, new RegExp(`^canonical: +${canonicalJson(info).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
     assert.match(dry.stdout, new RegExp(`^signature: +${sign(hmacKey(SECRET), signingString(1763715600, 'acme', canonicalJson(info)))}$`, 'm'));
 
     // The server takes them: a real website_dialog with the names is answered.
-    const sent = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'website_dialog', '--from', 'visitor-nora', '--content', QUESTION, '--nickname', 'Nora', '--to-nickname', 'Printer desk'], { S: SECRET });
+    const sent = await here(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'website_dialog', '--from', 'visitor-nora', '--content', QUESTION, '--nickname', 'Nora', '--to-nickname', 'Printer desk'], { S: SECRET });
     assert.equal(sent.status, 0, sent.stdout + sent.stderr);
     assert.match(sent.stdout, /^HTTP 200 OK/m);
   });
@@ -240,7 +248,7 @@ describe('npm run cli -- send (protocol section 10)', () => {
     const receiver = await startReceive(['--client', 'acme', '--secret-env', 'S', '--status', '202'], { S: SECRET });
     try {
       assert.match(receiver.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-      const sent = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'auto_dialog', '--from', 'cust-1', '--content', QUESTION, '--send-url', `${receiver.url}hook`], { S: SECRET });
+      const sent = await here(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'auto_dialog', '--from', 'cust-1', '--content', QUESTION, '--send-url', `${receiver.url}hook`], { S: SECRET });
       assert.equal(sent.status, 0, sent.stdout + sent.stderr);
       assert.match(sent.stdout, /"reason": "scheduled"/);
       await receiver.waitFor(/answered 202/);
@@ -250,7 +258,7 @@ describe('npm run cli -- send (protocol section 10)', () => {
       assert.match(out, /^ {4}"content": "9 to 6, Monday to Friday\.",$/m, 'the pretty body');
       assert.match(out, /^signature ok \(client acme\)$/m);
       assert.match(out, /^timestamp fresh: -?\d+ s from this machine's clock \(window ±300 s\)$/m);
-      assert.match(cli(dataDir, 'deliveries', 'list').stdout, /sent\s+1\s+202\s/, 'the server saw the status receive answered');
+      assert.match((await cliHere(dataDir, 'deliveries', 'list')).stdout, /sent\s+1\s+202\s/, 'the server saw the status receive answered');
     } finally {
       assert.equal(await receiver.stop(), 0, receiver.output());
     }
@@ -261,7 +269,7 @@ describe('npm run cli -- send (protocol section 10)', () => {
     const wrong = 'an-old-secret-0123456789abcdefghijklmnop';
     const receiver = await startReceive(['--client', 'acme', '--secret', wrong]);
     try {
-      const sent = await run(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'auto_dialog', '--from', 'cust-2', '--content', QUESTION, '--send-url', receiver.url], { S: SECRET });
+      const sent = await here(['send', '--client', 'acme', '--secret-env', 'S', '--endpoint', serve.endpoint, '--event', 'auto_dialog', '--from', 'cust-2', '--content', QUESTION, '--send-url', receiver.url], { S: SECRET });
       assert.equal(sent.status, 0, sent.stdout + sent.stderr);
       await receiver.waitFor(/answered 200/);
       assert.match(receiver.output(), /^signature does NOT verify with the secret given for client acme \(signing_string sha256 [0-9a-f]{64}\)/m);
@@ -313,9 +321,8 @@ describe('send and receive: bad flags and failures', () => {
       [['send', '--client', 'acme', '--secret-env', 'S', '--event', 'auto_dialog', '--from', 'v', '--content', 'x', '--sendurl', 'http://h/'], /^error: send has no option --sendurl \(did you mean --send-url\?\)/],
       [['receive', '--prot', '9000'], /^error: receive has no option --prot \(did you mean --port\?\); see npm run cli -- receive --help$/],
     ];
-    // Four at a time: each case is a process start.
     const results: Run[] = [];
-    for (let i = 0; i < cases.length; i += 4) results.push(...(await Promise.all(cases.slice(i, i + 4).map(([args]) => run(args, { S: SECRET })))));
+    for (const [args] of cases) results.push(await here(args, { S: SECRET }));
     cases.forEach(([args, expected], i) => {
       const r = results[i]!;
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
@@ -341,21 +348,21 @@ describe('send and receive: bad flags and failures', () => {
 
   it('need no data folder, and are in the help', async () => {
     const missing = join(mkdtempSync(join(tmpdir(), 'sb-nodata-')), 'never-made');
-    const dry = await run(['send', '--data-dir', missing, '--client', 'acme', '--secret-env', 'S', '--event', 'website_dialog', '--from', 'v', '--content', 'x', '--dry-run'], { S: SECRET });
+    const dry = await here(['send', '--data-dir', missing, '--client', 'acme', '--secret-env', 'S', '--event', 'website_dialog', '--from', 'v', '--content', 'x', '--dry-run'], { S: SECRET });
     assert.equal(dry.status, 0, dry.stderr);
     assert.equal(existsSync(missing), false, 'send created no data folder');
-    const help = await run(['--help']);
+    const help = await here(['--help']);
     assert.match(help.stdout, /^ {2}send --client ID --secret S \[--endpoint URL\] --event EVENT_TYPE$/m);
     assert.match(help.stdout, /\[--content TEXT\] \[--msg-id ID\] \[--send-url URL\] \[--file MESSAGE_INFO\.json\]/);
     assert.match(help.stdout, /\[--nickname NAME\] \[--to-nickname NAME\] \[--group-name NAME\]/);
     assert.match(help.stdout, /^ {2}receive \[--port 9000\] \[--host 127\.0\.0\.1\] \[--client ID --secret S\] \[--status 200\]$/m);
-    const sendHelp = (await run(['send', '--help'])).stdout;
+    const sendHelp = (await here(['send', '--help'])).stdout;
     assert.match(sendHelp, /--dry-run +prints the canonical message_info/);
     assert.match(sendHelp, /^ {2}--nickname +the sender's display name \(from_user_nickname\), up to 200 characters$/m);
     assert.match(sendHelp, /^ {2}--to-nickname +the receiver's display name \(to_user_nickname\), up to 200 characters$/m);
     assert.match(sendHelp, /^ {2}--group-name +the group conversation's title \(group_name\), up to 200 characters$/m);
     assert.match(sendHelp, /^ {2}--wait +while nothing listens at the endpoint yet/m);
-    assert.match((await run(['receive', '--help'])).stdout, /Exit status: 0 when every delivery verified/);
+    assert.match((await here(['receive', '--help'])).stdout, /Exit status: 0 when every delivery verified/);
   });
 
   it('point at the sections of docs/protocol.md by their numbers there', async () => {
@@ -365,7 +372,7 @@ describe('send and receive: bad flags and failures', () => {
       ['receive', /^Deliveries to your send_url$/],
     ];
     for (const [command, topic] of topics) {
-      const help = (await run([command, '--help'])).stdout;
+      const help = (await here([command, '--help'])).stdout;
       const refs = [...help.matchAll(/section (\d+)/g)];
       assert.ok(refs.length > 0, `${command} --help names a section`);
       for (const [text, n] of refs) {

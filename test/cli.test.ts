@@ -5,11 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { cli, secretFrom } from './helpers/processes.ts';
+import { cliHere } from './helpers/cli-here.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 import { openDatabase } from '../src/main/store/db.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'sb-cli-'));
+
+// Most cases run the CLI in this process (cliHere: the same runCli, a Node start cheaper each). Three
+// spawn a real one: a success (exit 0, stdout), usage errors (exit 2, stderr) and the secret read from
+// the process's own environment and standard input.
 
 describe('operator CLI (section 9)', () => {
   it('clients add prints a generated secret once; list never shows it', () => {
@@ -27,21 +32,21 @@ describe('operator CLI (section 9)', () => {
     assert.ok(!raw.includes(Buffer.from(secret)), 'the secret is not stored in clear text');
   });
 
-  it('clients add refuses duplicates, short secrets, bad URLs and unknown group policies with clear messages', () => {
+  it('clients add refuses duplicates, short secrets, bad URLs and unknown group policies with clear messages', async () => {
     const d = dir();
-    assert.equal(cli(d, 'clients', 'add', 'acme').status, 0);
-    const dup = cli(d, 'clients', 'add', 'acme');
+    assert.equal((await cliHere(d, 'clients', 'add', 'acme')).status, 0);
+    const dup = await cliHere(d, 'clients', 'add', 'acme');
     assert.equal(dup.status, 2);
     assert.match(dup.stderr, /already exists/);
-    assert.match(cli(d, 'clients', 'add', 'b', '--secret', 'short').stderr, /at least 32 bytes/);
-    assert.match(cli(d, 'clients', 'add', 'c', '--send-url', 'http://169.254.169.254/x').stderr, /link-local/);
-    assert.match(cli(d, 'clients', 'add', 'e', '--group-policy', 'sometimes').stderr, /must be one of mention, all, never, got "sometimes"/);
-    assert.match(cli(d, 'clients', 'add', 'bad id!').stderr, /must be 1\.\.128 characters/);
-    assert.match(cli(d, 'clients', 'frobnicate').stderr, /unknown clients command/);
-    assert.equal(cli(d, 'clients', 'add', 'x', '--nope').stderr, 'error: clients has no option --nope; see npm run cli -- --help (it lists every command and setting)\n');
+    assert.match((await cliHere(d, 'clients', 'add', 'b', '--secret', 'short')).stderr, /at least 32 bytes/);
+    assert.match((await cliHere(d, 'clients', 'add', 'c', '--send-url', 'http://169.254.169.254/x')).stderr, /link-local/);
+    assert.match((await cliHere(d, 'clients', 'add', 'e', '--group-policy', 'sometimes')).stderr, /must be one of mention, all, never, got "sometimes"/);
+    assert.match((await cliHere(d, 'clients', 'add', 'bad id!')).stderr, /must be 1\.\.128 characters/);
+    assert.match((await cliHere(d, 'clients', 'frobnicate')).stderr, /unknown clients command/);
+    assert.equal((await cliHere(d, 'clients', 'add', 'x', '--nope')).stderr, 'error: clients has no option --nope; see npm run cli -- --help (it lists every command and setting)\n');
   });
 
-  it('a mistyped flag gets the flag it is close to (2 edits or fewer) as a suggestion', () => {
+  it('a mistyped flag gets the flag it is close to (2 edits or fewer) as a suggestion', async () => {
     const d = dir();
     const cases: Array<[string[], string]> = [
       [['engines', 'add', 'x', '--model', 'm', '--retires', '2'], 'engines has no option --retires (did you mean --retries?)'],
@@ -51,28 +56,28 @@ describe('operator CLI (section 9)', () => {
       [['clients', 'add', 'x', '--zz'], 'clients has no option --zz; see'],
     ];
     for (const [args, expected] of cases) {
-      const r = cli(d, ...args);
+      const r = await cliHere(d, ...args);
       assert.equal(r.status, 2, args.join(' '));
       assert.ok(r.stderr.startsWith(`error: ${expected}`), `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stderr.trim().split('\n').length, 1, 'one line');
     }
   });
 
-  it('clients add --secret keeps the given secret; rotate issues a new one and keeps two active', () => {
+  it('clients add --secret keeps the given secret; rotate issues a new one and keeps two active', async () => {
     const d = dir();
     const given = 'a-secret-the-integrator-already-has-000000';
-    assert.equal(secretFrom(cli(d, 'clients', 'add', 'acme', '--secret', given).stdout), given);
-    const rotated = cli(d, 'clients', 'rotate', 'acme');
+    assert.equal(secretFrom((await cliHere(d, 'clients', 'add', 'acme', '--secret', given)).stdout), given);
+    const rotated = await cliHere(d, 'clients', 'rotate', 'acme');
     assert.equal(rotated.status, 0);
     assert.notEqual(secretFrom(rotated.stdout), given);
     assert.match(rotated.stdout, /previous secret stays valid/);
-    assert.match(cli(d, 'clients', 'list').stdout, /acme\s+enabled\s+2/);
-    cli(d, 'clients', 'rotate', 'acme', '--retire-previous');
-    assert.match(cli(d, 'clients', 'list').stdout, /acme\s+enabled\s+1/);
-    assert.match(cli(d, 'clients', 'rotate', 'ghost').stderr, /no client "ghost"/);
+    assert.match((await cliHere(d, 'clients', 'list')).stdout, /acme\s+enabled\s+2/);
+    await cliHere(d, 'clients', 'rotate', 'acme', '--retire-previous');
+    assert.match((await cliHere(d, 'clients', 'list')).stdout, /acme\s+enabled\s+1/);
+    assert.match((await cliHere(d, 'clients', 'rotate', 'ghost')).stderr, /no client "ghost"/);
   });
 
-  it('clients add and rotate take a chosen secret from the environment or standard input, and warn when it is on the command line', () => {
+  it('clients add and rotate take a chosen secret from the environment or standard input, and warn when it is on the command line', async () => {
     const d = dir();
     const run = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) => {
       const r = spawnSync(process.execPath, ['src/main/cli/index.ts', ...args, '--data-dir', d], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...options.env }, input: options.input ?? '' });
@@ -86,38 +91,39 @@ describe('operator CLI (section 9)', () => {
     const fromStdin = 'a-secret-piped-in-from-a-password-manager-00';
     const rotated = run(['clients', 'rotate', 'acme', '--secret-stdin'], { input: `${fromStdin}\n` });
     assert.equal(secretFrom(rotated.stdout), fromStdin);
-    const onArgv = run(['clients', 'add', 'beta', '--secret', 'a-secret-typed-on-the-command-line-0000000']);
+    // The rest needs no process of its own: the environment and standard input were the process's above.
+    const onArgv = await cliHere(d, 'clients', 'add', 'beta', '--secret', 'a-secret-typed-on-the-command-line-0000000');
     assert.equal(onArgv.status, 0);
     assert.match(onArgv.stderr, /--secret puts the secret on the command line \(ps, shell history\)/);
-    assert.match(run(['clients', 'add', 'gamma', '--secret-env', 'UNSET_SECRET_NAME']).stderr, /UNSET_SECRET_NAME: that environment variable is unset or empty/);
-    assert.match(run(['clients', 'add', 'delta', '--secret', 'x', '--secret-stdin']).stderr, /give the secret one way only/);
+    assert.match((await cliHere(d, 'clients', 'add', 'gamma', '--secret-env', 'UNSET_SECRET_NAME')).stderr, /UNSET_SECRET_NAME: that environment variable is unset or empty/);
+    assert.match((await cliHere(d, 'clients', 'add', 'delta', '--secret', 'x', '--secret-stdin')).stderr, /give the secret one way only/);
   });
 
-  it('clients disable and enable', () => {
+  it('clients disable and enable', async () => {
     const d = dir();
-    cli(d, 'clients', 'add', 'acme');
-    assert.equal(cli(d, 'clients', 'disable', 'acme').stdout.trim(), 'client acme disabled');
-    assert.match(cli(d, 'clients', 'list').stdout, /acme\s+disabled/);
-    assert.equal(cli(d, 'clients', 'enable', 'acme').stdout.trim(), 'client acme enabled');
-    assert.equal(cli(d, 'clients', 'enable', 'ghost').status, 2);
+    await cliHere(d, 'clients', 'add', 'acme');
+    assert.equal((await cliHere(d, 'clients', 'disable', 'acme')).stdout.trim(), 'client acme disabled');
+    assert.match((await cliHere(d, 'clients', 'list')).stdout, /acme\s+disabled/);
+    assert.equal((await cliHere(d, 'clients', 'enable', 'acme')).stdout.trim(), 'client acme enabled');
+    assert.equal((await cliHere(d, 'clients', 'enable', 'ghost')).status, 2);
   });
 
-  it('kb add and kb import of JSON and CSV (quotes, commas, newlines, Chinese)', () => {
+  it('kb add and kb import of JSON and CSV (quotes, commas, newlines, Chinese)', async () => {
     const d = dir();
-    assert.match(cli(d, 'kb', 'add', '--question', 'Opening hours?', '--answer', '9 to 6').stdout, /entry 1 added/);
-    assert.match(cli(d, 'kb', 'add', '--question', 'only').stderr, /needs --question and --answer/);
+    assert.match((await cliHere(d, 'kb', 'add', '--question', 'Opening hours?', '--answer', '9 to 6')).stdout, /entry 1 added/);
+    assert.match((await cliHere(d, 'kb', 'add', '--question', 'only')).stderr, /needs --question and --answer/);
     const json = join(d, 'kb.json');
     writeFileSync(json, JSON.stringify([{ question: '如何退款？', answer: '3 到 5 个工作日。' }, { question: 'Refund?', answer: 'Within 5 days.' }]));
-    assert.match(cli(d, 'kb', 'import', json).stdout, /imported 2 entries/);
+    assert.match((await cliHere(d, 'kb', 'import', json)).stdout, /imported 2 entries/);
     const csv = join(d, 'kb.csv');
     writeFileSync(csv, '\uFEFFquestion,answer\r\n"Price, per seat?","It is ""$12"".\nBilled monthly."\r\nInvoice?,Orders page\r\n');
-    assert.match(cli(d, 'kb', 'import', csv).stdout, /imported 2 entries/);
-    const list = cli(d, 'kb', 'list').stdout;
+    assert.match((await cliHere(d, 'kb', 'import', csv)).stdout, /imported 2 entries/);
+    const list = (await cliHere(d, 'kb', 'list')).stdout;
     assert.match(list, /Price, per seat\?\tIt is "\$12"\. Billed monthly\./);
     assert.match(list, /如何退款？/);
   });
 
-  it('a malformed import file is refused whole, naming the line at fault, and nothing is imported', () => {
+  it('a malformed import file is refused whole, naming the line at fault, and nothing is imported', async () => {
     const d = dir();
     const cases: Array<[string, string, RegExp]> = [
       ['bad.csv', 'question,answer\nok,fine\n"unterminated,x\n', /line 3: quoted field is never closed/],
@@ -132,31 +138,36 @@ describe('operator CLI (section 9)', () => {
     for (const [name, content, expected] of cases) {
       const file = join(d, name);
       writeFileSync(file, content);
-      const r = cli(d, 'kb', 'import', file);
+      const r = await cliHere(d, 'kb', 'import', file);
       assert.equal(r.status, 1, name);
       assert.match(r.stderr, expected, name);
       assert.match(r.stderr, /nothing was imported/, name);
     }
-    assert.match(cli(d, 'kb', 'import', join(d, 'missing.json')).stderr, /cannot read/);
+    assert.match((await cliHere(d, 'kb', 'import', join(d, 'missing.json'))).stderr, /cannot read/);
     const db = openDatabase(join(d, 'switchboard.db'));
     assert.equal((db.prepare('SELECT count(*) AS n FROM kb_entries').get() as { n: number }).n, 0);
     db.close();
   });
 
-  it('prints usage for no command and for help', () => {
+  it('prints usage for no command and for help (a real process: its exit status and output)', () => {
     const d = dir();
-    assert.match(cli(d).stdout, /usage: npm run cli/);
+    const bare = cli(d);
+    assert.match(bare.stdout, /usage: npm run cli/);
+    assert.equal(bare.status, 2);
     assert.equal(cli(d, '--help').status, 0);
-    assert.match(cli(d, 'launch').stderr, /unknown command "launch"/);
+    const unknown = cli(d, 'launch');
+    assert.match(unknown.stderr, /unknown command "launch"/);
+    assert.equal(unknown.status, 2);
+    assert.equal(unknown.stdout, '');
   });
 
   it('--help lists every engines add flag, --handoff-marker included, and engines add stores it', async () => {
     const d = dir();
-    const help = cli(d, '--help').stdout;
+    const help = (await cliHere(d, '--help')).stdout;
     for (const flag of ['--model', '--base-url', '--api-key-env', '--api-key-stdin', '--system-prompt', '--temperature', '--max-tokens', '--timeout-ms', '--context-tokens', '--grounding', '--retries', '--handoff-marker']) {
       assert.match(help, new RegExp(`[\\s[]${flag}[\\s\\]]`), `${flag} in --help`);
     }
-    const added = cli(d, 'engines', 'add', 'local', '--model', 'm', '--handoff-marker', '<<HUMAN>>');
+    const added = await cliHere(d, 'engines', 'add', 'local', '--model', 'm', '--handoff-marker', '<<HUMAN>>');
     assert.equal(added.status, 0, added.stderr);
     const db = (await import('../src/main/store/index.ts')).createStore(openDatabase(join(d, 'switchboard.db')));
     assert.equal(db.engines.get('local')?.config.handoffMarker, '<<HUMAN>>');
@@ -165,12 +176,12 @@ describe('operator CLI (section 9)', () => {
 });
 
 describe('per-client settings and deliveries from the CLI (issue 3)', () => {
-  it('clients set changes only the given settings; clients show lists them all', () => {
+  it('clients set changes only the given settings; clients show lists them all', async () => {
     const d = dir();
-    cli(d, 'clients', 'add', 'acme', '--send-url', 'https://hooks.example.com/in');
-    const set = cli(d, 'clients', 'set', 'acme', '--group-policy', 'all', '--bot-ids', 'bot-a, bot-b', '--quiet-seconds', '1.5', '--fallback-text', 'One moment please');
+    await cliHere(d, 'clients', 'add', 'acme', '--send-url', 'https://hooks.example.com/in');
+    const set = await cliHere(d, 'clients', 'set', 'acme', '--group-policy', 'all', '--bot-ids', 'bot-a, bot-b', '--quiet-seconds', '1.5', '--fallback-text', 'One moment please');
     assert.equal(set.status, 0, set.stderr);
-    const show = cli(d, 'clients', 'show', 'acme').stdout;
+    const show = (await cliHere(d, 'clients', 'show', 'acme')).stdout;
     assert.match(show, /send-url\s+https:\/\/hooks\.example\.com\/in/);
     assert.match(show, /group-policy\s+all/);
     assert.match(show, /bot-ids\s+bot-a, bot-b/);
@@ -178,13 +189,13 @@ describe('per-client settings and deliveries from the CLI (issue 3)', () => {
     assert.match(show, /quiet-max-seconds\s+10/);
     assert.match(show, /pause-minutes\s+10/);
     assert.match(show, /fallback-text\s+One moment please/);
-    cli(d, 'clients', 'set', 'acme', '--send-url', '', '--fallback-text', '');
-    assert.match(cli(d, 'clients', 'show', 'acme').stdout, /send-url\s+\(none/);
+    await cliHere(d, 'clients', 'set', 'acme', '--send-url', '', '--fallback-text', '');
+    assert.match((await cliHere(d, 'clients', 'show', 'acme')).stdout, /send-url\s+\(none/);
   });
 
-  it('a bad setting is refused with the values it accepts, and nothing changes', () => {
+  it('a bad setting is refused with the values it accepts, and nothing changes', async () => {
     const d = dir();
-    cli(d, 'clients', 'add', 'acme');
+    await cliHere(d, 'clients', 'add', 'acme');
     const cases: Array<[string[], RegExp]> = [
       [['--group-policy', 'sometimes'], /--group-policy must be one of mention, all, never, got "sometimes"/],
       [['--pause-minutes=-1'], /--pause-minutes must be a number from 0 to 10080, got "-1"/],
@@ -193,17 +204,17 @@ describe('per-client settings and deliveries from the CLI (issue 3)', () => {
       [['--send-url', 'ftp://x'], /--send-url must be an absolute http\(s\) URL/],
     ];
     for (const [flags, expected] of cases) {
-      const r = cli(d, 'clients', 'set', 'acme', ...flags);
+      const r = await cliHere(d, 'clients', 'set', 'acme', ...flags);
       assert.equal(r.status, 2, flags.join(' '));
       assert.match(r.stderr, expected);
     }
-    assert.match(cli(d, 'clients', 'show', 'acme').stdout, /group-policy\s+mention/);
-    assert.match(cli(d, 'clients', 'set', 'ghost', '--group-policy', 'all').stderr, /no client "ghost"/);
+    assert.match((await cliHere(d, 'clients', 'show', 'acme')).stdout, /group-policy\s+mention/);
+    assert.match((await cliHere(d, 'clients', 'set', 'ghost', '--group-policy', 'all')).stderr, /no client "ghost"/);
   });
 
-  it('every CLI error names the flag, never a schema key', () => {
+  it('every CLI error names the flag, never a schema key', async () => {
     const d = dir();
-    cli(d, 'clients', 'add', 'acme');
+    await cliHere(d, 'clients', 'add', 'acme');
     const long = (n: number): string => 'a'.repeat(n);
     const cases: Array<[string[], RegExp]> = [
       [['engines', 'add', 'x', '--model', 'm', '--base-url', 'nope'], /^error: --base-url must be an absolute URL \(http:\/\/host:port\/path\), got "nope"$/m],
@@ -220,7 +231,7 @@ describe('per-client settings and deliveries from the CLI (issue 3)', () => {
       [['clients', 'add', 'b', '--send-url', `https://h.example.com/${long(2048)}`], /^error: --send-url must be at most 2048 characters$/m],
     ];
     for (const [args, expected] of cases) {
-      const r = cli(d, ...args);
+      const r = await cliHere(d, ...args);
       assert.equal(r.status, 2, args.join(' ').slice(0, 80));
       assert.match(r.stderr, expected);
       assert.doesNotMatch(r.stderr, /baseUrl|maxTokens|timeoutMs|contextTokens|handoffMarker|groundingEntries|systemPrompt|boundAccount|botIds|fallbackText|sendUrl|Too big|Too small|Invalid input/, args[0]);
@@ -229,8 +240,8 @@ describe('per-client settings and deliveries from the CLI (issue 3)', () => {
 
   it('deliveries list, show and retry', async () => {
     const d = dir();
-    assert.match(cli(d, 'deliveries', 'list').stdout, /no deliveries/);
-    assert.match(cli(d, 'deliveries', 'list', '--state', 'lost').stderr, /--state must be one of pending, sent, dead, cancelled/);
+    assert.match((await cliHere(d, 'deliveries', 'list')).stdout, /no deliveries/);
+    assert.match((await cliHere(d, 'deliveries', 'list', '--state', 'lost')).stderr, /--state must be one of pending, sent, dead, cancelled/);
     const db = (await import('../src/main/store/index.ts')).createStore(openDatabase(join(d, 'switchboard.db')));
     db.clients.create('acme', (await import('../src/shared/client-settings.ts')).DEFAULT_CLIENT_SETTINGS, 0);
     db.conversations.create({ id: 'c_1', clientId: 'acme', channel: 'im', peer: 'u:x', groupId: null, customerId: 'x', autoReply: 'active', now: 0 });
@@ -238,11 +249,11 @@ describe('per-client settings and deliveries from the CLI (issue 3)', () => {
     const id = db.deliveries.insert({ replyId, replyMsgId: 'r_1', conversationId: 'c_1', clientId: 'acme', sendUrl: 'https://hooks.example.com/in', messageInfo: '{}', state: 'pending', nextAttemptAt: 0, createdAt: 0 });
     db.deliveries.recordAttempt({ deliveryId: id, attempt: 1, startedAt: 0, durationMs: 12.5, status: 404, error: 'HTTP 404', outcome: 'dead', state: 'dead', nextAttemptAt: 0, now: 0 });
     db.close();
-    assert.match(cli(d, 'deliveries', 'list', '--state', 'dead').stdout, new RegExp(`${id}\\s+dead\\s+1\\s+HTTP 404`));
-    assert.match(cli(d, 'deliveries', 'show', String(id)).stdout, /1\s+\S+\s+12\.5\s+404\s+dead\s+HTTP 404/);
-    assert.match(cli(d, 'deliveries', 'retry', String(id)).stdout, /queued again/);
-    assert.match(cli(d, 'deliveries', 'list', '--state', 'pending').stdout, new RegExp(`${id}\\s+pending`));
-    assert.match(cli(d, 'deliveries', 'retry', String(id)).stderr, /is pending; only dead deliveries can be retried/);
-    assert.match(cli(d, 'deliveries', 'retry', 'abc').stderr, /a delivery ID/);
+    assert.match((await cliHere(d, 'deliveries', 'list', '--state', 'dead')).stdout, new RegExp(`${id}\\s+dead\\s+1\\s+HTTP 404`));
+    assert.match((await cliHere(d, 'deliveries', 'show', String(id))).stdout, /1\s+\S+\s+12\.5\s+404\s+dead\s+HTTP 404/);
+    assert.match((await cliHere(d, 'deliveries', 'retry', String(id))).stdout, /queued again/);
+    assert.match((await cliHere(d, 'deliveries', 'list', '--state', 'pending')).stdout, new RegExp(`${id}\\s+pending`));
+    assert.match((await cliHere(d, 'deliveries', 'retry', String(id))).stderr, /is pending; only dead deliveries can be retried/);
+    assert.match((await cliHere(d, 'deliveries', 'retry', 'abc')).stderr, /a delivery ID/);
   });
 });

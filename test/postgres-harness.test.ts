@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -85,6 +85,37 @@ describe('the throwaway PostgreSQL server of the tests', { skip, concurrency: tr
     const pid = Number(pidText);
     assert.ok(dir!.startsWith(tmpdir()) && pid > 0, `the child said: ${line}`);
     await eventually(() => !alive(pid) && !existsSync(dir!), 'the watchdog to stop the server and delete the folder');
+  });
+});
+
+describe('the cluster template (npm test runs initdb once, test/run.ts)', { skip }, () => {
+  it('the first server keeps its fresh cluster as the template; the next copies it, and each server still has a cluster of its own', async () => {
+    const templates = mkdtempSync(join(tmpdir(), 'sb-pg-templates-'));
+    chmodSync(templates, 0o1777);
+    const first = await startPostgres({ templates });
+    try {
+      const kept = readdirSync(templates);
+      assert.equal(kept.length, 1, `one template, no half-made copy: ${kept.join(', ')}`);
+      const template = join(templates, kept[0]!);
+      assert.ok(existsSync(join(template, 'PG_VERSION')), 'a whole cluster');
+      assert.ok(!existsSync(join(template, 'postmaster.pid')), 'taken before the server started');
+      assert.doesNotMatch(readFileSync(join(template, 'postgresql.auto.conf'), 'utf8'), /port =/, 'without this server\'s settings');
+      const second = await startPostgres({ templates });
+      try {
+        assert.notEqual(second.port, first.port);
+        const id = async (server: PgServer) => (await query<{ id: string }>(server.url, 'SELECT system_identifier::text AS id FROM pg_control_system()'))[0]!.id;
+        // initdb gives every cluster a new identifier: the same one means the second was copied.
+        assert.equal(await id(second), await id(first), 'the second server copied the template');
+        await query(first.url, 'CREATE TABLE only_in_first (x int)');
+        const [seen] = await query<{ n: number }>(second.url, "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'only_in_first'");
+        assert.deepEqual(seen, { n: 0 }, 'a copy of its own, not the first server\'s files');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+      rmSync(templates, { recursive: true, force: true });
+    }
   });
 });
 

@@ -8,7 +8,8 @@ import { KEY_ENV, KEY_FILE_ENV, keyFileModeWarning, resolveKeySource, SecretKeyE
 import { databasePath } from '../store/data-dir.ts';
 import { newKeyCommand, secretsCommand, SECRETS_USAGE } from './secrets-commands.ts';
 import { clientsCommand } from './clients-commands.ts';
-import { processSecretIo, secretFrom } from './secret-input.ts';
+import { secretFrom } from './secret-input.ts';
+import { processCliIo, type CliIo } from './cli-io.ts';
 import { parsePairs, ImportError } from './kb-import.ts';
 import { flagError, UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
@@ -140,18 +141,18 @@ function evalDeps(dataDir: string, ring: Keyring) {
 }
 
 /** send and receive: integrator tools with their own flags, and no data folder or database. */
-async function integratorTool(command: 'send' | 'receive', argv: string[]): Promise<number> {
+async function integratorTool(command: 'send' | 'receive', argv: string[], io: CliIo): Promise<number> {
   try {
     // Loaded by the command that runs (as store, engines and eval below): a CLI start pays for its own.
     if (command === 'send') {
-      const { processSendIo, sendCommand } = await import('./send-command.ts');
-      return await sendCommand(argv, processSendIo);
+      const { sendCommand } = await import('./send-command.ts');
+      return await sendCommand(argv, io);
     }
-    const { processReceiveIo, receiveCommand } = await import('./receive-command.ts');
-    return await receiveCommand(argv, processReceiveIo);
+    const { receiveCommand } = await import('./receive-command.ts');
+    return await receiveCommand(argv, io);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    console.error(`error: ${error.message}`);
+    io.err(`error: ${error.message}`);
     return 2;
   }
 }
@@ -162,12 +163,12 @@ const COMMANDS = ['agents', 'backup', 'clients', 'console', 'deliveries', 'engin
  * The sealing key, as serve takes it (sealing-key.ts has the precedence). config.json is read only
  * when neither the flag nor the environment names the key.
  */
-function keyringFor(flagFile: string | undefined, dataDir: string): Keyring {
-  const named = flagFile !== undefined || !!process.env[KEY_FILE_ENV] || !!process.env[KEY_ENV];
-  const source = resolveKeySource({ flagFile, env: process.env, configFile: named ? undefined : loadServerConfig(dataDir).secretKeyFile, dataDir });
+function keyringFor(flagFile: string | undefined, dataDir: string, io: CliIo): Keyring {
+  const named = flagFile !== undefined || !!io.env[KEY_FILE_ENV] || !!io.env[KEY_ENV];
+  const source = resolveKeySource({ flagFile, env: io.env, configFile: named ? undefined : loadServerConfig(dataDir).secretKeyFile, dataDir });
   const ring = openKeyring(source);
   const warning = keyFileModeWarning(source);
-  if (warning && source.kind === 'file' && !source.createIfMissing) console.error(warning);
+  if (warning && source.kind === 'file' && !source.createIfMissing) io.err(warning);
   return ring;
 }
 
@@ -218,9 +219,10 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-async function main(argv: string[]): Promise<number> {
+/** The whole CLI: argv without node and the script; returns the exit status. */
+export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<number> {
   const command = argv[0];
-  if (command === 'send' || command === 'receive') return integratorTool(command, argv.slice(1));
+  if (command === 'send' || command === 'receive') return integratorTool(command, argv.slice(1), io);
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
@@ -229,13 +231,13 @@ async function main(argv: string[]): Promise<number> {
     const group = argv.find((a) => COMMANDS.includes(a)) ?? 'npm run cli';
     // The agents' flags are suggested for agents only: "clients add --nope" does not mean --name.
     const known = Object.keys(OPTIONS).filter((f) => group === 'agents' || !AGENT_FLAGS.includes(f));
-    console.error(`error: ${flagError(error, group, known, 'npm run cli -- --help (it lists every command and setting)').message}`);
+    io.err(`error: ${flagError(error, group, known, 'npm run cli -- --help (it lists every command and setting)').message}`);
     return 2;
   }
   const { values, positionals } = parsed;
   const [group, ...rest] = positionals;
   if (values.help || !group) {
-    console.log(USAGE);
+    io.out(USAGE);
     return values.help ? 0 : 2;
   }
   const dataDir = values['data-dir'] ?? defaultDataDir();
@@ -244,37 +246,37 @@ async function main(argv: string[]): Promise<number> {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
     if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, eval, kb, secrets, store, send or receive`);
     if (group === 'backup') {
-      console.log(await backupCommand(databasePath(dataDir), rest));
+      io.out(await backupCommand(databasePath(dataDir), rest));
       return 0;
     }
     if (group === 'store') {
       const { storeCommand } = await import('./store-commands.ts');
-      console.log(await storeCommand(dataDir, rest, values));
+      io.out(await storeCommand(dataDir, rest, values));
       return 0;
     }
     if (group === 'secrets' && rest[0] === 'new-key') {
-      console.log(newKeyCommand(rest.slice(1)));
+      io.out(newKeyCommand(rest.slice(1)));
       return 0;
     }
     // Read when first needed: "clients list" runs without the key, "clients add" needs it.
     let ring: Keyring | undefined;
-    const keys = (): Keyring => (ring ??= keyringFor(values['secret-key-file'], dataDir));
+    const keys = (): Keyring => (ring ??= keyringFor(values['secret-key-file'], dataDir, io));
     const box: SecretBox = { scheme: 'keyfile', seal: (secret) => keyringBox(keys()).seal(secret), open: (sealed) => keyringBox(keys()).open(sealed) };
     const opened = createStore(openDatabase(databasePath(dataDir)));
     store = opened;
     if (group === 'secrets') {
       const outcome = secretsCommand(store, keys, rest, values);
-      console.log(outcome.out);
+      io.out(outcome.out);
       return outcome.status;
     }
     const now = Date.now();
     const out =
       group === 'clients'
-        ? clientsCommand(store, box, now, rest, { ...values, secret: await secretFrom(values, processSecretIo) })
+        ? clientsCommand(store, box, now, rest, { ...values, secret: await secretFrom(values, io) })
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
-            ? await (await import('./engines-commands.ts')).enginesCommand(store, box, now, rest, values)
+            ? await (await import('./engines-commands.ts')).enginesCommand(store, box, now, rest, values, io.engines)
             : group === 'console'
               ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
               : group === 'agents'
@@ -282,26 +284,27 @@ async function main(argv: string[]): Promise<number> {
                 : group === 'eval'
                   ? await (await import('./eval-commands.ts')).evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
                   : kbCommand(store, now, rest, values);
-    console.log(out);
+    io.out(out);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`error: ${error.message}\n(npm run cli -- --help lists every command and setting)`);
+      io.err(`error: ${error.message}\n(npm run cli -- --help lists every command and setting)`);
       return 2;
     }
     if (error instanceof SecretKeyError) {
-      console.error(`error: ${error.message}`);
+      io.err(`error: ${error.message}`);
       return 1;
     }
     if (error instanceof ImportError) {
-      console.error(`error: import refused, nothing was imported: ${error.message}`);
+      io.err(`error: import refused, nothing was imported: ${error.message}`);
       return 1;
     }
-    console.error(`error: ${(error as Error).message}`);
+    io.err(`error: ${(error as Error).message}`);
     return 1;
   } finally {
     store?.close();
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Run as a program (npm run cli); a test imports runCli instead.
+if (import.meta.main) process.exitCode = await runCli(process.argv.slice(2));

@@ -5,7 +5,7 @@ import { canonicalJson } from '../auth/canonical-json.ts';
 import { hmacKey, signingString, verify } from '../auth/signature.ts';
 import { serverConfigSchema } from '../config/server-config.ts';
 import { parseCommandFlags, parsePort, UsageError } from './args.ts';
-import { processSecretIo, secretFrom, type SecretIo } from './secret-input.ts';
+import { secretFrom, type SecretIo } from './secret-input.ts';
 
 export const RECEIVE_USAGE = `usage: npm run cli -- receive [--port 9000] [--host 127.0.0.1] [--client ID (--secret S | --secret-env NAME | --secret-stdin)] [--status 200]
   A send_url receiver: prints each delivery (docs/protocol.md section 8), says whether its signature verifies
@@ -184,15 +184,3 @@ export async function receiveCommand(argv: string[], io: ReceiveIo): Promise<num
   io.out(`${signal}: stopped after ${count} deliver${count === 1 ? 'y' : 'ies'}, ${failed} of them failed verification`);
   return failed > 0 ? 1 : 0;
 }
-
-export const processReceiveIo: ReceiveIo = {
-  ...processSecretIo,
-  out: (line) => console.log(line),
-  err: (line) => console.error(line),
-  nowMs: () => Date.now(),
-  stopped: () =>
-    new Promise((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    }),
-};

@@ -7,7 +7,7 @@ import { EVENT_TYPES, LIMITS } from '../../shared/protocol/message-schema.ts';
 import { parseCommandFlags, UsageError } from './args.ts';
 import { DEFAULT_WAIT_SECONDS, NAME_MAX, SEND_USAGE } from './send-usage.ts';
 import { NotListeningError, postWhenListening } from './post-when-listening.ts';
-import { processSecretIo, secretFrom, type SecretIo } from './secret-input.ts';
+import { secretFrom, type SecretIo } from './secret-input.ts';
 
 // protocol-doc.test.ts checks docs/protocol.md's section 10 against send's help from here.
 export { SEND_USAGE };
@@ -279,10 +279,3 @@ function endpointOf(value: string): string {
   if (url.pathname === '/') url.pathname = PATH;
   return url.href;
 }
-
-export const processSendIo: SendIo = {
-  ...processSecretIo,
-  out: (line) => console.log(line),
-  err: (line) => console.error(line),
-  nowMs: () => Date.now(),
-};
