@@ -3,7 +3,7 @@ import type { ActiveClient } from '../auth/client-registry.ts';
 import { toContextLine, type Engine, type EngineAnswer } from '../engines/engine.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { PendingReply } from '../store/messages.ts';
-import { pgReplyStore } from '../store/pg/reply-queries.ts';
+import { lockConversation, pgReplyStore } from '../store/pg/reply-queries.ts';
 import { pgReplyLeases, type ClaimedReply, type FinishResult } from '../store/pg/leases/pg-reply-leases.ts';
 import { inPgTransaction } from '../store/pg/transaction.ts';
 import { commitAutoReply, settleReplies, type AutoReplyResult, type SettleCommand } from './reply-commands.ts';
@@ -32,6 +32,7 @@ export type FireResult = 'answered' | 'deferred' | 'closed' | Exclude<FinishResu
 /** Ends the timer with nothing to answer (settling `stale` messages with it), unless a newer message or another node has it. */
 async function close(deps: FireDeps, claim: ClaimedReply, stale: PendingReply[]): Promise<FireResult> {
   const finished = await inPgTransaction(deps.pool, async (tx) => {
+    await lockConversation(tx, claim.conversationId);
     if (stale.length > 0) await settleReplies(pgReplyStore(tx), staleCommand(stale));
     return pgReplyLeases(tx).finishReply(claim.conversationId, claim.lease, claim.lastMessageId);
   });
@@ -75,6 +76,7 @@ export async function fireClaim(deps: FireDeps, claim: ClaimedReply): Promise<Fi
   const done = await inPgTransaction(deps.pool, async (tx) => {
     const store = pgReplyStore(tx);
     const leases = pgReplyLeases(tx);
+    await lockConversation(tx, id);
     // The timer's end first: a newer message (stale: the timer is released for its time) or
     // another node's claim (lost) means this answer is not stored, and nothing else is written.
     const finished = await leases.finishReply(id, claim.lease, claim.lastMessageId);

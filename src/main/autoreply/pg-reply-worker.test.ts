@@ -196,6 +196,8 @@ describe('auto replies across PostgreSQL nodes', { skip, timeout: 120_000 }, () 
     const answered = replies.flatMap((r) => JSON.parse(r.reply_to) as string[]);
     assert.equal(answered.length, customers * rounds, 'as many answered messages as were written');
     assert.equal(new Set(answered).size, answered.length, 'none answered twice');
+    // A reply ending a timer and a newer message moving it lock the conversation first, then the timer: no deadlock (each cost a 1 s wait and a retry).
+    assert.deepEqual(await q('SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()'), [{ deadlocks: 0 }]);
     assert.deepEqual(await q("SELECT count(*)::int AS n FROM messages WHERE reply_outcome = 'answered'"), [{ n: customers * rounds }]);
     assert.deepEqual(await q('SELECT * FROM due_replies'), []);
     assert.ok(events.seen.every((e) => e.result === 'answered' || e.result === 'stale'), JSON.stringify(events.seen.filter((e) => e.result !== 'answered')));

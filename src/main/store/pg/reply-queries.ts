@@ -107,3 +107,13 @@ export async function nextReplyDueAt(db: PgQueryable): Promise<number | null> {
   const r = (await db.query('SELECT min(due_at) AS at FROM due_replies WHERE lease_holder IS NULL')).rows[0] as { at: unknown };
   return r.at === null ? null : int8.parse(r.at);
 }
+
+/**
+ * Takes the conversation row's lock, as an ingest command's update of the row does, before the
+ * reply's transaction touches the conversation's timer: both then lock the row first and the timer
+ * second, and wait on each other instead of deadlocking (a reply ending the timer while a newer
+ * message moves it).
+ */
+export async function lockConversation(db: PgQueryable, conversationId: string): Promise<void> {
+  await db.query('SELECT 1 FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [conversationId]);
+}
