@@ -11,6 +11,7 @@ import { createRateLimiter } from './auth/rate-limiter.ts';
 import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.ts';
 import { openPgPool, isPgUnavailable } from './store/pg/pool.ts';
 import { migratePg } from './store/pg/migrate.ts';
+import { replyLeaseMsFor } from './store/pg/leases/pg-leases.ts';
 import { createConfigMirror } from './store/pg/config-mirror.ts';
 import { pgMessageReads } from './store/pg/message-reads.ts';
 import { pgIngestStore } from './store/pg/ingest-queries.ts';
@@ -197,7 +198,8 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     lookupClient,
     engineTimeoutMs: config.engineTimeoutMs,
     contextLines: 50,
-    ...(config.replyLeaseSeconds !== undefined ? { leaseMs: config.replyLeaseSeconds * 1000 } : {}),
+    // Outlives the engine's longest call with room for the commit (store/pg/leases/pg-leases.ts).
+    leaseMs: config.replyLeaseSeconds !== undefined ? config.replyLeaseSeconds * 1000 : replyLeaseMsFor(config.engineTimeoutMs),
     onDelivery: () => outbox.notify(),
     log,
   });

@@ -104,9 +104,10 @@ export function pgReplyLeases(db: Queryable) {
     },
     /**
      * The answer to everything up to `answeredMessageId` is made: the timer ends if no newer
-     * customer message was scheduled meanwhile (FinishResult). Call it inside the transaction
-     * that commits the reply and roll back on anything but 'done', so that a reply is stored
-     * exactly when its timer ends.
+     * customer message was scheduled meanwhile (FinishResult). Call it first in the transaction
+     * that would commit the reply and write the reply only on 'done', then commit either way:
+     * on 'stale' the timer's release must commit too (rolled back, the newer message would wait
+     * out this lease before any node answered it).
      */
     async finishReply(conversationId: string, lease: Lease, answeredMessageId: number): Promise<FinishResult> {
       const args = [conversationId, lease.holder, lease.count, answeredMessageId];
