@@ -79,7 +79,6 @@ const REPLAY_PRUNE_MS = 60_000;
  * claimed (a reply due, a delivery) is taken over by another once its lease runs out.
  */
 export async function startPgService(options: PgServiceOptions): Promise<RunningPgService> {
-  const { config } = options;
   const clock = options.clock ?? systemClock;
   const log = options.log ?? ((line: string) => console.error(line));
   const nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
