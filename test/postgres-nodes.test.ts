@@ -14,6 +14,23 @@ import { MAIN_V8_FLAGS } from '../src/main/runtime-flags.ts';
 
 const SECRET = 'pg-nodes-secret-0123456789';
 
+/** What the shared database holds of due work and who waits on what: said when a wait times out. */
+async function diagnose(url: string): Promise<string> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const q = async (sql: string) => JSON.stringify((await db.query(sql)).rows);
+    return [
+      `due_replies ${await q('SELECT conversation_id, due_at, last_message_id, lease_holder, lease_until, lease_count FROM due_replies')}`,
+      `deliveries ${await q('SELECT id, conversation_id, state, attempts, next_attempt_at, lease_holder, lease_until, lease_count FROM deliveries ORDER BY id')}`,
+      `messages ${await q("SELECT id, msg_id, reply_outcome FROM messages ORDER BY id")}`,
+      `activity ${await q("SELECT application_name, state, wait_event_type, wait_event, left(query, 80) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")}`,
+    ].join('; ');
+  } finally {
+    await db.end();
+  }
+}
+
 describe('choosing the store', () => {
   it('refuses a --store or SWITCHBOARD_STORE that is not a postgres:// URL with one line, before it touches anything', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sb-store-flag-'));
@@ -93,7 +110,10 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
         }),
       );
       // Each round's message is answered before the next is sent: a reply of its own per round.
-      await eventually(() => receiver.received.length - before >= conversations * (round + 1), `round ${round + 1}'s replies`, 30_000);
+      await eventually(() => receiver.received.length - before >= conversations * (round + 1), `round ${round + 1}'s replies`, 30_000).catch(async (error: unknown) => {
+        const health = await Promise.all(nodes.map((n) => fetch(n.endpoint.replace('/custom-im/chat-messages', '/healthz'), { signal: AbortSignal.timeout(2000) }).then((r) => r.status, (e: Error) => e.message)));
+        throw new Error(`${(error as Error).message}; health ${health.join(',')}; the database then: ${await diagnose(storeUrl)}; nodes: ${nodes.map((n) => n.stderr()).join(' | ')}`);
+      });
     }
     const got = receiver.received.slice(before);
     assert.equal(got.length, conversations * rounds, 'never twice');

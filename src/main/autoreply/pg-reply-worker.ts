@@ -108,7 +108,9 @@ export function createPgReplyWorker(deps: PgReplyWorkerDeps) {
   async function answer(claim: ClaimedReply): Promise<void> {
     for (let failures = 1; ; failures++) {
       try {
-        deps.onFired?.(claim.conversationId, await fireClaim(deps, claim));
+        // Made before onFired is looked at: `onFired?.(…, await …)` would skip the answer itself when there is no onFired.
+        const result = await fireClaim(deps, claim);
+        deps.onFired?.(claim.conversationId, result);
         return;
       } catch (error) {
         deps.log(`auto reply for ${claim.conversationId} failed: ${(error as Error).message}`);
