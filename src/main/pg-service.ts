@@ -15,7 +15,7 @@ import { replyLeaseMsFor } from './store/pg/leases/pg-leases.ts';
 import { createConfigMirror } from './store/pg/config-mirror.ts';
 import { pgMessageReads } from './store/pg/message-reads.ts';
 import { pgIngestStore } from './store/pg/ingest-queries.ts';
-import { pgReplyStore } from './store/pg/reply-queries.ts';
+import { pgReplyStore, restoreDueReplies } from './store/pg/reply-queries.ts';
 import type { Engine } from './engines/engine.ts';
 import { createKbEngine } from './engines/kb-engine.ts';
 import { createIndexedKnowledge } from './engines/kb-index.ts';
@@ -277,6 +277,8 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     await closeAll();
     throw error;
   });
+  const restored = await restoreDueReplies(pool, clock.now());
+  if (restored > 0) log(`auto replies: ${restored} conversation(s) waiting for a reply with no timer set (a copied database): answered now`);
   replies.start();
   outbox.start();
   const address = http.server.address() as AddressInfo;

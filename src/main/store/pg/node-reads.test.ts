@@ -4,6 +4,7 @@ import { postgresSkipReason } from '../../../../test/helpers/postgres.ts';
 import { workNodes } from '../../../../test/helpers/pg-work-fixture.ts';
 import { createConfigMirror } from './config-mirror.ts';
 import { pgMessageReads } from './message-reads.ts';
+import { restoreDueReplies } from './reply-queries.ts';
 import { createClientRegistry } from '../../auth/client-registry.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,5 +77,21 @@ describe("a PostgreSQL node's reads", { skip: postgresSkipReason() }, () => {
     const found = await reads.messages.findAutoMessage('shop', 'm1');
     assert.equal(found?.conversationId, 'v1');
     assert.equal(await reads.messages.findAutoMessage('other', 'm1'), undefined);
+  });
+
+  it('sets a due timer for each conversation still waiting for a reply with none set, once, leaving set ones alone', async () => {
+    const [a] = await nodes(1);
+    const db = a!.pool;
+    await db.query(`
+      INSERT INTO clients (id, created_at, updated_at) VALUES ('shop', 1, 1);
+      INSERT INTO conversations (id, client_id, channel, peer, created_at, last_message_at) VALUES ('v1', 'shop', 'im', 'u1', 1, 1), ('v2', 'shop', 'im', 'u2', 1, 1), ('v3', 'shop', 'im', 'u3', 1, 1);
+      INSERT INTO messages (conversation_id, client_id, event_type, msg_id, role, content, message_info, received_at, reply_outcome)
+        VALUES ('v1', 'shop', 'auto_dialog', 'a', 'customer', 'x', '{}', 1, 'pending'), ('v1', 'shop', 'auto_dialog', 'b', 'customer', 'y', '{}', 2, 'pending'),
+               ('v2', 'shop', 'auto_dialog', 'c', 'customer', 'z', '{}', 3, 'answered'), ('v3', 'shop', 'auto_dialog', 'd', 'customer', 'w', '{}', 4, 'pending');
+      INSERT INTO due_replies (conversation_id, due_at, last_message_id) VALUES ('v3', 99, 4);`);
+    assert.equal(await restoreDueReplies(db, 1000), 1);
+    assert.equal(await restoreDueReplies(db, 2000), 0, 'a second node starting sets nothing more');
+    const rows = (await db.query('SELECT conversation_id, due_at::int AS due, last_message_id::int AS last FROM due_replies ORDER BY 1')).rows;
+    assert.deepEqual(rows, [{ conversation_id: 'v1', due: 1000, last: 2 }, { conversation_id: 'v3', due: 99, last: 4 }]);
   });
 });

@@ -117,3 +117,20 @@ export async function nextReplyDueAt(db: PgQueryable): Promise<number | null> {
 export async function lockConversation(db: PgQueryable, conversationId: string): Promise<void> {
   await db.query('SELECT 1 FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [conversationId]);
 }
+
+/**
+ * A timer for every conversation with customer messages still waiting for their auto reply and
+ * none set (a database moved in by `store copy`, which leaves due_replies empty), due now: as
+ * SQLite's scheduler re-arms its timers at start, a message whose quiet period ran out while no
+ * node ran is answered at once, or settled stale by the reply rules. Run by every node at start;
+ * a timer already set is left as it is. Returns how many it set.
+ */
+export async function restoreDueReplies(db: PgQueryable, now: number): Promise<number> {
+  const r = await db.query(
+    `INSERT INTO due_replies (conversation_id, due_at, last_message_id)
+     SELECT conversation_id, $1, max(id) FROM messages WHERE reply_outcome = 'pending' GROUP BY conversation_id
+     ON CONFLICT (conversation_id) DO NOTHING`,
+    [now],
+  );
+  return r.rowCount ?? 0;
+}
