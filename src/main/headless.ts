@@ -31,7 +31,7 @@ const { defaultDataDir, loadServerConfig, ConfigError } = await import('./config
 const { startService } = await import('./service.ts');
 const { keyringBox, openKeyring } = await import('./auth/secret-box.ts');
 const { keyFileModeWarning, resolveKeySource, SecretKeyError } = await import('./auth/sealing-key.ts');
-const { startupKeyCheck } = await import('./auth/startup-key-check.ts');
+const { startupKeyCheck, startupKeyCheckOf } = await import('./auth/startup-key-check.ts');
 const { createConsoleServer } = await import('./console-api/console-server.ts');
 const { consoleTokenAtStart } = await import('./console-api/console-token.ts');
 const { parsePort, UsageError } = await import('./cli/args.ts');
@@ -53,12 +53,13 @@ async function main(): Promise<void> {
       'trusted-proxy': { type: 'string', multiple: true },
       'data-dir': { type: 'string' },
       'secret-key-file': { type: 'string' },
+      store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    console.log('usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--console-port 8788] [--console-host 127.0.0.1] [--tls-cert FILE --tls-key FILE | --public-origin https://NAME [--trusted-proxy ADDR]...] [--data-dir DIR] [--secret-key-file FILE]');
+    console.log('usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--console-port 8788] [--console-host 127.0.0.1] [--tls-cert FILE --tls-key FILE | --public-origin https://NAME [--trusted-proxy ADDR]...] [--data-dir DIR] [--secret-key-file FILE] [--store postgres://USER@HOST/DB]');
     return;
   }
   const dataDir = values['data-dir'] ?? defaultDataDir();
@@ -73,15 +74,18 @@ async function main(): Promise<void> {
     publicOrigin: values['public-origin'],
     trustedProxies: values['trusted-proxy'],
   });
-  // Refused here, before the service opens the database: a wrong flag costs nothing.
-  const listener = planConsoleListener(config, dataDir);
-  for (const warning of listener.warnings) console.error(warning);
+  const storeUrl = storeOf(values.store, process.env['SWITCHBOARD_STORE'], config.store);
+  // Refused here, before the service opens the database: a wrong flag costs nothing. A PostgreSQL node serves no console yet.
+  const listener = storeUrl ? null : planConsoleListener(config, dataDir);
+  for (const warning of listener?.warnings ?? []) console.error(warning);
   // The key every node sharing this database must have: read (and refused) before the database opens.
   const keySource = resolveKeySource({ flagFile: values['secret-key-file'], env: process.env, configFile: config.secretKeyFile, dataDir });
   const keyring = openKeyring(keySource);
   const keyWarning = keyFileModeWarning(keySource);
   if (keyWarning && !(keySource.kind === 'file' && keySource.createIfMissing)) console.error(keyWarning);
   console.error(`secret key: ${keyring.keys().current.id} (${keySource.label})`);
+  if (storeUrl) return servePostgres(storeUrl, config, keyring);
+  if (!listener) throw new Error('unreachable: a SQLite node plans its console listener');
   // Known once the console listens (its port may be 0 in the config); sign-in links made before cannot happen.
   let consoleOrigin: string | null = null;
   const service = await startService({ config, dataDir, secretBox: keyringBox(keyring), consoleOrigin: () => consoleOrigin });
@@ -127,6 +131,46 @@ async function main(): Promise<void> {
     consoleServer.close();
     consoleServer.closeAllConnections();
     service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`shutdown failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The store to use: --store, then SWITCHBOARD_STORE, then config.json's `store`; null for the data folder's SQLite file. */
+function storeOf(flag: string | undefined, env: string | undefined, configured: string | undefined): string | null {
+  const [value, from] = flag !== undefined ? [flag, '--store'] : env ? [env, 'SWITCHBOARD_STORE'] : [configured, 'config.json store'];
+  if (value === undefined || value === '') return null;
+  if (!/^postgres(ql)?:\/\/\S+$/.test(value)) throw new UsageError(`${from} must be a postgres:// URL (or unset for the data folder's SQLite file), got "${value.slice(0, 60)}"`);
+  return value;
+}
+
+/** A node of a PostgreSQL installation (issue 30): the endpoint, auto replies and the outbox; any number of nodes on one database. */
+async function servePostgres(storeUrl: string, config: Awaited<ReturnType<typeof loadServerConfig>>, keyring: ReturnType<typeof openKeyring>): Promise<void> {
+  const { startPgService } = await import('./pg-service.ts');
+  const { redactedStoreUrl } = await import('./store/pg/pool.ts');
+  const node = await startPgService({ config, storeUrl, secretBox: keyringBox(keyring) });
+  const keyCheck = startupKeyCheckOf(node.sealedValues(), keyring);
+  for (const line of keyCheck.warnings) console.error(line);
+  if (keyCheck.fatal) {
+    await node.stop();
+    throw new SecretKeyError(keyCheck.fatal);
+  }
+  console.log(`endpoint: ${node.endpointUrl}`);
+  console.log(`store: ${redactedStoreUrl(storeUrl)} (node ${node.nodeId})`);
+  // Said on every start: the console of a PostgreSQL installation is not served yet (issue 30, in progress).
+  console.error('console: not served by a PostgreSQL node yet; the endpoint, auto replies and deliveries are (docs/operations.md)');
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`${signal}: finishing in-flight requests, releasing this node's leases`);
+    node.stop().then(
       () => process.exit(0),
       (error: unknown) => {
         console.error(`shutdown failed: ${(error as Error).message}`);

@@ -50,6 +50,9 @@ export interface PgServer {
   dataDir: string;
   /** Stops the server (fast shutdown) and deletes the folder; safe to call twice. */
   stop(): Promise<void>;
+  /** Stops the server and keeps its data (an outage); `resume` starts it again on the same port. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
 }
 
 interface Binaries {
@@ -237,7 +240,9 @@ export async function startPostgres(options: PgOptions = {}): Promise<PgServer> 
       give(conf);
       try {
         await tool('pg_ctl', ['start', '-D', dataDir, '-l', log, '-w', '-t', '30']);
-        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, dataDir, stop };
+        const pause = async (): Promise<void> => void (await tool('pg_ctl', ['stop', '-D', dataDir, '-m', 'fast', '-w']));
+        const resume = async (): Promise<void> => void (await tool('pg_ctl', ['start', '-D', dataDir, '-l', log, '-w', '-t', '30']));
+        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, dataDir, stop, pause, resume };
       } catch (e) {
         lastError = e;
         const text = existsSync(log) ? readFileSync(log, 'utf8') : '';

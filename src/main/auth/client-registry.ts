@@ -4,6 +4,12 @@ import type { ClientSettings } from '../../shared/client-settings.ts';
 import { hmacKey } from './signature.ts';
 import type { SecretBox } from './secret-box.ts';
 
+/** What the registry reads: the SQLite store, or a PostgreSQL node's in-memory copy (store/pg/config-mirror.ts). */
+export interface RegistrySource {
+  clients: Pick<Store['clients'], 'list' | 'activeSecrets'>;
+  settings: Pick<Store['settings'], 'dataVersion'>;
+}
+
 export interface ActiveClient {
   id: string;
   enabled: boolean;
@@ -22,7 +28,7 @@ export const REFRESH_INTERVAL_MS = 1000;
  * SQLite's data_version tells whether another connection committed, and only then is the cache
  * rebuilt. Asking on every request cost more than the HMAC itself under load.
  */
-export function createClientRegistry(store: Store, box: SecretBox, warn: (message: string) => void = () => {}) {
+export function createClientRegistry(store: RegistrySource, box: SecretBox, warn: (message: string) => void = () => {}) {
   let cache = new Map<string, ActiveClient>();
   let version = -1;
   let checkedAt = -Infinity;

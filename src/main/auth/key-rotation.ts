@@ -47,10 +47,15 @@ export interface CheckReport {
 
 /** Opens every sealed value with this node's keys (nothing is written). */
 export function checkSecrets(store: Store, ring: Keyring): CheckReport {
+  return checkSealed(sealedValues(store), ring);
+}
+
+/** As checkSecrets, over values read elsewhere (a PostgreSQL node's mirror of its clients and engines). */
+export function checkSealed(values: Iterable<{ label: string; sealed: string }>, ring: Keyring): CheckReport {
   const keys = ring.fresh();
   const box = keyringBox(ring);
   const report: CheckReport = { keys, bySealer: new Map(), failures: [], foreign: 0, notUnderCurrent: 0 };
-  for (const value of sealedValues(store)) {
+  for (const value of values) {
     const by = sealedWith(value.sealed);
     report.bySealer.set(by, (report.bySealer.get(by) ?? 0) + 1);
     if (isForeign(value.sealed)) {

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { Keyring } from './secret-box.ts';
-import { checkSecrets } from './key-rotation.ts';
+import { checkSealed, checkSecrets, type CheckReport } from './key-rotation.ts';
 
 const SHOWN = 5;
 
@@ -11,7 +11,15 @@ const SHOWN = 5;
  * 401. When only some do not open, it starts and names them (those clients' requests are refused).
  */
 export function startupKeyCheck(store: Store, ring: Keyring): { warnings: string[]; fatal: string | null } {
-  const report = checkSecrets(store, ring);
+  return judge(checkSecrets(store, ring));
+}
+
+/** The same check on a PostgreSQL node: the active client secrets and engine keys its mirror holds. */
+export function startupKeyCheckOf(values: Iterable<{ label: string; sealed: string }>, ring: Keyring): { warnings: string[]; fatal: string | null } {
+  return judge(checkSealed(values, ring));
+}
+
+function judge(report: CheckReport): { warnings: string[]; fatal: string | null } {
   const checked = [...report.bySealer.values()].reduce((a, b) => a + b, 0) - report.foreign;
   if (report.failures.length === 0) return { warnings: [], fatal: null };
   const first = report.failures[0]!;

@@ -1,4 +1,4 @@
-import type { StoreContract } from '../store/contract.ts';
+import type { ReplyStore } from '../store/contract.ts';
 import type { EngineAnswer } from '../engines/engine.ts';
 import type { ReplyOutcome } from '../store/messages.ts';
 import { effectiveAutoReply } from '../../shared/conversation.ts';
@@ -33,7 +33,7 @@ export type AutoReplyResult = { kind: 'auto_reply'; outcome: 'answered' | 'hando
  * here, inside the transaction: a reply made while a human took over is stored for the trace,
  * but its delivery is cancelled, never sent.
  */
-export async function commitAutoReply(store: StoreContract, c: AutoReplyCommand): Promise<AutoReplyResult> {
+export async function commitAutoReply(store: ReplyStore, c: AutoReplyCommand): Promise<AutoReplyResult> {
   const conv = await store.conversations.byId(c.conversationId);
   const state = conv ? effectiveAutoReply(conv.autoReply, conv.pausedUntil, c.now) : 'stopped';
   const humanTookOver = state !== 'active';
@@ -75,7 +75,7 @@ export async function commitAutoReply(store: StoreContract, c: AutoReplyCommand)
   return { kind: 'auto_reply', outcome, deliveryId: humanTookOver ? null : deliveryId, alert };
 }
 
-export async function settleReplies(store: StoreContract, c: SettleCommand): Promise<number> {
+export async function settleReplies(store: ReplyStore, c: SettleCommand): Promise<number> {
   let n = 0;
   for (const id of c.messageIds) if (await store.messages.settleReply(id, c.outcome, null, c.note)) n++;
   return n;

@@ -2,7 +2,9 @@ import type { Store } from '../store/index.ts';
 import type { PendingReply } from '../store/messages.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
-import { toContextLine, type Engine, type EngineAnswer } from '../engines/engine.ts';
+import { toContextLine, type Engine, type EngineAnswer, type EngineRequest } from '../engines/engine.ts';
+import type { ConversationRow } from '../store/conversations.ts';
+import type { AutoReplyCommand } from './reply-commands.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
 import { newId } from '../store/ids.ts';
@@ -41,7 +43,7 @@ interface Waiting {
   cancel: (() => void) | null;
 }
 
-function isStale(p: PendingReply, settings: ClientSettings, now: number): boolean {
+export function isStale(p: PendingReply, settings: ClientSettings, now: number): boolean {
   if (settings.staleMinutes <= 0) return false;
   const at = p.createTimestamp !== null ? p.createTimestamp * 1000 : p.receivedAt;
   return now - at > settings.staleMinutes * 60_000;
@@ -51,7 +53,7 @@ function isStale(p: PendingReply, settings: ClientSettings, now: number): boolea
  * What one reply answers. In a group each customer gets a reply of their own (section 6), in the
  * order they first asked: one customer's message is never marked answered by another's reply.
  */
-function batchesOf(pending: PendingReply[], isGroup: boolean): PendingReply[][] {
+export function batchesOf(pending: PendingReply[], isGroup: boolean): PendingReply[][] {
   if (!isGroup) return [pending];
   const byCustomer = new Map<string | null, PendingReply[]>();
   for (const p of pending) {
@@ -66,7 +68,7 @@ function batchesOf(pending: PendingReply[], isGroup: boolean): PendingReply[][] 
  * How many of `wanted` replies fit under the per-minute cap now, and when the next slot opens for
  * the rest (null: all fit). `recent` holds the times of the replies of the last minute, oldest first.
  */
-function capacity(recent: number[], wanted: number, now: number): { now: number; nextSlotAt: number | null } {
+export function capacity(recent: number[], wanted: number, now: number): { now: number; nextSlotAt: number | null } {
   const fit = Math.max(0, Math.min(wanted, MAX_AUTO_REPLIES_PER_MINUTE - recent.length));
   if (fit === wanted) return { now: fit, nextSlotAt: null };
   const all = [...recent, ...new Array<number>(fit).fill(now)];
@@ -92,6 +94,35 @@ export function deliveryInfo(replyMsgId: string, conversationId: string, pending
     event_type: 'auto_dialog',
     from_user_type: 4,
     create_timestamp: Math.floor(now / 1000),
+  };
+}
+
+/** Asks the engine for an auto reply; a failure (an error, the time-out) is a handoff with the fallback text, never a silent drop. */
+export async function askOrHandoff(engine: Engine, request: EngineRequest, timeoutMs: number, clock: Clock): Promise<EngineAnswer> {
+  try {
+    return await askEngine(engine, request, timeoutMs, clock);
+  } catch (error) {
+    // An engine failure is a handoff, never a silent drop: a human sees needs_human.
+    return { content: request.fallbackText, handoff: true, confidence: null, sources: [], cause: (error as Error).message };
+  }
+}
+
+/** The write that commits one batch's answer at `at`, with the delivery auto_dialog receivers get (if there is text and a send_url). */
+export function autoReplyCommand(conv: Pick<ConversationRow, 'id' | 'groupId' | 'customerId'>, client: ActiveClient, batch: PendingReply[], result: EngineAnswer, engineName: string, at: number): AutoReplyCommand {
+  const replyMsgId = newId('reply');
+  const content = result.handoff ? (client.settings.fallbackText ?? null) : result.content;
+  const sendUrl = batch.at(-1)!.sendUrl ?? client.settings.sendUrl ?? null;
+  return {
+    kind: 'auto_reply',
+    conversationId: conv.id,
+    clientId: client.id,
+    messageIds: batch.map((p) => p.id),
+    replyTo: batch.map((p) => p.msgId),
+    replyMsgId,
+    engine: result.engine ?? engineName,
+    answer: result,
+    delivery: content && sendUrl ? { sendUrl, messageInfo: JSON.stringify(deliveryInfo(replyMsgId, conv.id, batch, conv.groupId, conv.customerId, client.settings, content, at)) } : null,
+    now: at,
   };
 }
 
@@ -138,12 +169,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     const lines = deps.engine.readsContext
       ? { context: [], contextOf: { conversationId, uptoId, lines: deps.contextLines } }
       : { context: deps.store.messages.context(conversationId, uptoId, deps.contextLines).map(toContextLine) };
-    try {
-      return await askEngine(deps.engine, { purpose: 'auto_reply', clientId, channel: 'im', isGroup, ...lines, fallbackText: settings.fallbackText ?? '' }, deps.engineTimeoutMs, deps.clock);
-    } catch (error) {
-      // An engine failure is a handoff, never a silent drop: a human sees needs_human.
-      return { content: settings.fallbackText ?? '', handoff: true, confidence: null, sources: [], cause: (error as Error).message };
-    }
+    return askOrHandoff(deps.engine, { purpose: 'auto_reply', clientId, channel: 'im', isGroup, ...lines, fallbackText: settings.fallbackText ?? '' }, deps.engineTimeoutMs, deps.clock);
   }
 
   async function fire(conversationId: string): Promise<void> {
@@ -177,25 +203,7 @@ export function createReplyScheduler(deps: SchedulerDeps) {
     let alerted = false;
     for (const [i, batch] of ready.entries()) {
       const result = results[i]!;
-      const at = deps.clock.now();
-      const replyMsgId = newId('reply');
-      const content = result.handoff ? (client.settings.fallbackText ?? null) : result.content;
-      const sendUrl = batch.at(-1)!.sendUrl ?? client.settings.sendUrl ?? null;
-      const committed = await deps.writer.submit({
-        kind: 'auto_reply',
-        conversationId,
-        clientId: client.id,
-        messageIds: batch.map((p) => p.id),
-        replyTo: batch.map((p) => p.msgId),
-        replyMsgId,
-        engine: result.engine ?? deps.engine.name,
-        answer: result,
-        delivery:
-          content && sendUrl
-            ? { sendUrl, messageInfo: JSON.stringify(deliveryInfo(replyMsgId, conversationId, batch, conv.groupId, conv.customerId, client.settings, content, at)) }
-            : null,
-        now: at,
-      });
+      const committed = await deps.writer.submit(autoReplyCommand(conv, client, batch, result, deps.engine.name, deps.clock.now()));
       if (committed?.kind === 'auto_reply' && committed.deliveryId !== null) delivered = true;
       if (committed?.kind === 'auto_reply' && committed.alert) alerted = true;
     }

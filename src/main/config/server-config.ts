@@ -37,6 +37,19 @@ export const serverConfigSchema = z.strictObject({
    * data folder's secret.key. --secret-key-file and SWITCHBOARD_SECRET_KEY(_FILE) win over it.
    */
   secretKeyFile: z.string().min(1).optional(),
+  /**
+   * Where the data lives: unset, the data folder's SQLite file (the desktop default); a
+   * postgres:// URL, a PostgreSQL database several nodes share (issue 30). --store and
+   * SWITCHBOARD_STORE win over it.
+   */
+  /**
+   * PostgreSQL nodes: how long a node's claim on a delivery or a due reply lasts without renewal
+   * (it renews every third of it). A node that dies leaves its claims to the others after this
+   * long. Unset: 60 s for deliveries, max(90 s, 3 × engineTimeoutMs) for replies.
+   */
+  deliveryLeaseSeconds: z.number().min(1).max(3600).optional(),
+  replyLeaseSeconds: z.number().min(1).max(3600).optional(),
+  store: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL (or unset for the data folder\'s SQLite file)').optional(),
   /** PEM files of the console's certificate (its chain) and private key; relative paths are from the data folder. */
   tlsCert: z.string().min(1).optional(),
   tlsKey: z.string().min(1).optional(),

@@ -61,7 +61,7 @@ export type Outcome =
   | { kind: 'conflict'; msgId: string };
 
 /** The stored first response for (client, event_type, msg_id), a conflict, or nothing yet. */
-export async function priorOutcome(store: IngestStore, r: Pick<IngestRequest, 'clientId' | 'info' | 'contentHash'>, msgId: string): Promise<Outcome | null> {
+export async function priorOutcome(store: { idempotency: Pick<IngestStore['idempotency'], 'get'> }, r: Pick<IngestRequest, 'clientId' | 'info' | 'contentHash'>, msgId: string): Promise<Outcome | null> {
   const prior = await store.idempotency.get(r.clientId, r.info.event_type, msgId);
   if (!prior) return null;
   if (prior.contentHash !== r.contentHash) return { kind: 'conflict', msgId };

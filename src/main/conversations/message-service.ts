@@ -1,5 +1,6 @@
-import type { Store } from '../store/index.ts';
 import type { Writer } from '../store/worker-writer.ts';
+import type { Awaitable, StoreContract } from '../store/contract.ts';
+import type { QuotedLine } from '../../shared/console-api.ts';
 import { contextQuote, quotedMsgId, quoteTextOf } from '../store/quotes.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import { toContextLine, type Engine, type EngineAnswer, type ContextLine } from '../engines/engine.ts';
@@ -10,6 +11,7 @@ import { assertNever } from '../../shared/assert-never.ts';
 import { newId } from '../store/ids.ts';
 import { channelOf, nicknameOf, peerOf, senderRole } from './identity.ts';
 import { priorOutcome, type IngestAlert, type IngestRequest, type Outcome, type WriteCommand, type WriteResult } from './write-commands.ts';
+import type { IngestCommand } from './ingest-commands.ts';
 
 /** One authenticated, validated request, ready to be processed. */
 export interface Accepted {
@@ -37,15 +39,32 @@ export interface MessageServiceOptions {
 
 export type MessageWriter = Writer<WriteCommand, WriteResult>;
 
+/** Where a command goes to be committed: the SQLite writer thread, or a PostgreSQL transaction of its own. */
+export interface CommandSink {
+  submit(command: IngestCommand): Promise<WriteResult | undefined | null>;
+}
+
+/**
+ * What the scenarios read before they write (context, names, quotes, idempotency pre-checks):
+ * the SQLite store in this thread, or PostgreSQL queries on the node's pool.
+ */
+export interface MessageReads {
+  readonly people: Pick<StoreContract['people'], 'names'>;
+  readonly quotes: (clientId: string, msgIds: Iterable<string>) => Awaitable<Map<string, QuotedLine>>;
+  readonly messages: Pick<StoreContract['messages'], 'findAutoMessage' | 'context'>;
+  readonly conversations: Pick<StoreContract['conversations'], 'byKey' | 'byId'>;
+  readonly idempotency: Pick<StoreContract['idempotency'], 'get'>;
+}
+
 
 /** The message being answered, as the engine reads it: named, and with what it quotes. */
-function questionLine(store: Store, a: Accepted, at: number): ContextLine {
+async function questionLine(store: MessageReads, a: Accepted, at: number): Promise<ContextLine> {
   const info = a.info as unknown as Record<string, unknown>;
   // A name sent with this message is the latest one; only a message without one needs the stored name.
   const sender = a.info.from_user_id;
-  const name = nicknameOf(info) ?? (sender ? (store.people.names(a.client.id, [sender]).get(sender) ?? null) : null);
+  const name = nicknameOf(info) ?? (sender ? ((await store.people.names(a.client.id, [sender])).get(sender) ?? null) : null);
   const quoteId = quotedMsgId(info);
-  const quoted = contextQuote(quoteId, quoteTextOf(info), quoteId ? store.quotes(a.client.id, [quoteId]).get(quoteId) : undefined);
+  const quoted = contextQuote(quoteId, quoteTextOf(info), quoteId ? (await store.quotes(a.client.id, [quoteId])).get(quoteId) : undefined);
   return {
     role: senderRole(a.info, a.client.settings.boundAccount),
     speaker: name ?? (a.info.from_user_id || null),
@@ -60,7 +79,7 @@ function questionLine(store: Store, a: Accepted, at: number): ContextLine {
  * Section 6: the four scenarios. Reads (context, idempotency pre-checks) happen here; every
  * write goes to the writer thread as a command that commits with its idempotency record.
  */
-export function createMessageService(store: Store, writer: MessageWriter, engine: Engine, clock: Clock, options: MessageServiceOptions) {
+export function createMessageService(store: MessageReads, writer: CommandSink, engine: Engine, clock: Clock, options: MessageServiceOptions) {
   function ingestRequest(a: Accepted): IngestRequest {
     return {
       requestId: a.requestId,
@@ -74,7 +93,7 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
     };
   }
 
-  async function write(command: WriteCommand, eventType: string): Promise<Outcome> {
+  async function write(command: IngestCommand, eventType: string): Promise<Outcome> {
     const outcome = await writer.submit(command);
     if (!outcome || (outcome.kind !== 'ok' && outcome.kind !== 'conflict')) throw new Error(`writer returned no outcome for ${command.kind}`);
     if (outcome.kind === 'ok' && !outcome.replayed) options.onStored?.(eventType, outcome.conversationId);
@@ -92,12 +111,12 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
     }
     const channel = channelOf(a.info.event_type);
     const peer = peerOf(a.info, a.client.settings.boundAccount);
-    const target = kind === 'suggestion' ? store.messages.findAutoMessage(a.client.id, msgId) : undefined;
-    const existing = target ? store.conversations.byId(target.conversationId) : store.conversations.byKey(a.client.id, channel, peer.peer);
+    const target = kind === 'suggestion' ? await store.messages.findAutoMessage(a.client.id, msgId) : undefined;
+    const existing = target ? await store.conversations.byId(target.conversationId) : await store.conversations.byKey(a.client.id, channel, peer.peer);
     const history = existing
-      ? store.messages.context(existing.id, target ? target.id : Number.MAX_SAFE_INTEGER, options.contextLines).map(toContextLine)
+      ? (await store.messages.context(existing.id, target ? target.id : Number.MAX_SAFE_INTEGER, options.contextLines)).map(toContextLine)
       : [];
-    const question = questionLine(store, a, clock.now());
+    const question = await questionLine(store, a, clock.now());
     const context = target ? history : [...history, question].slice(-options.contextLines);
     const fallbackText = a.client.settings.fallbackText ?? options.defaultFallbackText;
     const purpose = kind === 'website' ? 'website' : 'suggestion';
@@ -149,10 +168,12 @@ export function createMessageService(store: Store, writer: MessageWriter, engine
       }
     },
     /** The stored first response for an exact resend (same signature), if there is one. */
-    storedResponse(clientId: string, eventType: string, msgId: string, contentHash: string): Outcome | null {
+    storedResponse(clientId: string, eventType: string, msgId: string, contentHash: string): Outcome | null | Promise<Outcome | null> {
+      const found = (prior: Awaited<ReturnType<MessageReads['idempotency']['get']>>): Outcome | null =>
+        !prior || prior.contentHash !== contentHash ? null : { kind: 'ok', status: 200, body: prior.body, conversationId: prior.conversationId, msgId, replayed: true };
+      // SQLite answers in this turn (no promise on the replay path); PostgreSQL later.
       const prior = store.idempotency.get(clientId, eventType, msgId);
-      if (!prior || prior.contentHash !== contentHash) return null;
-      return { kind: 'ok', status: 200, body: prior.body, conversationId: prior.conversationId, msgId, replayed: true };
+      return prior instanceof Promise ? prior.then(found) : found(prior);
     },
   };
 }

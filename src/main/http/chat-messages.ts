@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { LIMITS, messageInfoSchema } from '../../shared/protocol/message-schema.ts';
 import { checkScenarioRules, issuesDetail } from '../../shared/protocol/scenario-rules.ts';
-import type { ClientRegistry } from '../auth/client-registry.ts';
-import type { ReplayGuard } from '../auth/replay-guard.ts';
+import type { ActiveClient } from '../auth/client-registry.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
 import { canonicalJson, canonicalJsonInTurns } from '../auth/canonical-json.ts';
 import { signingString, verify } from '../auth/signature.ts';
-import type { MessageService } from '../conversations/message-service.ts';
+import type { Awaitable } from '../store/contract.ts';
 import { EngineTimeout } from '../engines/ask.ts';
 import type { Outcome } from '../conversations/write-commands.ts';
+import type { Accepted } from '../conversations/message-service.ts';
 import { fieldErrors, parseEnvelope } from './envelope.ts';
 import { HttpProblem } from './problem.ts';
 import { unknownFieldsDetail, unknownFieldsOverLimit } from './unknown-fields.ts';
@@ -27,14 +27,39 @@ export interface RequestFacts {
 /** A response: a value to serialize, JSON text serialized earlier, or plain text (metrics). */
 export type Reply = { status: number; headers?: Record<string, string> } & ({ body: unknown } | { json: string } | { text: string });
 
+/**
+ * What the handler needs of the node it runs in. Each may answer now (SQLite: memory and this
+ * thread's database) or later (PostgreSQL: a shared database across the network), so the same
+ * checks run in the same order on both.
+ */
 export interface ChatMessagesDeps {
-  registry: ClientRegistry;
-  replay: ReplayGuard;
+  registry: {
+    lookup(id: string, now: number): Awaitable<ActiveClient | undefined>;
+    /** After a signature failed: the client may have rotated its secret a moment ago. */
+    recheck(id: string, now: number): Awaitable<ActiveClient | undefined>;
+  };
+  /** (client, signature) pairs accepted within the replay window (auth/replay-guard.ts; on PostgreSQL, a table every node shares). */
+  replay: {
+    reserve(clientId: string, signature: string, now: number): Awaitable<boolean>;
+    confirm(clientId: string, signature: string, now: number): Awaitable<void>;
+    release(clientId: string, signature: string): Awaitable<void>;
+  };
   rateLimiter: RateLimiter;
-  service: MessageService;
+  service: {
+    handle(a: Accepted): Promise<Outcome>;
+    storedResponse(clientId: string, eventType: string, msgId: string, contentHash: string): Awaitable<Outcome | null>;
+  };
   clock: Clock;
   timestampToleranceSeconds: number;
+  /**
+   * The store could not be reached (PostgreSQL down or restarting): the request is answered 503
+   * with Retry-After and nothing was stored, so the integrator's retry is safe. SQLite's busy
+   * database is recognised here too.
+   */
+  storeUnavailable?: (error: unknown) => boolean;
 }
+
+const sqliteBusy = (error: unknown): boolean => /database is (locked|busy)/i.test((error as Error)?.message ?? '');
 
 /**
  * Above this body size the checks yield to the event loop between stages: on a 9.3 MB body (two
@@ -55,14 +80,28 @@ function success(outcome: Extract<Outcome, { kind: 'ok' }>, facts: RequestFacts)
 
 /** POST /custom-im/chat-messages: the checks of section 3 in their order, then the scenario. */
 export function createChatMessagesHandler(deps: ChatMessagesDeps) {
-  return async function handle(requestId: string, body: Buffer, facts: RequestFacts): Promise<Reply> {
+  const storeDown = (): HttpProblem =>
+    new HttpProblem('service_unavailable', 'the database cannot be reached; retry shortly (a message with a msg_id is never stored twice)', { headers: { 'retry-after': '5' } });
+
+  async function handle(requestId: string, body: Buffer, facts: RequestFacts): Promise<Reply> {
+    try {
+      return await check(requestId, body, facts);
+    } catch (error) {
+      // From any step that reads the store (the client, the replay table, a stored response, the scenario).
+      if (!(error instanceof HttpProblem) && deps.storeUnavailable?.(error)) throw storeDown();
+      throw error;
+    }
+  }
+  return handle;
+
+  async function check(requestId: string, body: Buffer, facts: RequestFacts): Promise<Reply> {
     const env = parseEnvelope(body);
     facts.clientId = env.client;
     facts.eventType = short(env.messageInfo['event_type'], 32);
     facts.msgId = short(env.messageInfo['msg_id'], 128);
 
     const nowMs = deps.clock.now();
-    let client = deps.registry.lookup(env.client, nowMs);
+    let client = await deps.registry.lookup(env.client, nowMs);
     if (!client) throw new HttpProblem('unknown_client', `no client "${env.client}" is registered`);
     if (!client.enabled) throw new HttpProblem('client_disabled', `client "${env.client}" is disabled`);
 
@@ -88,7 +127,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
     }
     const signed = signingString(env.timestamp, env.client, canonical);
     if (!verify(client.keys, signed, env.signature)) {
-      const fresh = deps.registry.recheck(env.client, nowMs);
+      const fresh = await deps.registry.recheck(env.client, nowMs);
       if (fresh?.enabled && verify(fresh.keys, signed, env.signature)) client = fresh;
       else throw new HttpProblem(
         'invalid_signature',
@@ -101,9 +140,9 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
     if (large) await nextTurn();
     const contentHash = createHash('sha256').update(canonical).digest('hex');
 
-    if (!deps.replay.reserve(client.id, env.signature, nowMs)) {
+    if (!(await deps.replay.reserve(client.id, env.signature, nowMs))) {
       const stored =
-        facts.eventType && facts.msgId ? deps.service.storedResponse(client.id, facts.eventType, facts.msgId, contentHash) : null;
+        facts.eventType && facts.msgId ? await deps.service.storedResponse(client.id, facts.eventType, facts.msgId, contentHash) : null;
       if (stored?.kind === 'ok') return success(stored, facts);
       throw new HttpProblem('replayed_request', 'this exact signed request was already accepted; sign each new request anew');
     }
@@ -143,7 +182,7 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
         outcome = await deps.service.handle({ requestId, client, info, canonicalInfo: canonical, contentHash, signature: env.signature });
       } catch (error) {
         if (error instanceof EngineTimeout) throw new HttpProblem('engine_timeout', error.message);
-        if (/database is (locked|busy)/i.test((error as Error).message)) {
+        if (sqliteBusy(error)) {
           // Another process (the CLI, a backup) held the write lock past the busy timeout.
           throw new HttpProblem('service_unavailable', 'the database is busy; nothing was stored, retry shortly', {
             headers: { 'retry-after': '1' },
@@ -157,10 +196,10 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
       accepted = true;
       return success(outcome, facts);
     } finally {
-      if (accepted) deps.replay.confirm(client.id, env.signature, nowMs);
-      else deps.replay.release(client.id, env.signature);
+      if (accepted) await deps.replay.confirm(client.id, env.signature, nowMs);
+      else await deps.replay.release(client.id, env.signature);
     }
-  };
+  }
 }
 
 export type ChatMessagesHandler = ReturnType<typeof createChatMessagesHandler>;

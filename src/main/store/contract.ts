@@ -37,3 +37,15 @@ export interface IngestStore {
   readonly workspace: Part<'workspace', 'heldByConsole'>;
   readonly requestLog: Part<'requestLog', 'insert' | 'addToAggregate'>;
 }
+
+/**
+ * What the quiet-period auto reply (reply-commands.ts, the schedulers that fire it) needs of a
+ * store: the pending customer messages, the engine's context lines, the per-minute cap's reply
+ * times, and the writes that commit an answer. commitAutoReply and settleReplies declare it, so
+ * both stores must have every function they call.
+ */
+export interface ReplyStore {
+  readonly conversations: Part<'conversations', 'byId' | 'flagNeedsHuman' | 'touch'>;
+  readonly messages: Part<'messages', 'insertReply' | 'settleReply' | 'pendingReplies' | 'autoReplyTimesSince' | 'context'>;
+  readonly deliveries: Part<'deliveries', 'insert'>;
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from './db.ts';
 
 /** "Also asked as": other ways customers put the entry's question. */
-const phrasingsSchema = z.array(z.string());
+export const phrasingsSchema = z.array(z.string());
 export const parsePhrasings = (json: string): string[] => phrasingsSchema.parse(JSON.parse(json));
 
 /** What makes two phrasings the same: case, spacing and punctuation do not ("Can I pay?" = "can i pay"). */

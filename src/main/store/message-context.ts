@@ -4,7 +4,8 @@ import type { ContextLine } from '../engines/engine.ts';
 import type { ReplyKind } from './messages.ts';
 import { contextQuote, quoteQueries } from './quotes.ts';
 import { shownOf } from './info-sql.ts';
-import { parseShown, quoteTextOfShown } from './shown-info.ts';
+import { parseShown, quoteTextOfShown, type ShownInfoRow } from './shown-info.ts';
+import type { QuotedLine } from '../../shared/console-api.ts';
 
 /** One line of a conversation as the engines see it: what was said, no suggestions. */
 export type ContextEntry = ContextLine & { kind: 'message' | 'reply'; id: number; msgId: string };
@@ -47,6 +48,70 @@ export function interleave<M extends { id: number }, R extends { id: number }>(
   return keyed.sort((a, b) => a.order - b.order || a.id - b.id).map((k) => k.item);
 }
 
+/** A message row of the context read, as either store reads it (`shown`: null when its message_info is not JSON). */
+export interface ContextMessage {
+  id: number;
+  msgId: string;
+  role: MessageRole;
+  fromUserId: string | null;
+  content: string | null;
+  receivedAt: number;
+  knownName: string | null;
+  shown: ShownInfoRow | null;
+}
+
+/** A reply row of the context read (no suggestions, no handoffs), as either store reads it. */
+export interface ContextReply {
+  id: number;
+  kind: ReplyKind;
+  operatorName: string | null;
+  msgId: string;
+  afterMessageId: number;
+  content: string;
+  createdAt: number;
+}
+
+/**
+ * The context lines from the newest `limit` messages and replies up to a message (each newest
+ * first, as read) and the quotes they name (`found`): shared by the SQLite and PostgreSQL reads.
+ */
+export function contextEntries(rows: readonly ContextMessage[], found: Map<string, QuotedLine>, replyRows: readonly ContextReply[], limit: number): ContextEntry[] {
+  const messages = rows.map((m): ContextEntry => {
+    const own = m.shown;
+    // The latest name this sender was sent under, else the one on this line.
+    const name = m.knownName ?? own?.name ?? null;
+    const quoted = contextQuote(own?.quoted_id ?? null, quoteTextOfShown(own), found.get(own?.quoted_id ?? ''));
+    return {
+      kind: 'message',
+      id: m.id,
+      msgId: m.msgId,
+      role: m.role,
+      speaker: name ?? m.fromUserId,
+      ...(name ? { speakerName: name } : {}),
+      content: m.content ?? '',
+      at: m.receivedAt,
+      ...(quoted ? { quoted } : {}),
+    };
+  });
+  const replies = replyRows.map((r): ContextEntry & { afterMessageId: number } => ({
+    kind: 'reply',
+    id: r.id,
+    msgId: r.msgId,
+    role: r.kind === 'operator' ? 'staff' : 'ai',
+    speaker: r.operatorName,
+    ...(r.operatorName ? { speakerName: r.operatorName } : {}),
+    content: r.content,
+    at: r.createdAt,
+    afterMessageId: r.afterMessageId,
+  }));
+  return interleave(messages, replies)
+    .slice(-limit)
+    .map(({ kind, id, msgId, ...line }): ContextEntry => {
+      const { afterMessageId: _, ...rest } = line as typeof line & { afterMessageId?: number };
+      return { kind, id, msgId, ...rest };
+    });
+}
+
 /**
  * The engine context read on its own: the engine thread runs it on its read-only connection, so
  * auto replies need no read on the main thread. People are named as the console names them (the
@@ -74,45 +139,22 @@ export function messageContext(db: Db) {
    * are not part of what was said.
    */
   return function context(conversationId: string, uptoId: number, limit: number): ContextEntry[] {
-    const rows = recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[];
-    const shown = rows.map((m) => parseShown(m.shown));
-    const found = rows.length > 0 ? lookUp(rows[0]!.client_id, shown.flatMap((s) => s?.quoted_id ?? [])) : new Map();
-    const messages = rows.map((m, i): ContextEntry => {
-      const own = shown[i] ?? null;
-      // The latest name this sender was sent under, else the one on this line.
-      const name = m.known_name ?? own?.name ?? null;
-      const quoted = contextQuote(own?.quoted_id ?? null, quoteTextOfShown(own), found.get(own?.quoted_id ?? ''));
-      return {
-        kind: 'message',
-        id: m.id,
-        msgId: m.msg_id,
-        role: m.role,
-        speaker: name ?? m.from_user_id,
-        ...(name ? { speakerName: name } : {}),
-        content: m.content ?? '',
-        at: m.received_at,
-        ...(quoted ? { quoted } : {}),
-      };
-    });
-    const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map((r): ContextEntry & { afterMessageId: number } => {
-      const operator = r.operator ? ((JSON.parse(r.operator) as { name?: string }).name ?? null) : null;
-      return {
-        kind: 'reply',
+    const raw = recentMessages.all(conversationId, uptoId, limit) as unknown as RawMessage[];
+    const rows = raw.map(
+      (m): ContextMessage => ({ id: m.id, msgId: m.msg_id, role: m.role, fromUserId: m.from_user_id, content: m.content, receivedAt: m.received_at, knownName: m.known_name, shown: parseShown(m.shown) }),
+    );
+    const found = raw.length > 0 ? lookUp(raw[0]!.client_id, rows.flatMap((m) => m.shown?.quoted_id ?? [])) : new Map<string, QuotedLine>();
+    const replies = (recentReplies.all(conversationId, uptoId, limit) as unknown as RawReply[]).map(
+      (r): ContextReply => ({
         id: r.id,
+        kind: r.kind,
+        operatorName: r.operator ? ((JSON.parse(r.operator) as { name?: string }).name ?? null) : null,
         msgId: r.msg_id,
-        role: r.kind === 'operator' ? 'staff' : 'ai',
-        speaker: operator,
-        ...(operator ? { speakerName: operator } : {}),
-        content: r.content,
-        at: r.created_at,
         afterMessageId: r.after_message_id,
-      };
-    });
-    return interleave(messages, replies)
-      .slice(-limit)
-      .map(({ kind, id, msgId, ...line }): ContextEntry => {
-        const { afterMessageId: _, ...rest } = line as typeof line & { afterMessageId?: number };
-        return { kind, id, msgId, ...rest };
-      });
+        content: r.content,
+        createdAt: r.created_at,
+      }),
+    );
+    return contextEntries(rows, found, replies, limit);
   };
 }

@@ -23,6 +23,7 @@ const PG_ONLY: Record<string, string> = {
   schema_migrations: 'the version record (SQLite keeps it in PRAGMA user_version)',
   kb_version: "counts knowledge-base changes (SQLite's engine read FTS5's structure record)",
   due_replies: "quiet-period reply timers several nodes share (migration 5); one SQLite process keeps them in memory",
+  replay_signatures: 'replay protection every node shares (migration 6); one SQLite process keeps the window in memory',
 };
 /** PostgreSQL columns and CHECKs with no SQLite twin (migration 5: one SQLite process needs no leases). */
 const PG_ONLY_COLUMNS: Record<string, string[]> = { deliveries: ['lease_holder', 'lease_until', 'lease_count'] };
@@ -268,7 +269,7 @@ describe('PostgreSQL migrations', { skip, timeout: 60_000 }, () => {
         VALUES (1, 'v1', 'auto', 'r1', '[]', 0, 'hi', 0, 'kb', 1);
       INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at)
         VALUES (1, 'r1', 'v1', 'c1', 'http://x/', '{}', 'pending', 5, 1, 1);`);
-    const result = await migratePg(c!);
+    const result = await migratePg(c!, PG_MIGRATIONS, { target: 5 });
     assert.deepEqual(result.applied.map((m) => `${m.version} ${m.name}`), ['5 leases']);
     const d = (await c!.query('SELECT lease_holder, lease_until, lease_count, state FROM deliveries')).rows;
     assert.deepEqual(d, [{ lease_holder: null, lease_until: null, lease_count: 0, state: 'pending' }], 'an old delivery is claimable at once');
@@ -282,6 +283,18 @@ describe('PostgreSQL migrations', { skip, timeout: 60_000 }, () => {
     await assert.rejects(c!.query("UPDATE due_replies SET lease_holder = 'n1'"), check);
     const indexes = (await c!.query<{ n: string }>("SELECT indexname AS n FROM pg_indexes WHERE tablename = 'due_replies' ORDER BY 1")).rows.map((r) => r.n);
     assert.deepEqual(indexes, ['due_replies_due', 'due_replies_pkey']);
+  });
+
+  it('migration 6 (replay signatures) keeps one row per client and signature, found by age for pruning', async () => {
+    const [c] = await freshDatabase();
+    await migratePg(c!, PG_MIGRATIONS, { target: 5 });
+    assert.deepEqual((await migratePg(c!)).applied.map((m) => `${m.version} ${m.name}`), ['6 replay-signatures']);
+    const put = (client: string, at: number) => c!.query('INSERT INTO replay_signatures (client_id, signature, seen_at) VALUES ($1, $2, $3)', [client, 'sig', at]);
+    await put('c1', 1);
+    await put('c2', 1);
+    await assert.rejects(put('c1', 2), (e: pg.DatabaseError) => e.code === '23505');
+    const indexes = (await c!.query<{ n: string }>("SELECT indexname AS n FROM pg_indexes WHERE tablename = 'replay_signatures' ORDER BY 1")).rows.map((r) => r.n);
+    assert.deepEqual(indexes, ['replay_signatures_pkey', 'replay_signatures_seen']);
   });
 
   it('finds a Chinese message among thousands through the trigram index', async () => {

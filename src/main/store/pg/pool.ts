@@ -29,13 +29,30 @@ export interface PgPoolOptions {
   applicationName?: string;
   /** An idle connection's error (the server restarted, the connection was killed); default: to stderr. */
   onIdleError?: (error: Error) => void;
+  /**
+   * How long a query waits for a connection (a new one's handshake, or a free one in a full
+   * pool) before it fails, so that a request meets a 503 rather than waiting on a database that
+   * is down. Default 5 s.
+   */
+  connectTimeoutMs?: number;
 }
 
 export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName ?? 'switchboard', types: pgTypes });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'switchboard',
+    types: pgTypes,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+  });
   // node-postgres emits an idle connection's failure on the pool: unheard, it would end the process.
   // The pool drops that connection by itself; the next query opens another.
-  pool.on('error', options.onIdleError ?? ((error) => console.error(`PostgreSQL: an idle connection failed: ${error.message}`)));
+  const onError = options.onIdleError ?? ((error: Error) => console.error(`PostgreSQL: an idle connection failed: ${error.message}`));
+  pool.on('error', onError);
+  // A connection checked out between two queries (a transaction while JavaScript works) that the
+  // server ends (a restart, a failover) emits 'error' on its client, not the pool's: unheard, that
+  // ends the process. Heard here, the holder's next query fails instead, as a 503 or a retry.
+  pool.on('connect', (client) => client.on('error', (error) => onError(error)));
   return pool;
 }
 
@@ -44,3 +61,31 @@ export const PG_RETRYABLE = new Set(['23505', '40001', '40P01']);
 
 export const pgCodeOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : undefined;
+
+/** Network errors of a socket to the server: the database is down, restarting or unreachable. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * True when an error means PostgreSQL cannot be reached right now, rather than that a request
+ * or a query is wrong: the node answers 503 with Retry-After and recovers by itself when the
+ * server is back (the pool opens fresh connections). SQLSTATE class 08 (connection exception),
+ * 57P01–57P03 (the server shutting down, crashed, or starting), and node-postgres's own errors
+ * for a connection that ended or could not be had in time.
+ */
+export function isPgUnavailable(error: unknown): boolean {
+  const code = pgCodeOf(error);
+  if (code !== undefined && (NETWORK_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code))) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|the database system is (starting up|shutting down)/i.test(message);
+}
+
+/** A store URL as logs and messages show it: the password replaced. */
+export function redactedStoreUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}

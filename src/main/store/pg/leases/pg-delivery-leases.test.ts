@@ -206,6 +206,40 @@ describe('PostgreSQL delivery leases across nodes', { skip, timeout: 120_000 }, 
     assert.deepEqual((await b!.q.claimDeliveries('b', T0 + 5, 10, 60_000)).map((d) => d.id), [d1!.id]);
   });
 
+  it('a dead delivery retried while another node’s claim of a newer one is committing: never both in flight', async () => {
+    const [a, b] = await nodes(2);
+    await seedDeliveries(a!.pool, { conversations: 1, perConversation: 2, dueFrom: T0, dueTo: T0 });
+    const [d1] = await a!.q.claimDeliveries('a', T0, 10, 60_000);
+    await a!.q.completeDelivery(d1!.id, d1!.lease, { ...sent(T0), outcome: { kind: 'dead', status: 400, error: 'HTTP 400' } });
+    // Node "slow"'s claim statement pauses after it picked d2 (its snapshot saw d1 dead) and before it commits.
+    await a!.pool.query(`
+      CREATE FUNCTION pause_slow_claim() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.lease_holder = 'slow' AND OLD.lease_holder IS DISTINCT FROM 'slow' THEN PERFORM pg_sleep(0.5); END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER pause_slow_claim BEFORE UPDATE ON deliveries FOR EACH ROW EXECUTE FUNCTION pause_slow_claim();`);
+    const slow = a!.q.claimDeliveries('slow', T0 + 1, 10, 60_000);
+    for (let i = 0; ; i++) {
+      const waiting = await b!.pool.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'");
+      if (waiting.rowCount) break;
+      assert.ok(i < 500, 'the slow claim never paused');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    // Meanwhile the console retries d1, and node b claims: it cannot see the slow node's claim yet.
+    await b!.pool.query("UPDATE deliveries SET state = 'pending', round_attempts = 0, next_attempt_at = $2 WHERE id = $1", [d1!.id, T0 + 2]);
+    const fast = await b!.q.claimDeliveries('b', T0 + 3, 10, 60_000);
+    const slowGot = await slow;
+    const claimed = [...fast, ...slowGot].map((d) => d.id);
+    assert.ok(claimed.length <= 1, `one of the conversation at most, got ${claimed.join(', ')}`);
+    const leased = (await a!.pool.query<{ id: string }>("SELECT id FROM deliveries WHERE state = 'pending' AND lease_until > $1", [T0 + 3])).rows.map((r) => Number(r.id));
+    assert.deepEqual(leased, claimed, 'what the claims returned is what is leased');
+    // Whatever lost the race goes in order afterwards: d1 first, then d2.
+    for (const d of [...fast, ...slowGot]) await a!.q.releaseDelivery(d.id, d.lease);
+    const [next] = await b!.q.claimDeliveries('b', T0 + 4, 10, 60_000);
+    assert.equal(next!.id, d1!.id);
+  });
+
   it('claims the earliest due first, whatever the ids', async () => {
     const [a] = await nodes(1);
     await seedDeliveries(a!.pool, { conversations: 30, perConversation: 1, dueFrom: T0 - 60_000, dueTo: T0 });

@@ -86,6 +86,26 @@ export const CLAIM_DELIVERIES_SQL = claimSql(false);
 export const CLAIM_LANE_SQL = claimSql(true);
 
 /**
+ * The claim's second look, in a snapshot taken after its commit. A claim's rule is checked in the
+ * snapshot its statement began with, so two claims committing at once can each miss the other:
+ * node A picks d2 while d1 is dead; the console retries d1; node B, not yet seeing A's lease on
+ * d2, picks d1. Here each claimed delivery whose conversation now has another pending delivery
+ * that is older or leased is given back (its lease cleared, so no wait). Of two such claims at
+ * least one sees the other (each looks after its own commit, so they cannot both look before the
+ * other's), and both may give back: the next claim takes them in order. Claims run as statements
+ * of their own (a pool), as the outbox makes them: inside a transaction kept open the claim is
+ * committed only after this look.
+ */
+const RECHECK_SQL = `
+  UPDATE deliveries d SET lease_holder = NULL, lease_until = NULL
+  FROM unnest($2::bigint[], $3::int[]) AS h(id, count)
+  WHERE d.id = h.id AND d.lease_holder = $1 AND d.lease_count = h.count AND d.state = 'pending'
+    AND EXISTS (SELECT 1 FROM deliveries e
+                WHERE e.conversation_id = d.conversation_id AND e.state = 'pending' AND e.id <> d.id
+                  AND (e.id < d.id OR e.lease_until > $4))
+  RETURNING d.id`;
+
+/**
  * The holder's attempt, in one statement: the delivery's new state and the attempt's row, only
  * while this claim is still the delivery's (holder and claim number) and it is pending. The
  * lease ends with it: a retry is claimable again at its time.
@@ -140,7 +160,12 @@ export function pgDeliveryLeases(db: Queryable) {
         ? await db.query(CLAIM_LANE_SQL, [now, limit, nodeId, leaseMs, lane.clientId, lane.origin])
         : await db.query(CLAIM_DELIVERIES_SQL, [now, limit, nodeId, leaseMs]);
       // UPDATE … RETURNING keeps no order.
-      return r.rows.map(toClaimed).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
+      const claimed = r.rows.map(toClaimed).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
+      if (claimed.length === 0) return claimed;
+      const back = await db.query(RECHECK_SQL, [nodeId, claimed.map((d) => d.id), claimed.map((d) => d.lease.count), now]);
+      if (back.rows.length === 0) return claimed;
+      const given = new Set(back.rows.map((row) => int8.parse(row['id'])));
+      return claimed.filter((d) => !given.has(d.id));
     },
     /**
      * Extends the leases this node still holds to now + leaseMs, one statement for all; returns

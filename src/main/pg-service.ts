@@ -1,0 +1,316 @@
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
+import type { ServerConfig } from './config/server-config.ts';
+import type { SecretBox } from './auth/secret-box.ts';
+import { createClientRegistry } from './auth/client-registry.ts';
+import { pruneSignatures, ReplayedSignature } from './auth/pg-replay-claims.ts';
+import { createRateLimiter } from './auth/rate-limiter.ts';
+import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.ts';
+import { openPgPool, isPgUnavailable } from './store/pg/pool.ts';
+import { migratePg } from './store/pg/migrate.ts';
+import { createConfigMirror } from './store/pg/config-mirror.ts';
+import { pgMessageReads } from './store/pg/message-reads.ts';
+import { pgIngestStore } from './store/pg/ingest-queries.ts';
+import { pgReplyStore } from './store/pg/reply-queries.ts';
+import type { Engine } from './engines/engine.ts';
+import { createKbEngine } from './engines/kb-engine.ts';
+import { createIndexedKnowledge } from './engines/kb-index.ts';
+import { thresholdSource } from './engines/kb-threshold.ts';
+import { createEngineRouter } from './engines/router.ts';
+import { createMessageService, type MessageReads } from './conversations/message-service.ts';
+import { createPgIngestRunner } from './conversations/pg-ingest-runner.ts';
+import type { IngestCommand } from './conversations/ingest-commands.ts';
+import { createChatMessagesHandler } from './http/chat-messages.ts';
+import { HttpProblem } from './http/problem.ts';
+import { createHttpServer, CHAT_PATH } from './http/server.ts';
+import { createMetrics, eventLoopDelayGauges, monitorLoopDelay } from './http/metrics.ts';
+import { createRequestLogger } from './http/request-logger.ts';
+import { createIntakeBudget } from './http/intake-budget.ts';
+import { createSender, type Resolver } from './delivery/sender.ts';
+import { createPgOutbox } from './delivery/pg-outbox.ts';
+import { createPgReplyWorker } from './autoreply/pg-reply-worker.ts';
+import { createTurnSlicer, INGEST_TURN_BUDGET_MS } from './loop/turn-slicer.ts';
+import { nextTurn, quiesce, type BusyPart, type QuiesceOptions } from './loop/quiesce.ts';
+import { idleWaiters } from './loop/quiesce.ts';
+
+export interface PgServiceOptions {
+  config: ServerConfig;
+  /** postgres://… (the --store flag, SWITCHBOARD_STORE or the config's `store`). */
+  storeUrl: string;
+  /** Opens client secrets and engine keys: the key every node shares. */
+  secretBox: SecretBox;
+  clock?: Clock;
+  engine?: Engine;
+  log?: (line: string) => void;
+  resolve?: Resolver;
+  random?: () => number;
+  /** This node's name in leases and pg_stat_activity; default: host, process id and a random suffix. */
+  nodeId?: string;
+  /** Connections this node keeps to PostgreSQL (default 10). */
+  poolMax?: number;
+}
+
+export interface RunningPgService {
+  endpointUrl: string;
+  port: number;
+  host: string;
+  nodeId: string;
+  /** The sealed values this node must open with its key (serve's check at start). */
+  sealedValues(): Array<{ label: string; sealed: string }>;
+  /** As RunningService.quiesce: resolves once nothing set in motion is still running on this node. */
+  quiesce(options?: QuiesceOptions): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** U+0000 as JSON writes it: \u0000 after an even number of backslashes (an odd one would make the text a literal backslash). */
+const HOLDS_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+
+/** Replay pairs older than the window leave the shared table this often (any node may prune). */
+const REPLAY_PRUNE_MS = 60_000;
+
+/**
+ * A node of a Switchboard that keeps its data in PostgreSQL (issue 30): the integrator's endpoint,
+ * the quiet-period auto replies and the outbox, any number of them on one database. It holds no
+ * state another node needs: a request may reach any node, a node may die, and what it had
+ * claimed (a reply due, a delivery) is taken over by another once its lease runs out.
+ */
+export async function startPgService(options: PgServiceOptions): Promise<RunningPgService> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const pool = openPgPool(options.storeUrl, {
+    max: options.poolMax ?? 10,
+    applicationName: `switchboard ${nodeId}`.slice(0, 63),
+    onIdleError: (error) => log(`PostgreSQL: an idle connection failed: ${error.message}`),
+  });
+  const closers: Array<() => Promise<void> | void> = [() => pool.end()];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  try {
+    // One node at a time (an advisory lock); the others wait, then find nothing left to apply.
+    const client = await pool.connect();
+    try {
+      const migrated = await migratePg(client);
+      if (migrated.applied.length > 0) log(`PostgreSQL: applied migrations ${migrated.applied.map((m) => m.version).join(', ')}`);
+    } finally {
+      client.release();
+    }
+    const mirror = createConfigMirror(pool, log);
+    await mirror.refresh();
+    mirror.start();
+    closers.push(() => mirror.stop());
+    return await serve(options, { clock, log, nodeId, pool, mirror, closers, closeAll });
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+interface Parts {
+  clock: Clock;
+  log: (line: string) => void;
+  nodeId: string;
+  pool: ReturnType<typeof openPgPool>;
+  mirror: ReturnType<typeof createConfigMirror>;
+  closers: Array<() => Promise<void> | void>;
+  closeAll(): Promise<void>;
+}
+
+async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirror, closers, closeAll }: Parts): Promise<RunningPgService> {
+  const { config } = options;
+  const box = options.secretBox;
+  const registry = createClientRegistry(mirror, box, log);
+  const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
+  const replayWindowMs = config.replayWindowSeconds * 1000;
+  const pruneTimer = setInterval(() => {
+    pruneSignatures(pool, clock.now() - replayWindowMs).catch((error: unknown) => log(`replay protection: pruning failed: ${(error as Error).message}`));
+  }, REPLAY_PRUNE_MS);
+  pruneTimer.unref();
+  closers.push(() => clearInterval(pruneTimer));
+
+  const knowledge = createIndexedKnowledge(mirror.kb);
+  const kbOptions = { threshold: thresholdSource(mirror.settings, config.kbThreshold), queryMessages: 3 };
+  const engine: Engine =
+    options.engine ??
+    createEngineRouter({
+      builtin: createKbEngine(knowledge, kbOptions),
+      knowledge,
+      engineOf: (clientId) => lookupClient(clientId)?.settings.engine ?? BUILTIN_ENGINE,
+      load: (name) => {
+        const row = mirror.engines.get(name);
+        if (!row) return undefined;
+        const sealed = row.apiKeySealed;
+        return { name, config: row.config, apiKey: () => (sealed ? box.open(sealed) : null), updatedAt: row.updatedAt };
+      },
+    });
+
+  const metrics = createMetrics();
+  const runner = createPgIngestRunner(pool, { replayWindowMs });
+  // Commands in flight on this node (a transaction each), for quiesce.
+  let running = 0;
+  const ran = idleWaiters();
+  const submit = async (command: IngestCommand) => {
+    running++;
+    try {
+      return await runner.run(command);
+    } finally {
+      running--;
+      ran.release();
+    }
+  };
+  const ingest = pgIngestStore(pool);
+  const reads: MessageReads = {
+    ...pgMessageReads(pool),
+    messages: { ...pgMessageReads(pool).messages, context: pgReplyStore(pool).messages.context },
+    conversations: ingest.conversations,
+    idempotency: ingest.idempotency,
+  };
+
+  const slicer = createTurnSlicer({ onError: (error) => log(`sliced task failed: ${(error as Error).message}`) });
+  const ingestSlicer = createTurnSlicer({ budgetMs: INGEST_TURN_BUDGET_MS, onError: (error) => log(`sliced request failed: ${(error as Error).message}`) });
+  const sender = createSender({ resolve: options.resolve, timeoutMs: config.deliveryTimeoutMs, maxSockets: config.deliveryConcurrency });
+  closers.push(() => sender.close());
+  const outbox = createPgOutbox({
+    pool,
+    send: sender,
+    clock,
+    nodeId,
+    lookupClient,
+    concurrency: config.deliveryConcurrency,
+    perClient: config.deliveryConcurrencyPerClient,
+    perOrigin: config.deliveryConcurrencyPerOrigin,
+    random: options.random,
+    ...(config.deliveryLeaseSeconds !== undefined ? { leaseMs: config.deliveryLeaseSeconds * 1000 } : {}),
+    onAttempt: (verdict) => metrics.deliveryAttempt(verdict),
+    log,
+  });
+  const replies = createPgReplyWorker({
+    pool,
+    engine,
+    clock,
+    nodeId,
+    lookupClient,
+    engineTimeoutMs: config.engineTimeoutMs,
+    contextLines: 50,
+    ...(config.replyLeaseSeconds !== undefined ? { leaseMs: config.replyLeaseSeconds * 1000 } : {}),
+    onDelivery: () => outbox.notify(),
+    log,
+  });
+  const service = createMessageService(reads, { submit }, engine, clock, {
+    engineTimeoutMs: config.engineTimeoutMs,
+    defaultFallbackText: config.fallbackText,
+    contextLines: 50,
+    onStored: (eventType) => metrics.messageStored(eventType),
+    // The timer is a row written with the message; this node looks for due work now rather than at its next poll.
+    onReplyScheduled: () => replies.notify(),
+  });
+  const requestLog = createRequestLogger(config.requestLogAggregation, (command) => {
+    submit(command).catch((error: unknown) => log(`request log write failed: ${(error as Error).message}`));
+  });
+  const intake = createIntakeBudget(config.intake);
+  const http = createHttpServer({
+    chatMessages: createChatMessagesHandler({
+      registry: {
+        // A client this node has not seen yet may have been added a moment ago on another machine.
+        lookup: (id, now) => registry.lookup(id, now) ?? mirror.refresh().then(() => registry.recheck(id, now)),
+        recheck: (id, now) => mirror.refresh().then(() => registry.recheck(id, now)),
+      },
+      // The signature is claimed in the request's own transaction (createPgIngestRunner), not before it.
+      replay: { reserve: () => true, confirm: () => {}, release: () => {} },
+      rateLimiter: createRateLimiter(config.rateLimit),
+      service: {
+        handle: (a) => {
+          // PostgreSQL's text cannot hold U+0000 (SQLite's can): refused before anything is stored, naming why.
+          if (HOLDS_NUL.test(a.canonicalInfo)) {
+            return Promise.reject(new HttpProblem('validation_failed', 'message_info contains U+0000 (a NUL character), which this installation\'s database (PostgreSQL) cannot store; remove it and send again', {
+              errors: [{ path: 'message_info', message: 'contains U+0000' }],
+            }));
+          }
+          return service.handle(a).catch(async (error: unknown) => {
+            if (!(error instanceof ReplayedSignature)) throw error;
+            // As the in-memory guard's refusal: an exact retry of an accepted msg_id gets its first response.
+            const stored = a.info.msg_id ? await service.storedResponse(a.client.id, a.info.event_type, a.info.msg_id, a.contentHash) : null;
+            if (stored) return stored;
+            throw new HttpProblem('replayed_request', 'this exact signed request was already accepted; sign each new request anew');
+          });
+        },
+        storedResponse: service.storedResponse,
+      },
+      clock,
+      timestampToleranceSeconds: config.timestampToleranceSeconds,
+      storeUnavailable: isPgUnavailable,
+    }),
+    metrics,
+    clock,
+    bodyLimitBytes: config.bodyLimitBytes,
+    slicer: ingestSlicer,
+    preAuthGate: createPreAuthGate(createAddressLimiter(config.addressRateLimit)),
+    intake,
+    logRequest: (entry, authenticated) => void requestLog.log(entry, authenticated),
+    logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
+    logInfo: log,
+  });
+  metrics.gauge('switchboard_http_in_flight', 'Requests being processed.', () => http.inFlight());
+  metrics.gauge('switchboard_ingest_queued', 'Chat messages read and waiting for their turn on the main thread.', () => ingestSlicer.pending());
+  metrics.gauge('switchboard_pg_pool_waiting', 'Queries waiting for a PostgreSQL connection on this node.', () => pool.waitingCount);
+  metrics.gauge('switchboard_pg_pool_connections', 'Connections this node holds to PostgreSQL.', () => pool.totalCount);
+  const loopDelay = monitorLoopDelay(10);
+  eventLoopDelayGauges(metrics, loopDelay);
+  closers.push(() => loopDelay.stop());
+  const flushTimer = setInterval(() => requestLog.flush(clock.now()), 1000);
+  flushTimer.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    http.server.once('error', reject);
+    http.server.listen(config.port, config.host, () => {
+      http.server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (error: unknown) => {
+    clearInterval(flushTimer);
+    await closeAll();
+    throw error;
+  });
+  replies.start();
+  outbox.start();
+  const address = http.server.address() as AddressInfo;
+  const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const endpointUrl = `http://${hostInUrl}:${address.port}${CHAT_PATH}`;
+
+  const busyParts: BusyPart[] = [
+    { name: 'requests in flight', busy: () => http.inFlight() + ingestSlicer.pending(), settled: () => (http.inFlight() > 0 ? http.requestEnded() : nextTurn()) },
+    { name: 'commands in their transaction', busy: () => running, settled: () => ran.wait() },
+    { name: 'timers due on the clock', busy: () => clock.due?.() ?? 0, settled: () => new Promise((r) => setTimeout(r, 0)) },
+    { name: 'sliced work queued', busy: () => slicer.pending() },
+    { name: 'replies being made', busy: () => replies.firing(), settled: () => replies.fireEnded() },
+    { name: 'delivery attempts in flight', busy: () => outbox.busy(), settled: () => (outbox.inFlight() > 0 ? outbox.attemptEnded() : nextTurn()) },
+  ];
+
+  let stopped: Promise<void> | null = null;
+  return {
+    endpointUrl,
+    port: address.port,
+    host: address.address,
+    nodeId,
+    sealedValues: () => mirror.sealedValues(),
+    quiesce: (q) => quiesce(busyParts, q),
+    stop() {
+      stopped ??= (async () => {
+        clearInterval(flushTimer);
+        await http.close();
+        requestLog.flush(clock.now(), true);
+        await replies.stop();
+        await outbox.stop();
+        // The last request-log writes and lease releases before the pool closes.
+        while (running > 0) await ran.wait();
+        await closeAll();
+      })();
+      return stopped;
+    },
+  };
+}

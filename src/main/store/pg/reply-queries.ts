@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import type { ReplyStore } from '../contract.ts';
+import type { DeliveryRow, DeliveryKind } from '../deliveries.ts';
+import { originOf } from '../delivery-lanes.ts';
+import type { PendingReply, ReplyOutcome } from '../messages.ts';
+import { pgIngestStore } from './ingest-queries.ts';
+import { pgMessageContext } from './context-queries.ts';
+import { int8 } from './leases/lease.ts';
+import type { PgQueryable } from './pool.ts';
+
+const PENDING_SELECT = `SELECT id, conversation_id, client_id, msg_id, from_user_id, content, message_info::jsonb ->> 'send_url' AS send_url,
+  create_timestamp, received_at FROM messages`;
+const PENDING_OF_SQL = `${PENDING_SELECT} WHERE conversation_id = $1 AND reply_outcome = 'pending' ORDER BY id`;
+const ALL_PENDING_SQL = `${PENDING_SELECT} WHERE reply_outcome = 'pending' ORDER BY id`;
+
+const pendingRow = z.object({
+  id: int8,
+  conversation_id: z.string(),
+  client_id: z.string(),
+  msg_id: z.string(),
+  from_user_id: z.string().nullable(),
+  content: z.string().nullable(),
+  send_url: z.string().nullable(),
+  create_timestamp: int8.nullable(),
+  received_at: int8,
+});
+
+const toPending = (raw: unknown): PendingReply => {
+  const r = pendingRow.parse(raw);
+  return {
+    id: r.id,
+    conversationId: r.conversation_id,
+    clientId: r.client_id,
+    msgId: r.msg_id,
+    fromUserId: r.from_user_id,
+    content: r.content ?? '',
+    sendUrl: r.send_url,
+    createTimestamp: r.create_timestamp,
+    receivedAt: r.received_at,
+  };
+};
+
+type NewDelivery = Omit<DeliveryRow, 'id' | 'kind' | 'origin' | 'attempts' | 'roundAttempts' | 'lastStatus' | 'lastError' | 'updatedAt'> & { kind?: DeliveryKind };
+
+/**
+ * The auto reply's part of the store (ReplyStore) on PostgreSQL: the same functions and results
+ * as the SQLite store's, on the connection of the caller's transaction. What the ingest commands
+ * already have (byId, flagNeedsHuman, touch, insertReply) is pgIngestStore's own.
+ */
+export function pgReplyStore(db: PgQueryable): ReplyStore {
+  const ingest = pgIngestStore(db);
+  return {
+    conversations: {
+      byId: ingest.conversations.byId,
+      flagNeedsHuman: ingest.conversations.flagNeedsHuman,
+      touch: ingest.conversations.touch,
+    },
+    messages: {
+      // node-postgres reads bigint as text unless the pool parses it (openPgPool does): a number either way.
+      insertReply: async (r) => Number(await ingest.messages.insertReply(r)),
+      async settleReply(id: number, outcome: Exclude<ReplyOutcome, 'pending'>, replyMsgId: string | null, note: string | null): Promise<boolean> {
+        const r = await db.query("UPDATE messages SET reply_outcome = $1, reply_msg_id = $2, reply_note = $3 WHERE id = $4 AND reply_outcome = 'pending'", [outcome, replyMsgId, note, id]);
+        return (r.rowCount ?? 0) > 0;
+      },
+      async pendingReplies(conversationId?: string): Promise<PendingReply[]> {
+        const r = conversationId === undefined ? await db.query(ALL_PENDING_SQL) : await db.query(PENDING_OF_SQL, [conversationId]);
+        return r.rows.map(toPending);
+      },
+      async autoReplyTimesSince(conversationId: string, since: number): Promise<number[]> {
+        const r = await db.query("SELECT created_at FROM replies WHERE conversation_id = $1 AND kind = 'auto' AND created_at >= $2 ORDER BY created_at", [conversationId, since]);
+        return r.rows.map((row) => int8.parse((row as { created_at: unknown }).created_at));
+      },
+      context: pgMessageContext(db),
+    },
+    deliveries: {
+      async insert(d: NewDelivery): Promise<number> {
+        const r = await db.query(
+          `INSERT INTO deliveries (reply_id, reply_msg_id, conversation_id, client_id, send_url, message_info, state, next_attempt_at, created_at, updated_at, kind, origin)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11) RETURNING id`,
+          [d.replyId, d.replyMsgId, d.conversationId, d.clientId, d.sendUrl, d.messageInfo, d.state, d.nextAttemptAt, d.createdAt, d.kind ?? 'auto', originOf(d.sendUrl)],
+        );
+        return int8.parse((r.rows[0] as { id: unknown }).id);
+      },
+    },
+  };
+}
+
+/**
+ * What the ingest transaction needs to set a conversation's reply timer (reply-scheduler.ts's
+ * arm): when its oldest still-pending customer message arrived, and the id of the message just
+ * stored under (client, msg_id). Both read in the caller's transaction, which sees its own insert.
+ */
+export async function pendingSpan(db: PgQueryable, conversationId: string, clientId: string, msgId: string): Promise<{ firstAt: number; messageId: number } | undefined> {
+  const r = (
+    await db.query(
+      `SELECT (SELECT min(received_at) FROM messages WHERE conversation_id = $1 AND reply_outcome = 'pending') AS first_at,
+              (SELECT message_id FROM idempotency WHERE client_id = $2 AND event_type = 'auto_dialog' AND msg_id = $3) AS message_id`,
+      [conversationId, clientId, msgId],
+    )
+  ).rows[0] as { first_at: unknown; message_id: unknown };
+  if (r.first_at === null || r.message_id === null) return undefined;
+  return { firstAt: int8.parse(r.first_at), messageId: int8.parse(r.message_id) };
+}
+
+/** The earliest due time of a reply timer nobody holds (null: none): when a worker should look next. */
+export async function nextReplyDueAt(db: PgQueryable): Promise<number | null> {
+  const r = (await db.query('SELECT min(due_at) AS at FROM due_replies WHERE lease_holder IS NULL')).rows[0] as { at: unknown };
+  return r.at === null ? null : int8.parse(r.at);
+}

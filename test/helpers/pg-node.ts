@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { MAIN_V8_FLAGS } from '../../src/main/runtime-flags.ts';
+import { keyFileBox } from '../../src/main/auth/secret-box.ts';
+import { signBody } from './sign.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** A `npm run serve -- --store postgres://…` node as a real child process. */
+export interface PgNode {
+  child: ChildProcess;
+  endpoint: string;
+  nodeId: string;
+  stderr(): string;
+  exit(): Promise<number | null>;
+  /** SIGTERM and wait for the exit. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts a node on `storeUrl` (a data folder of its own for config.json; the key file every node shares); resolves once it printed its endpoint and store lines. */
+export async function spawnPgNode(dataDir: string, storeUrl: string, keyFile: string, extra: string[] = []): Promise<PgNode> {
+  const child = spawn(
+    process.execPath,
+    [...MAIN_V8_FLAGS, 'src/main/headless.ts', '--port', '0', '--data-dir', dataDir, '--store', storeUrl, '--secret-key-file', keyFile, ...extra],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const lines = createInterface({ input: child.stdout! });
+  let endpoint = '';
+  let nodeId = '';
+  await new Promise<void>((resolve, reject) => {
+    lines.on('line', (line) => {
+      if (line.startsWith('endpoint: ')) endpoint = line.slice(10);
+      const store = /^store: .* \(node (.+)\)$/.exec(line);
+      if (store) nodeId = store[1]!;
+      if (endpoint && nodeId) resolve();
+    });
+    void exited.then((code) => reject(new Error(`serve --store exited with ${code}: ${err}`)));
+  });
+  return {
+    child,
+    endpoint,
+    nodeId,
+    stderr: () => err,
+    exit: () => exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Registers a client straight in the shared database, its secret sealed with the nodes' key file (what `store copy` or the CLI would have written). */
+export async function addPgClient(storeUrl: string, keyFile: string, id: string, secret: string, settings: Record<string, unknown>): Promise<void> {
+  const db = new pg.Client({ connectionString: storeUrl });
+  await db.connect();
+  try {
+    await db.query('INSERT INTO clients (id, enabled, settings, created_at, updated_at) VALUES ($1, 1, $2, 1, 1)', [id, JSON.stringify(settings)]);
+    await db.query('INSERT INTO client_secrets (client_id, sealed, hint, created_at) VALUES ($1, $2, $3, 1)', [id, keyFileBox(keyFile).seal(secret), secret.slice(0, 4)]);
+  } finally {
+    await db.end();
+  }
+}
+
+/** POSTs a signed chat message to a node; returns the status, headers and parsed body. */
+export async function post(endpoint: string, client: string, secret: string, info: Record<string, unknown>, body?: Record<string, unknown>): Promise<{ status: number; headers: Headers; json: Record<string, unknown>; sent: Record<string, unknown> }> {
+  const sent = body ?? signBody(client, secret, info, Math.floor(Date.now() / 1000));
+  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sent) });
+  return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown>, sent };
+}
