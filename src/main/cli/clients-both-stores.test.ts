@@ -218,6 +218,14 @@ describe('a store URL for commands that do not run on PostgreSQL', () => {
     assert.equal(existsSync(databasePath(dataDir)), false);
   });
 
+  it('says a database it cannot reach is unreachable, the password hidden, exit 1', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sb-clients-refuse-'));
+    const r = await cliHereArgs(['clients', 'list', '--data-dir', dataDir, '--store', 'postgres://sb:hunter2@127.0.0.1:9/none']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /^error: cannot reach PostgreSQL at postgres:\/\/sb:\*\*\*@127\.0\.0\.1:9\/none: .*ECONNREFUSED/);
+    assert.ok(!r.stderr.includes('hunter2'));
+  });
+
   it('leaves store copy (its own --to) and secrets new-key (no store) alone', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sb-clients-refuse-'));
     const copy = await cliHereArgs(['store', 'copy', '--data-dir', dataDir], { env: { SWITCHBOARD_STORE: PG } });
