@@ -38,6 +38,7 @@ const { parsePort, UsageError } = await import('./cli/args.ts');
 const { planConsoleListener } = await import('./console-api/console-listener-plan.ts');
 const { urlHost } = await import('./console-api/console-access.ts');
 const { trustedProxiesOf } = await import('./console-api/client-address.ts');
+const { storeOf, STORE_ENV } = await import('./config/store-choice.ts');
 
 /** `npm run serve`: the message endpoint and the browser console, without Electron. */
 async function main(): Promise<void> {
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
     publicOrigin: values['public-origin'],
     trustedProxies: values['trusted-proxy'],
   });
-  const storeUrl = storeOf(values.store, process.env['SWITCHBOARD_STORE'], config.store);
+  const storeUrl = storeOf(values.store, process.env[STORE_ENV], () => config.store);
   // Refused here, before the service opens the database: a wrong flag costs nothing. A PostgreSQL node serves no console yet.
   const listener = storeUrl ? null : planConsoleListener(config, dataDir);
   for (const warning of listener?.warnings ?? []) console.error(warning);
@@ -140,14 +141,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-}
-
-/** The store to use: --store, then SWITCHBOARD_STORE, then config.json's `store`; null for the data folder's SQLite file. */
-function storeOf(flag: string | undefined, env: string | undefined, configured: string | undefined): string | null {
-  const [value, from] = flag !== undefined ? [flag, '--store'] : env ? [env, 'SWITCHBOARD_STORE'] : [configured, 'config.json store'];
-  if (value === undefined || value === '') return null;
-  if (!/^postgres(ql)?:\/\/\S+$/.test(value)) throw new UsageError(`${from} must be a postgres:// URL (or unset for the data folder's SQLite file), got "${value.slice(0, 60)}"`);
-  return value;
 }
 
 /** A node of a PostgreSQL installation (issue 30): the endpoint, auto replies and the outbox; any number of nodes on one database. */

@@ -7,6 +7,8 @@ export interface HereOptions {
   env?: Record<string, string>;
   /** Standard input (--secret-stdin, --api-key-stdin); empty by default, as spawnSync's. */
   input?: string;
+  /** The CLI's clock (what `now` a command records); default the wall clock. */
+  nowMs?: () => number;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function cliHereArgs(args: string[], options: HereOptions = {}): Pr
     warn,
     out: (text) => (stdout += `${text}\n`),
     err: (text) => (stderr += `${text}\n`),
-    nowMs: () => Date.now(),
+    nowMs: options.nowMs ?? (() => Date.now()),
     // receive waits for this once it listens: here it stops at once (tests run a receiver as a process).
     stopped: () => Promise.resolve('SIGTERM'),
     engines: { env, readStdin, warn },

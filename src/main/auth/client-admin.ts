@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { ClientStore } from '../store/contract.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
 import { generateSecret, type SecretBox } from './secret-box.ts';
 
@@ -18,34 +18,36 @@ function checkedSecret(secret: string | undefined): string {
   return secret;
 }
 
-/** Client operations shared by the CLI and the console; each returns a new secret where it makes one. */
-export function clientAdmin(store: Store, box: SecretBox) {
+/**
+ * Client operations shared by the CLI and the console, on either store (each call awaited: a
+ * PostgreSQL store's results are promises); each returns a new secret where it makes one.
+ */
+export function clientAdmin(store: ClientStore, box: SecretBox) {
   return {
-    add(id: string, settings: ClientSettings, now: number, secret?: string): string {
+    async add(id: string, settings: ClientSettings, now: number, secret?: string): Promise<string> {
       if (!CLIENT_ID.test(id)) throw new ClientAdminError('invalid_input', `client ID "${id}" must be 1..128 characters of A-Z a-z 0-9 . _ : -`);
       const value = checkedSecret(secret);
-      store.transaction(() => {
-        if (store.clients.get(id)) throw new ClientAdminError('conflict', `client "${id}" already exists; rotate its secret instead`);
-        store.clients.create(id, settings, now);
-        store.clients.addSecret(id, box.seal(value), value.slice(-4), now);
+      await store.inTransaction(async (tx) => {
+        if (await tx.clients.get(id)) throw new ClientAdminError('conflict', `client "${id}" already exists; rotate its secret instead`);
+        await tx.clients.create(id, settings, now);
+        await tx.clients.addSecret(id, box.seal(value), value.slice(-4), now);
       });
       return value;
     },
-    rotate(id: string, now: number, retirePrevious: boolean, secret?: string): { secret: string; retired: number } {
+    async rotate(id: string, now: number, retirePrevious: boolean, secret?: string): Promise<{ secret: string; retired: number }> {
       const value = checkedSecret(secret);
-      let retired = 0;
-      store.transaction(() => {
-        if (!store.clients.get(id)) throw new ClientAdminError('not_found', `no client "${id}"`);
-        store.clients.addSecret(id, box.seal(value), value.slice(-4), now);
-        if (retirePrevious) retired = store.clients.retireOlderSecrets(id, now);
+      const retired = await store.inTransaction(async (tx) => {
+        if (!(await tx.clients.get(id))) throw new ClientAdminError('not_found', `no client "${id}"`);
+        await tx.clients.addSecret(id, box.seal(value), value.slice(-4), now);
+        return retirePrevious ? await tx.clients.retireOlderSecrets(id, now) : 0;
       });
       return { secret: value, retired };
     },
-    setEnabled(id: string, enabled: boolean, now: number): void {
-      if (!store.clients.setEnabled(id, enabled, now)) throw new ClientAdminError('not_found', `no client "${id}"`);
+    async setEnabled(id: string, enabled: boolean, now: number): Promise<void> {
+      if (!(await store.clients.setEnabled(id, enabled, now))) throw new ClientAdminError('not_found', `no client "${id}"`);
     },
-    setSettings(id: string, settings: ClientSettings, now: number): void {
-      if (!store.clients.setSettings(id, settings, now)) throw new ClientAdminError('not_found', `no client "${id}"`);
+    async setSettings(id: string, settings: ClientSettings, now: number): Promise<void> {
+      if (!(await store.clients.setSettings(id, settings, now))) throw new ClientAdminError('not_found', `no client "${id}"`);
     },
   };
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { defaultDataDir, loadServerConfig } from '../config/server-config.ts';
 import { openDatabase } from '../store/db.ts';
 import { createStore, type Store } from '../store/index.ts';
+import { sqliteClientStore } from '../store/contract.ts';
 import { keyringBox, openKeyring, type Keyring, type SecretBox } from '../auth/secret-box.ts';
 import { KEY_ENV, KEY_FILE_ENV, keyFileModeWarning, resolveKeySource, SecretKeyError } from '../auth/sealing-key.ts';
 import { databasePath } from '../store/data-dir.ts';
@@ -22,8 +23,11 @@ import { consoleOriginOf } from '../accounts/console-origin.ts';
 import { EVAL_USAGE, STORE_USAGE } from './command-usage.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { thresholdSource } from '../engines/kb-threshold.ts';
+import { StoreChoiceError } from '../config/store-choice.ts';
+import { cliStoreUrl, onPostgres, refuseOnPostgres } from './store-target.ts';
 
-const USAGE = `usage: npm run cli -- <command> [--data-dir DIR] [--secret-key-file FILE]
+const USAGE = `usage: npm run cli -- <command> [--data-dir DIR] [--secret-key-file FILE] [--store postgres://USER@HOST/DB]
+  (--store, SWITCHBOARD_STORE or config.json store: clients works on that PostgreSQL database; the other commands refuse it)
   clients add ID [--secret-env NAME | --secret-stdin | --secret S] [SETTINGS]
   clients set ID SETTINGS
   clients show ID | clients list
@@ -177,6 +181,7 @@ const AGENT_FLAGS = ['name', 'role', 'capacity', 'origin'];
 const OPTIONS = {
   'data-dir': { type: 'string' },
   'secret-key-file': { type: 'string' },
+  store: { type: 'string' },
   'new-key-file': { type: 'string' },
   secret: { type: 'string' },
   'secret-env': { type: 'string' },
@@ -245,10 +250,6 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
   try {
     if (group === 'send' || group === 'receive') throw new UsageError(`${group} comes first: npm run cli -- ${group} --help`);
     if (!COMMANDS.includes(group)) throw new UsageError(`unknown command "${group}"; use agents, backup, clients, console, deliveries, engines, eval, kb, secrets, store, send or receive`);
-    if (group === 'backup') {
-      io.out(await backupCommand(databasePath(dataDir), rest));
-      return 0;
-    }
     if (group === 'store') {
       const { storeCommand } = await import('./store-commands.ts');
       io.out(await storeCommand(dataDir, rest, values));
@@ -258,10 +259,23 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
       io.out(newKeyCommand(rest.slice(1)));
       return 0;
     }
+    // store copy (above) has its own --to, and a new key file touches no store: every other group follows the store setting.
+    const storeUrl = cliStoreUrl(values.store, io.env, dataDir);
+    if (storeUrl !== null && group !== 'clients') throw refuseOnPostgres(group);
+    if (group === 'backup') {
+      io.out(await backupCommand(databasePath(dataDir), rest));
+      return 0;
+    }
     // Read when first needed: "clients list" runs without the key, "clients add" needs it.
     let ring: Keyring | undefined;
     const keys = (): Keyring => (ring ??= keyringFor(values['secret-key-file'], dataDir, io));
     const box: SecretBox = { scheme: 'keyfile', seal: (secret) => keyringBox(keys()).seal(secret), open: (sealed) => keyringBox(keys()).open(sealed) };
+    const now = io.nowMs();
+    if (storeUrl !== null) {
+      const flags = { ...values, secret: await secretFrom(values, io) };
+      io.out(await onPostgres(storeUrl, io, (pg) => clientsCommand(pg, box, now, rest, flags)));
+      return 0;
+    }
     const opened = createStore(openDatabase(databasePath(dataDir)));
     store = opened;
     if (group === 'secrets') {
@@ -269,10 +283,9 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
       io.out(outcome.out);
       return outcome.status;
     }
-    const now = Date.now();
     const out =
       group === 'clients'
-        ? clientsCommand(store, box, now, rest, { ...values, secret: await secretFrom(values, io) })
+        ? await clientsCommand(sqliteClientStore(store), box, now, rest, { ...values, secret: await secretFrom(values, io) })
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
@@ -287,6 +300,10 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
     io.out(out);
     return 0;
   } catch (error) {
+    if (error instanceof StoreChoiceError) {
+      io.err(`error: ${error.message}`);
+      return 2;
+    }
     if (error instanceof UsageError) {
       io.err(`error: ${error.message}\n(npm run cli -- --help lists every command and setting)`);
       return 2;

@@ -60,9 +60,9 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
     if (!c) throw new ConsoleError('not_found', `no client "${id}"`);
     return { id: c.id, enabled: c.enabled, settings: c.settings, secrets: store.clients.activeSecrets(id).map((s) => ({ hint: s.hint, createdAt: s.createdAt })), createdAt: c.createdAt };
   };
-  const admin = <T>(fn: () => T): T => {
+  const admin = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
-      const result = fn();
+      const result = await fn();
       deps.invalidateClients();
       return result;
     } catch (error) {
@@ -88,23 +88,23 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
     },
     async addClient(input, caller) {
       const settings = settingsFrom(store, DEFAULT_CLIENT_SETTINGS, input.settings);
-      const secret = admin(() => deps.admin.add(input.id, settings, clock.now()));
+      const secret = await admin(() => deps.admin.add(input.id, settings, clock.now()));
       await deps.auditClientChange(caller, { client: input.id, change: 'add' });
       return { id: input.id, secret };
     },
     async rotateClient(input, caller) {
-      const rotated = admin(() => deps.admin.rotate(input.id, clock.now(), input.retirePrevious));
+      const rotated = await admin(() => deps.admin.rotate(input.id, clock.now(), input.retirePrevious));
       await deps.auditClientChange(caller, { client: input.id, change: 'rotate', retired: rotated.retired });
       return { id: input.id, ...rotated };
     },
     async setClientEnabled(input, caller) {
-      admin(() => deps.admin.setEnabled(input.id, input.enabled, clock.now()));
+      await admin(() => deps.admin.setEnabled(input.id, input.enabled, clock.now()));
       await deps.auditClientChange(caller, { client: input.id, change: input.enabled ? 'enable' : 'disable' });
       return view(input.id);
     },
     async updateClientSettings(input, caller) {
       const settings = settingsFrom(store, view(input.id).settings as ClientSettings, input.settings);
-      admin(() => deps.admin.setSettings(input.id, settings, clock.now()));
+      await admin(() => deps.admin.setSettings(input.id, settings, clock.now()));
       await deps.auditClientChange(caller, { client: input.id, change: 'settings', settings: input.settings });
       return view(input.id);
     },

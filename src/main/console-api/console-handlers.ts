@@ -15,6 +15,7 @@ import { createWorkspaceHandlers } from './workspace-handlers.ts';
 import { createDeliveryHandlers } from './delivery-handlers.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 import { clientAdmin } from '../auth/client-admin.ts';
+import { sqliteClientStore } from '../store/contract.ts';
 import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
 import { createAccountHandlers } from './account-handlers.ts';
 import { createTeamHandlers } from './team-handlers.ts';
@@ -85,7 +86,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     ...createKbThresholdHandlers(deps),
     ...createAdminHandlers({
       ...deps,
-      admin: clientAdmin(store, deps.box),
+      admin: clientAdmin(sqliteClientStore(store), deps.box),
       auditClientChange: async (caller, detail) => {
         const entry = { at: clock.now(), operator: caller.account, action: 'client_settings' as const, conversationId: null, detail: auditDetail(detail) };
         await writer.submit({ kind: 'audit', entry });

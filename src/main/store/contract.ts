@@ -49,3 +49,28 @@ export interface ReplyStore {
   readonly messages: Part<'messages', 'insertReply' | 'settleReply' | 'pendingReplies' | 'autoReplyTimesSince' | 'context'>;
   readonly deliveries: Part<'deliveries', 'insert'>;
 }
+
+/**
+ * What client administration (the CLI's `clients` commands, the console's client handlers,
+ * client-admin.ts) needs of a store: the clients, their secrets, and the engines a client may
+ * choose. The PostgreSQL store has it in pg/client-queries.ts, so an operator on PostgreSQL
+ * manages clients with the same code (issue 30).
+ */
+export interface ClientAdminStore {
+  readonly clients: Part<'clients', 'get' | 'list' | 'create' | 'setEnabled' | 'setSettings' | 'activeSecrets' | 'addSecret' | 'retireOlderSecrets'>;
+  readonly engines: Part<'engines', 'get' | 'list'>;
+}
+
+/** A ClientAdminStore that also runs several calls as one transaction (add: check, create, first secret). */
+export interface ClientStore extends ClientAdminStore {
+  inTransaction<T>(work: (store: ClientAdminStore) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The SQLite store as a ClientStore: its own query groups, and one immediate transaction around
+ * the work's awaits. Its calls return plain values, so the work runs to its end in the microtasks
+ * of the call that started it, before any other request of this process is handled.
+ */
+export function sqliteClientStore(store: Store): ClientStore {
+  return { clients: store.clients, engines: store.engines, inTransaction: (work) => store.transactionAsync(() => work(store)) };
+}

@@ -1,17 +1,13 @@
 import { z } from 'zod';
-import { clientSettingsSchema } from '../../../shared/client-settings.ts';
-import { engineConfigSchema } from '../../../shared/engine-config.ts';
 import type { ClientRow, SecretRow } from '../clients.ts';
 import type { EngineRow } from '../engines.ts';
 import { phrasingsSchema } from '../kb.ts';
 import type { PgQueryable } from './pool.ts';
+import { pgClientRow, pgEngineRow, pgSecretRow } from './client-queries.ts';
 
 type KbRow = { id: number; question: string; answer: string; phrasings: string[] };
 
 const int8 = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
-const clientSchema = z.object({ id: z.string(), enabled: z.number().int(), settings: z.unknown(), created_at: int8, updated_at: int8 });
-const secretSchema = z.object({ id: int8, client_id: z.string(), sealed: z.string(), hint: z.string(), created_at: int8 });
-const engineSchema = z.object({ name: z.string(), kind: z.literal('openai'), config: z.unknown(), api_key_sealed: z.string().nullable(), updated_at: int8 });
 const kbSchema = z.object({ id: int8, question: z.string(), answer: z.string(), phrasings: z.unknown() });
 const settingSchema = z.object({ key: z.string(), value: z.string() });
 
@@ -53,26 +49,19 @@ export function createConfigMirror(db: PgQueryable, log: (line: string) => void 
     ]);
     const print = JSON.stringify([c.rows, s.rows, e.rows, st.rows]);
     if (print !== fingerprint) {
-      clients = c.rows.map((raw) => {
-        const r = clientSchema.parse(raw);
-        const parsed = clientSettingsSchema.safeParse(r.settings);
-        if (!parsed.success) throw new Error(`client ${r.id} has unreadable settings: ${parsed.error.message}`);
-        return { id: r.id, enabled: r.enabled === 1, settings: parsed.data, createdAt: r.created_at, updatedAt: r.updated_at };
-      });
+      clients = c.rows.map(pgClientRow);
       const bySecret = new Map<string, SecretRow[]>();
       for (const raw of s.rows) {
-        const r = secretSchema.parse(raw);
-        const list = bySecret.get(r.client_id) ?? [];
-        list.push({ id: r.id, clientId: r.client_id, sealed: r.sealed, hint: r.hint, createdAt: r.created_at });
-        bySecret.set(r.client_id, list);
+        const r = pgSecretRow(raw);
+        const list = bySecret.get(r.clientId) ?? [];
+        list.push(r);
+        bySecret.set(r.clientId, list);
       }
       secrets = bySecret;
-      engines = new Map(
-        e.rows.map((raw) => {
-          const r = engineSchema.parse(raw);
-          return [r.name, { name: r.name, kind: r.kind, config: engineConfigSchema.parse(r.config), apiKeySealed: r.api_key_sealed, updatedAt: r.updated_at }];
-        }),
-      );
+      engines = new Map(e.rows.map((raw) => {
+        const r = pgEngineRow(raw);
+        return [r.name, r];
+      }));
       settings = new Map(st.rows.map((raw) => {
         const r = settingSchema.parse(raw);
         return [r.key, r.value];

@@ -1,0 +1,54 @@
+import { loadServerConfig } from '../config/server-config.ts';
+import { storeOf, STORE_ENV, StoreChoiceError } from '../config/store-choice.ts';
+import type { ClientStore } from '../store/contract.ts';
+import type { CliIo } from './cli-io.ts';
+
+/**
+ * The store a CLI command works on, chosen as serve chooses it (--store, SWITCHBOARD_STORE,
+ * config.json's `store`); null for the data folder's SQLite file. config.json is read only when
+ * neither the flag nor the environment decides.
+ */
+export function cliStoreUrl(flag: string | undefined, env: NodeJS.ProcessEnv, dataDir: string): string | null {
+  return storeOf(flag, env[STORE_ENV], () => loadServerConfig(dataDir).store);
+}
+
+/**
+ * A command group that cannot work on PostgreSQL yet is refused in one line, rather than quietly
+ * working on the data folder's SQLite file, which no node of that installation reads.
+ */
+export function refuseOnPostgres(group: string): StoreChoiceError {
+  return new StoreChoiceError(`"${group}" does not run on PostgreSQL yet (issue 30); clients does`);
+}
+
+/**
+ * `work` on the PostgreSQL database at `url`: a small pool, the schema migrated first (under the
+ * advisory lock the nodes take, so a CLI run racing a node's start waits for it), the pool closed
+ * at the end whatever happened. A database that cannot be reached is said so, with the URL's
+ * password hidden.
+ */
+export async function onPostgres<T>(url: string, io: CliIo, work: (store: ClientStore) => Promise<T>): Promise<T> {
+  // Loaded only here: a CLI run on SQLite does not pay for the driver.
+  const [{ openPgPool, redactedStoreUrl }, { migratePg }, { pgClientStore }] = await Promise.all([
+    import('../store/pg/pool.ts'),
+    import('../store/pg/migrate.ts'),
+    import('../store/pg/client-queries.ts'),
+  ]);
+  const pool = openPgPool(url, { max: 2, applicationName: 'switchboard cli', onIdleError: () => {} });
+  try {
+    let client;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw new Error(`cannot reach PostgreSQL at ${redactedStoreUrl(url)}: ${(error as Error).message}`, { cause: error });
+    }
+    try {
+      const migrated = await migratePg(client);
+      if (migrated.applied.length > 0) io.err(`PostgreSQL: applied migrations ${migrated.applied.map((m) => m.version).join(', ')}`);
+    } finally {
+      client.release();
+    }
+    return await work(pgClientStore(pool));
+  } finally {
+    await pool.end();
+  }
+}

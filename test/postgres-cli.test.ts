@@ -1,0 +1,129 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { postgresSkipReason, startPostgres, type PgServer } from './helpers/postgres.ts';
+import { startReceiver, type Receiver } from './helpers/receiver.ts';
+import { post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
+import { cliHereArgs } from './helpers/cli-here.ts';
+import { secretFrom, type CliResult } from './helpers/processes.ts';
+import { keyFileBox } from '../src/main/auth/secret-box.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+/** `npm run cli -- ARGS` as a real process: it exits only once its PostgreSQL pool is closed. */
+function cliProcess(args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['src/main/cli/index.ts', ...args], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the CLI did not exit within 20 s (a pool left open?): ${stderr}`));
+    }, 20_000);
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+let sent = 0;
+const message = () => ({ event_type: 'auto_dialog', msg_id: `cli-${++sent}`, from_user_id: 'customer-1', to_user_id: 'shop-bot', content: 'hello', message_type: 1, from_user_type: 2 });
+
+/** Posts signed messages until the node answers `status`; returns how long that took. Polled: the node's mirror announces nothing. */
+async function untilStatus(node: PgNode, secret: string, status: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const r = await post(node.endpoint, 'shop', secret, message());
+    if (r.status === status) return Date.now() - started;
+    if (Date.now() - started > 5000) throw new Error(`still ${r.status} (${JSON.stringify(r.json)}) after 5 s, waiting for ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Resolves once the CLI's connections are gone from the server: runCli closed its pool before it returned. */
+async function noCliConnectionLeft(url: string): Promise<void> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const started = Date.now();
+    for (;;) {
+      const { rows } = await db.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'switchboard cli'");
+      if ((rows[0] as { n: number }).n === 0) return;
+      // A closed connection's server process ends a moment later; an open pool's stays for its idle time-out (10 s).
+      if (Date.now() - started > 2000) throw new Error(`the CLI left ${(rows[0] as { n: number }).n} connection(s) open`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * An operator on PostgreSQL manages clients with the CLI (issue 30): what `clients` writes, every
+ * node serves within about a second, through its configuration mirror.
+ */
+describe('clients from the CLI on a PostgreSQL installation', { skip: postgresSkipReason(), timeout: 120_000 }, () => {
+  let server: PgServer;
+  let receiver: Receiver;
+  let node: PgNode | undefined;
+  let storeUrl = '';
+  const dir = mkdtempSync(join(tmpdir(), 'sb-pg-cli-'));
+  const keyFile = join(dir, 'shared.key');
+  // The operator's machine: a data folder of its own, the nodes' key file.
+  const cli = (args: string[]) => [...args, '--data-dir', join(dir, 'operator'), '--secret-key-file', keyFile, '--store', storeUrl];
+
+  before(async () => {
+    server = await startPostgres();
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query("CREATE DATABASE switchboard TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'");
+    await admin.end();
+    storeUrl = server.url.replace(/\/postgres$/, '/switchboard');
+    keyFileBox(keyFile).seal('make the key file');
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await node?.stop();
+    await receiver?.close();
+    await server?.stop();
+  });
+
+  it('a client added, disabled, enabled and rotated with --store is served so by a node within a second or two', async () => {
+    const added = await cliProcess(cli(['clients', 'add', 'shop', '--send-url', receiver.url, '--quiet-seconds', '0.2']));
+    assert.equal(added.status, 0, added.stderr);
+    assert.match(added.stderr, /^PostgreSQL: applied migrations 1, /, 'the CLI migrated the empty database first');
+    assert.match(added.stdout, /^client shop added$/m);
+    const secret = secretFrom(added.stdout);
+
+    node = await spawnPgNode(join(dir, 'node'), storeUrl, keyFile);
+    const first = await post(node.endpoint, 'shop', secret, message());
+    assert.equal(first.status, 200, JSON.stringify(first.json));
+
+    const disabled = await cliHereArgs(cli(['clients', 'disable', 'shop']));
+    assert.deepEqual([disabled.status, disabled.stdout], [0, 'client shop disabled\n'], disabled.stderr);
+    await noCliConnectionLeft(storeUrl);
+    const refusedAfter = await untilStatus(node, secret, 403);
+    const refused = await post(node.endpoint, 'shop', secret, message());
+    assert.equal(refused.json['code'], 'client_disabled');
+
+    assert.equal((await cliHereArgs(cli(['clients', 'enable', 'shop']))).status, 0);
+    await untilStatus(node, secret, 200);
+
+    const rotated = await cliHereArgs(cli(['clients', 'rotate', 'shop', '--retire-previous']));
+    assert.equal(rotated.status, 0, rotated.stderr);
+    const fresh = secretFrom(rotated.stdout);
+    await untilStatus(node, fresh, 200);
+    await untilStatus(node, secret, 401);
+
+    const list = await cliHereArgs(cli(['clients', 'list']));
+    assert.match(list.stdout, /^shop\s+enabled\s+1\s+http:\/\/127\.0\.0\.1:\d+\/hook\s/m);
+    assert.ok(refusedAfter < 3000, `refused after ${refusedAfter} ms`);
+  });
+});
