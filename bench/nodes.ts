@@ -3,8 +3,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { startPostgres, postgresSkipReason } from '../test/helpers/postgres.ts';
+import { startPostgres, postgresSkipReason, type PgServer } from '../test/helpers/postgres.ts';
 import { databasePath, secretKeyPath } from '../src/main/store/data-dir.ts';
+import { migratePg } from '../src/main/store/pg/migrate.ts';
 import { cliOk as cli, fmt, runWrk, signedBodies, startCountingReceiver, startTarget, type Target, type WrkResult } from './lib.ts';
 import { knowledgeBase, kbQuestion } from './kb-data.ts';
 import { loadAverage } from './ingest.ts';
@@ -28,6 +29,8 @@ const KB_ENTRIES = Number(process.env['BENCH_KB'] ?? 1000);
 const POOL = Number(process.env['BENCH_POOL'] ?? 6000 * SECONDS);
 const FLOOR_SECONDS = Number(process.env['BENCH_FLOOR_SECONDS'] ?? Math.max(3, Math.round(SECONDS / 2)));
 const WARMUP_SECONDS = 2;
+// BENCH_PG_STATEMENTS=1: pg_stat_statements on, and its costliest statements printed at the end.
+const STATEMENTS = process.env['BENCH_PG_STATEMENTS'] === '1';
 
 interface Setup {
   name: string;
@@ -53,8 +56,8 @@ export async function runNodes(): Promise<string> {
     const receiver = await startCountingReceiver();
     cleanup.push(() => receiver.close());
 
-    // One installation prepared with the CLI as bench/ingest prepares it; the PostgreSQL databases are
-    // `store copy`s of it made before it serves, so all three setups start alike (client, settings, knowledge base).
+    // One installation prepared with the CLI as bench/ingest prepares it; the PostgreSQL databases get
+    // its client and knowledge base before it serves, so all three setups start alike.
     const prep = join(dir, 'sqlite');
     mkdirSync(prep);
     const unlimited = JSON.stringify({ rateLimit: { perSecond: 1e9, burst: 1e9 } });
@@ -69,6 +72,7 @@ export async function runNodes(): Promise<string> {
     // Durable: a node answers 200 once PostgreSQL committed and flushed, as SQLite's synchronous=FULL commit does.
     const server = await startPostgres({ durable: true });
     cleanup.push(() => server.stop());
+    if (STATEMENTS) await enableStatements(server);
     const urls: string[] = [];
     for (const name of ['sb_one', 'sb_two']) {
       const admin = new pg.Client({ connectionString: server.url });
@@ -76,7 +80,7 @@ export async function runNodes(): Promise<string> {
       await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'`);
       await admin.end();
       const url = server.url.replace(/\/postgres$/, `/${name}`);
-      cli(prep, 'store', 'copy', '--to', url);
+      await seedPg(databasePath(prep), url, KB_ENTRIES);
       urls.push(url);
     }
 
@@ -191,7 +195,8 @@ export async function runNodes(): Promise<string> {
       // The warm-up's messages are stored too: stored ≥ accepted over the measured levels.
       checks.push(`${setup.name}: accepted ${fmt(accepted.get(setup.name)!)} in the measured levels, auto_dialog messages stored ${fmt(stored)} (warm-up included); replies: ${outcomes}`);
     }
-    return report(setups, samples, floorSamples, checks);
+    const statements = STATEMENTS ? await topStatements(server.url) : [];
+    return [report(setups, samples, floorSamples, checks), ...statements].join('\n');
   } finally {
     for (const step of cleanup.reverse()) {
       try {
@@ -200,6 +205,36 @@ export async function runNodes(): Promise<string> {
         console.error(`bench/nodes cleanup: ${(error as Error).message}`);
       }
     }
+  }
+}
+
+/**
+ * The PostgreSQL schema, and the rows the CLI wrote on SQLite (the client, its sealed secret, the
+ * knowledge base) copied as they are: what `store copy` does for these tables. Not `store copy`
+ * itself: at 879a729 it refuses every target ("table replay_signatures is on PostgreSQL only").
+ */
+async function seedPg(sqlitePath: string, url: string, kbEntries: number): Promise<void> {
+  const source = new DatabaseSync(sqlitePath, { readOnly: true });
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    await migratePg(db);
+    await db.query('BEGIN');
+    for (const table of ['clients', 'client_secrets', 'kb_entries']) {
+      const rows = source.prepare(`SELECT * FROM ${table}`).all();
+      for (let i = 0; i < rows.length; i += 200) {
+        const batch = rows.slice(i, i + 200);
+        const columns = Object.keys(batch[0]!);
+        const values = batch.map((_, r) => `(${columns.map((__, c) => `$${r * columns.length + c + 1}`).join(', ')})`).join(', ');
+        await db.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values}`, batch.flatMap((row) => columns.map((c) => row[c])));
+      }
+    }
+    await db.query('COMMIT');
+    const kb = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM kb_entries')).rows[0]!.n);
+    if (kb !== kbEntries) throw new Error(`${url}: ${kb} knowledge-base entries copied, expected ${kbEntries}`);
+  } finally {
+    source.close();
+    await db.end();
   }
 }
 
@@ -260,3 +295,36 @@ function report(setups: Setup[], samples: Map<string, Sample[]>, floor: Map<numb
     ...checks.map((c) => `- ${c}`),
   ].join('\n');
 }
+
+async function enableStatements(server: PgServer): Promise<void> {
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+  await admin.end();
+  await server.pause();
+  await server.resume();
+  const again = new pg.Client({ connectionString: server.url });
+  await again.connect();
+  await again.query('CREATE EXTENSION pg_stat_statements');
+  await again.end();
+}
+
+/** The statements that took PostgreSQL the most time over the whole run, every database. */
+async function topStatements(url: string): Promise<string[]> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const rows = (await admin.query<{ calls: string; total: number; mean: number; rows: string; query: string }>(
+      'SELECT calls, total_exec_time AS total, mean_exec_time AS mean, rows, query FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15',
+    )).rows;
+    return [
+      '',
+      '| calls | total ms | mean ms | rows | statement (pg_stat_statements) |',
+      '|---:|---:|---:|---:|---|',
+      ...rows.map((r) => `| ${fmt(Number(r.calls))} | ${fmt(r.total)} | ${fmt(r.mean, 3)} | ${fmt(Number(r.rows))} | ${r.query.replace(/\s+/g, ' ').replaceAll('|', '\\|').slice(0, 160)} |`),
+    ];
+  } finally {
+    await admin.end();
+  }
+}
+
