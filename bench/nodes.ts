@@ -9,7 +9,7 @@ import { migratePg } from '../src/main/store/pg/migrate.ts';
 import { cliOk as cli, fmt, runWrk, signedBodies, startCountingReceiver, startTarget, type Target, type WrkResult } from './lib.ts';
 import { knowledgeBase, kbQuestion } from './kb-data.ts';
 import { loadAverage } from './ingest.ts';
-import { postgresCpuSeconds, processCpuSeconds } from './proc-cpu.ts';
+import { postgresCpuByProcess, postgresCpuSeconds, processCpuSeconds } from './proc-cpu.ts';
 
 /**
  * bench/nodes (issue 30): ingest through (1) SQLite, one node; (2) PostgreSQL, one node; (3)
@@ -31,6 +31,9 @@ const FLOOR_SECONDS = Number(process.env['BENCH_FLOOR_SECONDS'] ?? Math.max(3, M
 const WARMUP_SECONDS = 2;
 // BENCH_PG_STATEMENTS=1: pg_stat_statements on, and its costliest statements printed at the end.
 const STATEMENTS = process.env['BENCH_PG_STATEMENTS'] === '1';
+// BENCH_PG_DROP_COUNTERS=1 (a diagnosis, not the product): without the triggers that add every
+// request and reply to one shared counter row (stats_minutes, request_log_rows), to weigh them.
+const DROP_COUNTERS = process.env['BENCH_PG_DROP_COUNTERS'] === '1';
 
 interface Setup {
   name: string;
@@ -81,6 +84,7 @@ export async function runNodes(): Promise<string> {
       await admin.end();
       const url = server.url.replace(/\/postgres$/, `/${name}`);
       await seedPg(databasePath(prep), url, KB_ENTRIES);
+      if (DROP_COUNTERS) await dropCounters(url);
       urls.push(url);
     }
 
@@ -195,7 +199,7 @@ export async function runNodes(): Promise<string> {
       // The warm-up's messages are stored too: stored ≥ accepted over the measured levels.
       checks.push(`${setup.name}: accepted ${fmt(accepted.get(setup.name)!)} in the measured levels, auto_dialog messages stored ${fmt(stored)} (warm-up included); replies: ${outcomes}`);
     }
-    const statements = STATEMENTS ? await topStatements(server.url) : [];
+    const statements = STATEMENTS ? [...(await topStatements(server.url)), '', ...postgresCpuByProcess(server.dataDir).map((p) => `- ${p.title}: ${fmt(p.seconds, 2)} s CPU`)] : [];
     return [report(setups, samples, floorSamples, checks), ...statements].join('\n');
   } finally {
     for (const step of cleanup.reverse()) {
@@ -284,7 +288,7 @@ function report(setups: Setup[], samples: Map<string, Sample[]>, floor: Map<numb
   });
   return [
     `## bench/nodes: ${SECONDS} s per level, ${REPEAT} runs each, median (min–max); wrk -t${THREADS}, threads dealt round-robin over the nodes (bench/wrk/nodes.lua); unique pre-signed auto_dialog bodies, ${fmt(SENDERS)} senders, every message a rephrased question of the ${fmt(KB_ENTRIES)}-entry knowledge base, quiet period 1 s, replies delivered to a local receiver`,
-    `SQLite synchronous=FULL; PostgreSQL durable (fsync, synchronous_commit and full_page_writes on: acknowledged = committed and flushed), its default settings otherwise, on this machine; nodes' pools at their default (10 connections). Floor: bench/floor/server.ts (index "paced"), ${FLOOR_SECONDS} s at each level before every round and once after the last. Load average (1 min) at level starts: ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)} on ${availableParallelism()} cores shared with other work.`,
+    `${DROP_COUNTERS ? '**PostgreSQL counter triggers dropped (BENCH_PG_DROP_COUNTERS=1): a diagnosis, not the product.** ' : ''}SQLite synchronous=FULL; PostgreSQL durable (fsync, synchronous_commit and full_page_writes on: acknowledged = committed and flushed), its default settings otherwise, on this machine; nodes' pools at their default (10 connections). Floor: bench/floor/server.ts (index "paced"), ${FLOOR_SECONDS} s at each level before every round and once after the last. Load average (1 min) at level starts: ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)} on ${availableParallelism()} cores shared with other work.`,
     'Replies/s: replies the receiver got from the level\'s start until nothing was pending, over that time. CPU per message: user + system CPU (/proc) of the node processes (all threads) and of the PostgreSQL cluster (postmaster, backends, background processes) over the level and its drain, per message accepted. Cores busy: that CPU over the same wall time.',
     '',
     '| setup | connections | req/s | p50 ms | p99 ms | replies delivered/s | replies ÷ accepted | node CPU ms/message | PostgreSQL CPU ms/message | cores busy | drain s | non-2xx + socket errors + pool wraps |',
@@ -297,16 +301,20 @@ function report(setups: Setup[], samples: Map<string, Sample[]>, floor: Map<numb
 }
 
 async function enableStatements(server: PgServer): Promise<void> {
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-  await admin.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
-  await admin.end();
+  const sql = async (statements: string[]): Promise<void> => {
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      for (const statement of statements) await admin.query(statement);
+    } finally {
+      await admin.end();
+    }
+  };
+  await sql(["ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"]);
   await server.pause();
   await server.resume();
-  const again = new pg.Client({ connectionString: server.url });
-  await again.connect();
-  await again.query('CREATE EXTENSION pg_stat_statements');
-  await again.end();
+  // Known only once the library is loaded; planning time counts too (statements are not prepared).
+  await sql(['CREATE EXTENSION pg_stat_statements', 'ALTER SYSTEM SET pg_stat_statements.track_planning = on', 'SELECT pg_reload_conf()']);
 }
 
 /** The statements that took PostgreSQL the most time over the whole run, every database. */
@@ -315,16 +323,26 @@ async function topStatements(url: string): Promise<string[]> {
   await admin.connect();
   try {
     const rows = (await admin.query<{ calls: string; total: number; mean: number; rows: string; query: string }>(
-      'SELECT calls, total_exec_time AS total, mean_exec_time AS mean, rows, query FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15',
+      'SELECT calls, total_exec_time + total_plan_time AS total, mean_exec_time + mean_plan_time AS mean, rows, query FROM pg_stat_statements ORDER BY 2 DESC LIMIT 15',
     )).rows;
     return [
       '',
-      '| calls | total ms | mean ms | rows | statement (pg_stat_statements) |',
+      '| calls | total ms (plan + execute) | mean ms | rows | statement (pg_stat_statements) |',
       '|---:|---:|---:|---:|---|',
       ...rows.map((r) => `| ${fmt(Number(r.calls))} | ${fmt(r.total)} | ${fmt(r.mean, 3)} | ${fmt(Number(r.rows))} | ${r.query.replace(/\s+/g, ' ').replaceAll('|', '\\|').slice(0, 160)} |`),
     ];
   } finally {
     await admin.end();
+  }
+}
+
+async function dropCounters(url: string): Promise<void> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    await db.query('DROP TRIGGER stats_request_log_insert ON request_log; DROP TRIGGER request_log_rows_insert ON request_log; DROP TRIGGER stats_replies_insert ON replies');
+  } finally {
+    await db.end();
   }
 }
 

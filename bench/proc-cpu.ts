@@ -45,3 +45,24 @@ export function postgresCpuSeconds(dataDir: string): number {
   }
   return total;
 }
+
+/** CPU seconds each process of a PostgreSQL cluster used so far, by its title (`postgres: walwriter`, a backend's database and state…); `(reaped children)` for those gone. */
+export function postgresCpuByProcess(dataDir: string): Array<{ title: string; seconds: number }> {
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const main = procStat(postmaster);
+  if (!main) return [];
+  const out = [{ title: 'postmaster', seconds: main.cpu }, { title: '(reaped children: autovacuum workers, closed connections)', seconds: main.children }];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const s = procStat(Number(entry));
+    if (s?.ppid !== postmaster) continue;
+    let title = '?';
+    try {
+      title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+    } catch {
+      // gone meanwhile
+    }
+    out.push({ title, seconds: s.cpu });
+  }
+  return out.sort((a, b) => b.seconds - a.seconds);
+}
