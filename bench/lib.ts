@@ -93,11 +93,14 @@ export function cliOk(dataDir: string, ...args: string[]): string {
 
 export interface WrkResult { rps: number; requests: number; non2xx: number; socketErrors: number; p50: number; p99: number; wraps: number }
 
-/** wrk with bench/wrk/bodies.lua: each line of `bodiesFile` POSTed once (see bench/README.md). */
-export function runWrk(url: string, connections: number, bodiesFile: string, o: { seconds: number; threads: number }): Promise<WrkResult> {
+/**
+ * wrk with bench/wrk/bodies.lua: each line of `bodiesFile` POSTed once (see bench/README.md).
+ * `script` and `env`: another script built on bodies.lua (bench/wrk/nodes.lua) and what it reads.
+ */
+export function runWrk(url: string, connections: number, bodiesFile: string, o: { seconds: number; threads: number; script?: string; env?: Record<string, string> }): Promise<WrkResult> {
   // Asynchronous on purpose: a receiver in this process must keep answering while wrk runs.
-  const child = spawn('wrk', [`-t${o.threads}`, `-c${connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', join(ROOT, 'bench/wrk/bodies.lua'), url], {
-    env: { ...process.env, BODIES_FILE: bodiesFile, WRK_THREADS: String(o.threads) },
+  const child = spawn('wrk', [`-t${o.threads}`, `-c${connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', join(ROOT, o.script ?? 'bench/wrk/bodies.lua'), url], {
+    env: { ...process.env, ...o.env, BODIES_FILE: bodiesFile, WRK_THREADS: String(o.threads) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -14,6 +14,7 @@ import { runKbQuality } from './kb-quality.ts';
 import { runLearnProposer } from './learn-proposer.ts';
 import { runPgDrivers } from './pg-drivers.ts';
 import { runPgLeases } from './pg-leases.ts';
+import { runNodes } from './nodes.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
 const benches: Record<string, () => Promise<string>> = {
@@ -33,6 +34,7 @@ const benches: Record<string, () => Promise<string>> = {
   'learn-proposer': runLearnProposer,
   'pg-drivers': runPgDrivers,
   'pg-leases': runPgLeases,
+  nodes: runNodes,
 };
 // A `--flag value` pair is a benchmark's option (kb-quality --embeddings-url URL), not a name.
 const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && !(i > 0 && all[i - 1]!.startsWith('--') && !all[i - 1]!.includes('=')));
