@@ -126,7 +126,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     const liteRequests = Number((lite.prepare("SELECT sum(n) AS n FROM stats_minutes WHERE metric = 'requests'").get() as { n: number }).n);
     const liteVerified = Number((lite.prepare('SELECT n FROM request_log_rows WHERE verified = 1').get() as { n: number }).n);
     lite.close();
-    const pgRequests = async (): Promise<number> => Number((await c.query("SELECT sum(n) AS n FROM stats_minutes WHERE metric = 'requests'")).rows[0].n);
+    const pgRequests = async (): Promise<number> => Number((await c.query("SELECT sum(n) AS n FROM stats_minutes_all WHERE metric = 'requests'")).rows[0].n);
     const logged = Number((await c.query('SELECT sum(count) AS n FROM request_log')).rows[0].n);
     assert.equal(await pgRequests(), liteRequests);
     assert.ok(liteRequests > logged, `minutes count ${liteRequests} requests, the log keeps ${logged}`);
@@ -143,7 +143,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     const before = await pgRequests();
     await c.query("INSERT INTO request_log (at, request_id, method, path, status, latency_ms, verified) VALUES (1700000000000, 'new', 'POST', '/v1/messages', 200, 1, 1)");
     assert.equal(await pgRequests(), before + 1, 'stats_request_log_insert fires again');
-    assert.equal(Number((await c.query('SELECT n FROM request_log_rows WHERE verified = 1')).rows[0].n), liteVerified + 1, 'request_log_rows counts again');
+    assert.equal(Number((await c.query('SELECT n FROM request_log_rows_all WHERE verified = 1')).rows[0].n), liteVerified + 1, 'request_log_rows counts again');
 
     // A second copy into the same database is refused with one line, and writes nothing.
     const again = cli(dir, 'store', 'copy', '--to', url);

@@ -23,9 +23,11 @@ export const isSqliteInternal = (name: string): boolean => /^(messages|kb)_fts_(
  * knowledge-base change counter, and the nodes' quiet-period timers (migration 5), which a node
  * makes from the messages still waiting for their reply, as SQLite's scheduler re-arms its timers
  * at start, and the replay window every node shares (migration 6), which starts empty as a
- * restarted SQLite process's memory does (idempotency still answers a resent msg_id).
+ * restarted SQLite process's memory does (idempotency still answers a resent msg_id), and the
+ * rollups' shards (migration 7): the copy brings SQLite's counts into the old tables, and the
+ * shards count what the nodes add after it.
  */
-export const PG_ONLY = new Set(['schema_migrations', 'kb_version', 'due_replies', 'replay_signatures']);
+export const PG_ONLY = new Set(['schema_migrations', 'kb_version', 'due_replies', 'replay_signatures', 'stats_minute_shards', 'request_log_row_shards']);
 
 /** PostgreSQL columns with no SQLite twin, left at their defaults: a copied delivery is held by no node (migration 5's leases). */
 export const PG_ONLY_COLUMNS: Record<string, readonly string[]> = { deliveries: ['lease_holder', 'lease_until', 'lease_count'] };

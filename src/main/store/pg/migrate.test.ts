@@ -24,6 +24,8 @@ const PG_ONLY: Record<string, string> = {
   kb_version: "counts knowledge-base changes (SQLite's engine read FTS5's structure record)",
   due_replies: "quiet-period reply timers several nodes share (migration 5); one SQLite process keeps them in memory",
   replay_signatures: 'replay protection every node shares (migration 6); one SQLite process keeps the window in memory',
+  stats_minute_shards: "the minute rollups' shards (migration 7): concurrent writers add to different rows",
+  request_log_row_shards: "request_log_rows' shards (migration 7)",
 };
 /** PostgreSQL columns and CHECKs with no SQLite twin (migration 5: one SQLite process needs no leases). */
 const PG_ONLY_COLUMNS: Record<string, string[]> = { deliveries: ['lease_holder', 'lease_until', 'lease_count'] };
@@ -242,9 +244,9 @@ describe('PostgreSQL migrations', { skip, timeout: 60_000 }, () => {
     await c!.query(`INSERT INTO request_log (at, request_id, method, path, status, latency_ms, agg_key, verified)
       VALUES (60000, 'r1', 'POST', '/x', 200, 1, NULL, 1), (60001, 'r2', 'POST', '/x', 401, 1, 'k', 0)`);
     await c!.query("INSERT INTO request_log (at, request_id, method, path, status, latency_ms, agg_key) VALUES (60002, 'r3', 'POST', '/x', 401, 1, 'k') ON CONFLICT (agg_key) WHERE agg_key IS NOT NULL DO UPDATE SET count = request_log.count + 2");
-    const stats = async () => (await c!.query<{ m: string; n: string }>('SELECT metric AS m, n FROM stats_minutes WHERE minute = 1 ORDER BY metric')).rows.map((r) => `${r.m}=${r.n}`);
+    const stats = async () => (await c!.query<{ m: string; n: string }>('SELECT metric AS m, n FROM stats_minutes_all WHERE minute = 1 ORDER BY metric')).rows.map((r) => `${r.m}=${r.n}`);
     assert.deepEqual(await stats(), ['rejected=3', 'requests=4']);
-    const kinds = async () => (await c!.query<{ v: number; n: string }>('SELECT verified AS v, n FROM request_log_rows ORDER BY verified')).rows.map((r) => `${r.v}:${r.n}`);
+    const kinds = async () => (await c!.query<{ v: number; n: string }>('SELECT verified AS v, n FROM request_log_rows_all ORDER BY verified')).rows.map((r) => `${r.v}:${r.n}`);
     assert.deepEqual(await kinds(), ['0:1', '1:1']);
     await c!.query('DELETE FROM request_log');
     assert.deepEqual(await kinds(), ['0:0', '1:0']);
@@ -288,13 +290,33 @@ describe('PostgreSQL migrations', { skip, timeout: 60_000 }, () => {
   it('migration 6 (replay signatures) keeps one row per client and signature, found by age for pruning', async () => {
     const [c] = await freshDatabase();
     await migratePg(c!, PG_MIGRATIONS, { target: 5 });
-    assert.deepEqual((await migratePg(c!)).applied.map((m) => `${m.version} ${m.name}`), ['6 replay-signatures']);
+    assert.deepEqual((await migratePg(c!, PG_MIGRATIONS, { target: 6 })).applied.map((m) => `${m.version} ${m.name}`), ['6 replay-signatures']);
     const put = (client: string, at: number) => c!.query('INSERT INTO replay_signatures (client_id, signature, seen_at) VALUES ($1, $2, $3)', [client, 'sig', at]);
     await put('c1', 1);
     await put('c2', 1);
     await assert.rejects(put('c1', 2), (e: pg.DatabaseError) => e.code === '23505');
     const indexes = (await c!.query<{ n: string }>("SELECT indexname AS n FROM pg_indexes WHERE tablename = 'replay_signatures' ORDER BY 1")).rows.map((r) => r.n);
     assert.deepEqual(indexes, ['replay_signatures_pkey', 'replay_signatures_seen']);
+  });
+
+  it('migration 7 (sharded rollups) counts in shards on top of the counts a database had, from any number of connections', async () => {
+    const [c, d] = await freshDatabase(2);
+    await migratePg(c!, PG_MIGRATIONS, { target: 6 });
+    // Counts from before (or brought by store copy) stay in the old tables.
+    await c!.query(`INSERT INTO request_log (at, request_id, method, path, status, latency_ms, verified) VALUES (60000, 'old', 'POST', '/x', 401, 1, 0)`);
+    assert.deepEqual((await migratePg(c!)).applied.map((m) => `${m.version} ${m.name}`), ['7 sharded-rollups']);
+    const log = (db: pg.Client, id: string, status: number, verified: number) =>
+      db.query('INSERT INTO request_log (at, request_id, method, path, status, latency_ms, verified) VALUES (60500, $1, $2, $3, $4, 1, $5)', [id, 'POST', '/x', status, verified]);
+    await Promise.all([log(c!, 'a1', 200, 1), log(d!, 'b1', 200, 1), log(c!, 'a2', 401, 0), log(d!, 'b2', 200, 1)]);
+    const stats = (await c!.query<{ m: string; n: string }>('SELECT metric AS m, n FROM stats_minutes_all WHERE minute = 1 ORDER BY metric')).rows.map((r) => `${r.m}=${r.n}`);
+    assert.deepEqual(stats, ['rejected=2', 'requests=5']);
+    const kinds = async () => (await c!.query<{ v: number; n: string }>('SELECT verified AS v, n FROM request_log_rows_all ORDER BY verified')).rows.map((r) => `${r.v}:${r.n}`);
+    assert.deepEqual(await kinds(), ['0:2', '1:3']);
+    assert.equal(Number((await c!.query('SELECT n FROM stats_minutes WHERE minute = 1 AND metric = $1', ['requests'])).rows[0].n), 1, 'the old row is left as it was');
+    await d!.query("DELETE FROM request_log WHERE request_id IN ('old', 'a1')");
+    assert.deepEqual(await kinds(), ['0:1', '1:2'], 'a delete on another connection subtracts in its own shard');
+    const slots = Number((await c!.query('SELECT count(DISTINCT slot) AS n FROM request_log_row_shards')).rows[0].n);
+    assert.ok(slots >= 1 && slots <= 2);
   });
 
   it('finds a Chinese message among thousands through the trigram index', async () => {
