@@ -124,14 +124,21 @@ async function main(): Promise<void> {
   console.log(`console: ${listener.originFor(consoleAddress.port)}/#token=${token}`);
   console.log(`data: ${dataDir}`);
 
+  stopOnSignals('finishing in-flight requests, then closing the database', () => {
+    consoleServer.close();
+    consoleServer.closeAllConnections();
+    return service.stop();
+  });
+}
+
+/** On SIGTERM or SIGINT (once): says what it does, runs `finish`, exits 0, or 1 naming the failure. */
+function stopOnSignals(doing: string, finish: () => Promise<void>): void {
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    console.error(`${signal}: finishing in-flight requests, then closing the database`);
-    consoleServer.close();
-    consoleServer.closeAllConnections();
-    service.stop().then(
+    console.error(`${signal}: ${doing}`);
+    finish().then(
       () => process.exit(0),
       (error: unknown) => {
         console.error(`shutdown failed: ${(error as Error).message}`);
@@ -158,21 +165,7 @@ async function servePostgres(storeUrl: string, config: Awaited<ReturnType<typeof
   console.log(`store: ${redactedStoreUrl(storeUrl)} (node ${node.nodeId})`);
   // Said on every start: the console of a PostgreSQL installation is not served yet (issue 30, in progress).
   console.error('console: not served by a PostgreSQL node yet; the endpoint, auto replies and deliveries are (docs/operations.md)');
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    console.error(`${signal}: finishing in-flight requests, releasing this node's leases`);
-    node.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`shutdown failed: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignals("finishing in-flight requests, releasing this node's leases", () => node.stop());
 }
 
 main().catch((error: unknown) => {

@@ -26,7 +26,7 @@ import { createPgIngestRunner } from './conversations/pg-ingest-runner.ts';
 import type { IngestCommand } from './conversations/ingest-commands.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { HttpProblem } from './http/problem.ts';
-import { createHttpServer, CHAT_PATH } from './http/server.ts';
+import { createHttpServer, CHAT_PATH, listen } from './http/server.ts';
 import { createMetrics, eventLoopDelayGauges, monitorLoopDelay } from './http/metrics.ts';
 import { createRequestLogger } from './http/request-logger.ts';
 import { createIntakeBudget } from './http/intake-budget.ts';
@@ -266,13 +266,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   const flushTimer = setInterval(() => requestLog.flush(clock.now()), 1000);
   flushTimer.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    http.server.once('error', reject);
-    http.server.listen(config.port, config.host, () => {
-      http.server.off('error', reject);
-      resolve();
-    });
-  }).catch(async (error: unknown) => {
+  await listen(http.server, config.port, config.host).catch(async (error: unknown) => {
     clearInterval(flushTimer);
     await closeAll();
     throw error;

@@ -24,7 +24,7 @@ import { createMessageService } from './conversations/message-service.ts';
 import type { WriteCommand, WriteResult } from './conversations/write-commands.ts';
 import { startMaintenance } from './conversations/maintenance.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
-import { createHttpServer, CHAT_PATH } from './http/server.ts';
+import { createHttpServer, CHAT_PATH, listen } from './http/server.ts';
 import { createMetrics, eventLoopDelayGauges, monitorLoopDelay } from './http/metrics.ts';
 import { createRequestLogger } from './http/request-logger.ts';
 import type { ServerConfig } from './config/server-config.ts';
@@ -281,13 +281,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const maintenance = startMaintenance({ store, writer, clock, config, log });
 
   try {
-    await new Promise<void>((resolve, reject) => {
-      http.server.once('error', reject);
-      http.server.listen(config.port, config.host, () => {
-        http.server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(http.server, config.port, config.host);
   } catch (error) {
     clearInterval(flushTimer);
     await maintenance.stop();

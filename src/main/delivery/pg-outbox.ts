@@ -140,7 +140,8 @@ export function createPgOutbox(deps: PgOutboxDeps) {
       for (const h of held) {
         const until = kept.get(h.d.id);
         if (until !== undefined) h.d.lease = { ...h.d.lease, until };
-        else if (!h.lost) {
+        // Gone from this node's hands meanwhile (recorded), or sent and waiting for its record, which says whether the claim still held.
+        else if (!h.lost && inFlight.get(h.d.id) === h && !h.sent) {
           h.lost = true;
           deps.log(`delivery ${h.d.id}: this node no longer holds its lease (claim ${h.d.lease.count}; taken over by another node or no longer pending)`);
         }

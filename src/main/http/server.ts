@@ -69,6 +69,17 @@ export interface HttpServer {
 }
 
 /** The small HTTP core: routing, request ids, body limits and problem+json for every refusal. */
+/** Listens on `port` and `host`; rejects with the listen error (EADDRINUSE …) instead of an unheard 'error' event. */
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 export function createHttpServer(deps: HttpServerDeps): HttpServer {
   let inFlight = 0;
   let closing = false;
