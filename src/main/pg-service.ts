@@ -23,6 +23,7 @@ import { thresholdSource } from './engines/kb-threshold.ts';
 import { createEngineRouter } from './engines/router.ts';
 import { createMessageService, type MessageReads } from './conversations/message-service.ts';
 import { createPgIngestRunner } from './conversations/pg-ingest-runner.ts';
+import { startPgMaintenance } from './conversations/pg-maintenance.ts';
 import type { IngestCommand } from './conversations/ingest-commands.ts';
 import { createChatMessagesHandler } from './http/chat-messages.ts';
 import { HttpProblem } from './http/problem.ts';
@@ -275,6 +276,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   if (restored > 0) log(`auto replies: ${restored} conversation(s) waiting for a reply with no timer set (a copied database): answered now`);
   replies.start();
   outbox.start();
+  const maintenance = startPgMaintenance({ pool, clock, config, log });
   const address = http.server.address() as AddressInfo;
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const endpointUrl = `http://${hostInUrl}:${address.port}${CHAT_PATH}`;
@@ -286,6 +288,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     { name: 'sliced work queued', busy: () => slicer.pending() },
     { name: 'replies being made', busy: () => replies.firing(), settled: () => replies.fireEnded() },
     { name: 'delivery attempts in flight', busy: () => outbox.busy(), settled: () => (outbox.inFlight() > 0 ? outbox.attemptEnded() : nextTurn()) },
+    { name: 'pruning', busy: () => maintenance.busy(), settled: () => maintenance.settled() },
   ];
 
   let stopped: Promise<void> | null = null;
@@ -299,6 +302,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     stop() {
       stopped ??= (async () => {
         clearInterval(flushTimer);
+        await maintenance.stop();
         await http.close();
         requestLog.flush(clock.now(), true);
         await replies.stop();
