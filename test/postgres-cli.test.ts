@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -125,5 +125,31 @@ describe('clients from the CLI on a PostgreSQL installation', { skip: postgresSk
     const list = await cliHereArgs(cli(['clients', 'list']));
     assert.match(list.stdout, /^shop\s+enabled\s+1\s+http:\/\/127\.0\.0\.1:\d+\/hook\s/m);
     assert.ok(refusedAfter < 3000, `refused after ${refusedAfter} ms`);
+  });
+
+  it('a knowledge base imported with --store answers on a node within a second or two; a bad file imports nothing', async () => {
+    const added = await cliHereArgs(cli(['clients', 'add', 'site']));
+    const secret = secretFrom(added.stdout);
+    node ??= await spawnPgNode(join(dir, 'node'), storeUrl, keyFile);
+    const file = join(dir, 'kb.json');
+    writeFileSync(file, JSON.stringify([{ question: 'Where is my parcel?', answer: 'Track it under Orders.', phrasings: ['track my order'] }, { question: 'Do you ship abroad?', answer: 'Yes, to 30 countries.' }]));
+    const imported = await cliHereArgs(cli(['kb', 'import', file]));
+    assert.deepEqual([imported.status, imported.stdout], [0, `imported 2 entries from ${file}\n`], imported.stderr);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify([{ question: 'Fine?', answer: 'Yes.' }, { question: '', answer: 'no question' }]));
+    const refused = await cliHereArgs(cli(['kb', 'import', bad]));
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /^error: import refused, nothing was imported/);
+    const list = await cliHereArgs(cli(['kb', 'list']));
+    assert.match(list.stdout, /^\d+\tWhere is my parcel\?\tTrack it under Orders\.\n\d+\tDo you ship abroad\?\tYes, to 30 countries\.\n$/);
+    const ask = () => post(node!.endpoint, 'site', secret, { event_type: 'website_dialog', msg_id: `kb-${++sent}`, from_user_id: 'visitor', to_user_id: 'site', content: 'how do I track my order', message_type: 1 });
+    const started = Date.now();
+    for (;;) {
+      const r = await ask();
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      if ((r.json['reply'] as { content: string }).content === 'Track it under Orders.') break;
+      if (Date.now() - started > 5000) throw new Error(`no answer from the imported entry after 5 s: ${JSON.stringify(r.json)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
 });

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { defaultDataDir, loadServerConfig } from '../config/server-config.ts';
 import { openDatabase } from '../store/db.ts';
 import { createStore, type Store } from '../store/index.ts';
@@ -11,7 +10,8 @@ import { newKeyCommand, secretsCommand, SECRETS_USAGE } from './secrets-commands
 import { clientsCommand } from './clients-commands.ts';
 import { secretFrom } from './secret-input.ts';
 import { processCliIo, type CliIo } from './cli-io.ts';
-import { parsePairs, ImportError } from './kb-import.ts';
+import { ImportError } from './kb-import.ts';
+import { kbCommand, sqliteKbCliStore } from './kb-commands.ts';
 import { flagError, UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
 import { deliveriesCommand } from './deliveries-commands.ts';
@@ -61,40 +61,6 @@ integrator tools (no data folder needed; "npm run cli -- send --help" and "recei
        (signs one message, sends it, prints the response; --secret-env NAME or --secret-stdin keep the secret out of ps)
   receive [--port 9000] [--host 127.0.0.1] [--client ID --secret S] [--status 200]
        (a send_url receiver: prints each delivery, checks its signature and timestamp, answers --status)`;
-
-function kbCommand(store: Store, now: number, args: string[], flags: { question?: string; answer?: string }): string {
-  const [action, file] = args;
-  switch (action) {
-    case 'add': {
-      const question = flags.question?.trim();
-      const answer = flags.answer?.trim();
-      if (!question || !answer) throw new UsageError('kb add needs --question and --answer, both non-empty');
-      return `entry ${store.kb.add(question, answer, now)} added`;
-    }
-    case 'import': {
-      if (!file) throw new UsageError('kb import needs a FILE');
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (error) {
-        throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
-      }
-      const pairs = parsePairs(file, text);
-      // All or nothing: a file with one bad line leaves the knowledge base as it was.
-      store.transaction(() => {
-        for (const p of pairs) store.kb.add(p.question, p.answer, now, p.phrasings);
-      });
-      return `imported ${pairs.length} entr${pairs.length === 1 ? 'y' : 'ies'} from ${file}`;
-    }
-    case 'list': {
-      const entries = store.kb.list(10_000);
-      if (entries.length === 0) return 'the knowledge base is empty: add entries with "kb add" or "kb import"';
-      return entries.map((e) => `${e.id}\t${e.question}\t${e.answer.replace(/\s+/g, ' ').slice(0, 80)}`).join('\n');
-    }
-    default:
-      throw new UsageError(`unknown kb command "${action ?? ''}"; use add, import or list`);
-  }
-}
 
 /** For the hint only: serve may be started with another --console-port. */
 function configuredConsolePort(dataDir: string): number | null {
@@ -261,7 +227,7 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
     }
     // store copy (above) has its own --to, and a new key file touches no store: every other group follows the store setting.
     const storeUrl = cliStoreUrl(values.store, io.env, dataDir);
-    if (storeUrl !== null && group !== 'clients') throw refuseOnPostgres(group);
+    if (storeUrl !== null && group !== 'clients' && group !== 'kb') throw refuseOnPostgres(group);
     if (group === 'backup') {
       io.out(await backupCommand(databasePath(dataDir), rest));
       return 0;
@@ -271,9 +237,15 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
     const keys = (): Keyring => (ring ??= keyringFor(values['secret-key-file'], dataDir, io));
     const box: SecretBox = { scheme: 'keyfile', seal: (secret) => keyringBox(keys()).seal(secret), open: (sealed) => keyringBox(keys()).open(sealed) };
     const now = io.nowMs();
+    if (storeUrl !== null && group === 'kb') {
+      const { pgKbCliStore } = await import('../store/pg/kb-cli-queries.ts');
+      io.out(await onPostgres(storeUrl, io, (pool) => kbCommand(pgKbCliStore(pool), now, rest, values)));
+      return 0;
+    }
     if (storeUrl !== null) {
       const flags = { ...values, secret: await secretFrom(values, io) };
-      io.out(await onPostgres(storeUrl, io, (pg) => clientsCommand(pg, box, now, rest, flags)));
+      const { pgClientStore } = await import('../store/pg/client-queries.ts');
+      io.out(await onPostgres(storeUrl, io, (pool) => clientsCommand(pgClientStore(pool), box, now, rest, flags)));
       return 0;
     }
     const opened = createStore(openDatabase(databasePath(dataDir)));
@@ -296,7 +268,7 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
                 ? agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
                 : group === 'eval'
                   ? await (await import('./eval-commands.ts')).evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
-                  : kbCommand(store, now, rest, values);
+                  : await kbCommand(sqliteKbCliStore(store), now, rest, values);
     io.out(out);
     return 0;
   } catch (error) {

@@ -1,6 +1,6 @@
 import { loadServerConfig } from '../config/server-config.ts';
 import { storeOf, STORE_ENV, StoreChoiceError } from '../config/store-choice.ts';
-import type { ClientStore } from '../store/contract.ts';
+import type pg from 'pg';
 import type { CliIo } from './cli-io.ts';
 
 /**
@@ -17,7 +17,7 @@ export function cliStoreUrl(flag: string | undefined, env: NodeJS.ProcessEnv, da
  * working on the data folder's SQLite file, which no node of that installation reads.
  */
 export function refuseOnPostgres(group: string): StoreChoiceError {
-  return new StoreChoiceError(`"${group}" does not run on PostgreSQL yet (issue 30); clients does`);
+  return new StoreChoiceError(`"${group}" does not run on PostgreSQL yet (issue 30); clients and kb do`);
 }
 
 /**
@@ -26,13 +26,9 @@ export function refuseOnPostgres(group: string): StoreChoiceError {
  * at the end whatever happened. A database that cannot be reached is said so, with the URL's
  * password hidden.
  */
-export async function onPostgres<T>(url: string, io: CliIo, work: (store: ClientStore) => Promise<T>): Promise<T> {
+export async function onPostgres<T>(url: string, io: CliIo, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
   // Loaded only here: a CLI run on SQLite does not pay for the driver.
-  const [{ openPgPool, redactedStoreUrl }, { migratePg }, { pgClientStore }] = await Promise.all([
-    import('../store/pg/pool.ts'),
-    import('../store/pg/migrate.ts'),
-    import('../store/pg/client-queries.ts'),
-  ]);
+  const [{ openPgPool, redactedStoreUrl }, { migratePg }] = await Promise.all([import('../store/pg/pool.ts'), import('../store/pg/migrate.ts')]);
   const pool = openPgPool(url, { max: 2, applicationName: 'switchboard cli', onIdleError: () => {} });
   try {
     let client;
@@ -47,7 +43,7 @@ export async function onPostgres<T>(url: string, io: CliIo, work: (store: Client
     } finally {
       client.release();
     }
-    return await work(pgClientStore(pool));
+    return await work(pool);
   } finally {
     await pool.end();
   }

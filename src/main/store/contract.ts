@@ -74,3 +74,11 @@ export interface ClientStore extends ClientAdminStore {
 export function sqliteClientStore(store: Store): ClientStore {
   return { clients: store.clients, engines: store.engines, inTransaction: (work) => store.transactionAsync(() => work(store)) };
 }
+
+/** What `kb add | import | list` need of a store: the data folder's SQLite file (cli/kb-commands.ts), or PostgreSQL (store/pg/kb-cli-queries.ts). */
+export interface KbCliStore {
+  add(question: string, answer: string, now: number): Awaitable<number>;
+  /** Every pair or none (one transaction). */
+  addAll(pairs: ReadonlyArray<{ question: string; answer: string; phrasings?: readonly string[] }>, now: number): Awaitable<void>;
+  list(limit: number): Awaitable<Array<{ id: number; question: string; answer: string }>>;
+}
