@@ -131,13 +131,21 @@ async function main(): Promise<void> {
   });
 }
 
-/** On SIGTERM or SIGINT (once): says what it does, runs `finish`, exits 0, or 1 naming the failure. */
+/** Longer than a stop's own waits (in-flight requests, a delivery's record, the 15 s query time-out). */
+const STOP_DEADLINE_MS = 30_000;
+
+/** On SIGTERM or SIGINT (once): says what it does, runs `finish`, exits 0, or 1 naming the failure or the deadline. */
 function stopOnSignals(doing: string, finish: () => Promise<void>): void {
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     console.error(`${signal}: ${doing}`);
+    // A store that stopped answering must not keep the process from ending: out after a while, saying so.
+    setTimeout(() => {
+      console.error(`shutdown did not finish within ${STOP_DEADLINE_MS / 1000} s; exiting`);
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
     finish().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -94,12 +94,18 @@ export async function startPgService(options: PgServiceOptions): Promise<Running
   };
   try {
     // One node at a time (an advisory lock); the others wait, then find nothing left to apply.
-    const client = await pool.connect();
+    // A connection of its own, without the query time-out: a migration's DDL may take longer.
+    const migrating = openPgPool(options.storeUrl, { max: 1, applicationName: `switchboard ${nodeId} migrate`.slice(0, 63), queryTimeoutMs: 0, onIdleError: () => {} });
     try {
-      const migrated = await migratePg(client);
-      if (migrated.applied.length > 0) log(`PostgreSQL: applied migrations ${migrated.applied.map((m) => m.version).join(', ')}`);
+      const client = await migrating.connect();
+      try {
+        const migrated = await migratePg(client);
+        if (migrated.applied.length > 0) log(`PostgreSQL: applied migrations ${migrated.applied.map((m) => m.version).join(', ')}`);
+      } finally {
+        client.release();
+      }
     } finally {
-      client.release();
+      await migrating.end();
     }
     const mirror = createConfigMirror(pool, log);
     await mirror.refresh();

@@ -22,6 +22,10 @@ export interface FireDeps {
   log: (line: string) => void;
 }
 
+/** A client a node does not know yet is looked for again this often, for up to a minute after the timer fell due. */
+const UNKNOWN_CLIENT_RETRY_MS = 2_000;
+const UNKNOWN_CLIENT_PATIENCE_MS = 60_000;
+
 /**
  * What became of one claimed timer: answered (its replies committed with the timer's end),
  * deferred (the per-minute cap: no reply now), dropped (a newer message or another node took
@@ -53,11 +57,16 @@ export async function fireClaim(deps: FireDeps, claim: ClaimedReply): Promise<Fi
   const conv = await reads.conversations.byId(id);
   const pending = (await reads.messages.pendingReplies(id)).filter((p) => p.id <= claim.lastMessageId);
   const client = pending.length > 0 ? deps.lookupClient(pending[0]!.clientId) : undefined;
+  const now = deps.clock.now();
+  if (conv && pending.length > 0 && !client && now - claim.dueAt < UNKNOWN_CLIENT_PATIENCE_MS) {
+    // A client added a moment ago on another machine: this node's copy of the clients catches up
+    // within a second, so the timer fires again shortly (on any node) rather than ending unanswered.
+    return (await pgReplyLeases(deps.pool).deferReply(id, claim.lease, now + UNKNOWN_CLIENT_RETRY_MS)) ? 'deferred' : 'lost';
+  }
   if (!conv || !client) {
-    if (pending.length > 0) deps.log(`auto reply for ${id}: client ${pending[0]!.clientId} unknown here; its timer ends`);
+    if (pending.length > 0) deps.log(`auto reply for ${id}: client ${pending[0]!.clientId} unknown here for a minute; its timer ends`);
     return close(deps, claim, []);
   }
-  const now = deps.clock.now();
   const stale = pending.filter((p) => isStale(p, client.settings, now));
   const fresh = pending.filter((p) => !stale.includes(p));
   if (fresh.length === 0) return close(deps, claim, stale);

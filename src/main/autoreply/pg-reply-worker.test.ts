@@ -70,17 +70,18 @@ describe('auto replies across PostgreSQL nodes', { skip, timeout: 120_000 }, () 
     await nodePools[0]!.query('INSERT INTO clients (id, created_at, updated_at) VALUES ($1, $2, $2)', [CLIENT, T0]);
     const events = results();
     const alerts: string[] = [];
-    const worker = (i: number, nodeId: string, clock: ManualClock, engine: Engine, options: { leaseMs?: number; concurrency?: number; pollMs?: number } = {}) => {
+    const worker = (i: number, nodeId: string, clock: ManualClock, engine: Engine, options: { leaseMs?: number; concurrency?: number; pollMs?: number; knows?: () => boolean } = {}) => {
+      const { knows = () => true, ...workerOptions } = options;
       const w = createPgReplyWorker({
         pool: nodePools[i]!,
         engine,
         clock,
         nodeId,
-        lookupClient: (id) => (id === CLIENT ? { id, enabled: true, settings, keys: [] } : undefined),
+        lookupClient: (id) => (id === CLIENT && knows() ? { id, enabled: true, settings, keys: [] } : undefined),
         engineTimeoutMs: 3_600_000,
         contextLines: 20,
         pollMs: 1_000,
-        ...options,
+        ...workerOptions,
         onDelivery: () => {},
         onAlert: (conversationId, reason) => alerts.push(`${conversationId}:${reason}`),
         onFired: (conversationId, result) => events.push({ conversationId, result, node: nodeId }),
@@ -304,5 +305,20 @@ describe('auto replies across PostgreSQL nodes', { skip, timeout: 120_000 }, () 
     assert.deepEqual(await q('SELECT needs_human, needs_human_reason FROM conversations'), [{ needs_human: 1, needs_human_reason: 'no_answer' }]);
     assert.deepEqual(await q('SELECT reply_outcome FROM messages'), [{ reply_outcome: 'handoff' }]);
     assert.deepEqual(alerts, [`${m1.conversationId}:handoff`]);
+  });
+
+  it('a node that does not know the client yet (its copy a second behind) fires the timer again shortly instead of ending it', async () => {
+    const { events, worker, say, q } = await fresh(1);
+    const clock = manualClock(T0);
+    const script = scripted();
+    let known = false;
+    await say({ content: 'Where is my order?' }, T0);
+    worker(0, 'a', clock, script.engine, { knows: () => known }).start();
+    await driveClock(clock, events.until((s) => s.length > 0), { stepMs: 500 });
+    assert.deepEqual(events.seen.map((e) => e.result), ['deferred']);
+    assert.equal((await q<{ n: number }>('SELECT count(*)::int AS n FROM due_replies'))[0]!.n, 1, 'the timer stays');
+    known = true;
+    await driveClock(clock, events.until((s) => s.some((e) => e.result === 'answered')), { stepMs: 500 });
+    assert.equal((await q<{ n: number }>('SELECT count(*)::int AS n FROM replies'))[0]!.n, 1);
   });
 });

@@ -29,7 +29,7 @@ export function refuseOnPostgres(group: string): StoreChoiceError {
 export async function onPostgres<T>(url: string, io: CliIo, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
   // Loaded only here: a CLI run on SQLite does not pay for the driver.
   const [{ openPgPool, redactedStoreUrl }, { migratePg }] = await Promise.all([import('../store/pg/pool.ts'), import('../store/pg/migrate.ts')]);
-  const pool = openPgPool(url, { max: 2, applicationName: 'switchboard cli', onIdleError: () => {} });
+  const pool = openPgPool(url, { max: 2, applicationName: 'switchboard cli', onIdleError: () => {}, queryTimeoutMs: 0 });
   try {
     let client;
     try {

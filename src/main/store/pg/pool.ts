@@ -35,6 +35,14 @@ export interface PgPoolOptions {
    * is down. Default 5 s.
    */
   connectTimeoutMs?: number;
+  /**
+   * How long a query may wait for the server's answer before it fails (node-postgres's
+   * query_timeout; the connection is then dropped), so that a server that stops answering
+   * without closing its connections (a partition, a frozen host, a failover whose old primary
+   * vanished) costs a request a 503 rather than hanging it and every loop of the node. Default
+   * 15 s; 0 for none (migrations, whose DDL may run longer; the CLI, which its operator can stop).
+   */
+  queryTimeoutMs?: number;
 }
 
 export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
@@ -44,6 +52,10 @@ export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
     application_name: options.applicationName ?? 'switchboard',
     types: pgTypes,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    ...((options.queryTimeoutMs ?? 15_000) > 0 ? { query_timeout: options.queryTimeoutMs ?? 15_000 } : {}),
+    // A dead peer is found by the kernel's keepalive probes, not after the retransmission time-out (minutes).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // node-postgres emits an idle connection's failure on the pool: unheard, it would end the process.
   // The pool drops that connection by itself; the next query opens another.
@@ -69,14 +81,16 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  * True when an error means PostgreSQL cannot be reached right now, rather than that a request
  * or a query is wrong: the node answers 503 with Retry-After and recovers by itself when the
  * server is back (the pool opens fresh connections). SQLSTATE class 08 (connection exception),
- * 57P01–57P03 (the server shutting down, crashed, or starting), and node-postgres's own errors
- * for a connection that ended or could not be had in time.
+ * class 53 (too many connections, disk full, out of memory), 57P01–57P04 (the server shutting
+ * down, crashed, starting, or a database being dropped), 25006 (read-only: a failover to a
+ * standby not yet promoted), and node-postgres's own errors for a connection that ended, could
+ * not be had in time, or answered no query within the query time-out.
  */
 export function isPgUnavailable(error: unknown): boolean {
   const code = pgCodeOf(error);
-  if (code !== undefined && (NETWORK_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code))) return true;
+  if (code !== undefined && (NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('53') || ['57P01', '57P02', '57P03', '57P04', '25006'].includes(code))) return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|the database system is (starting up|shutting down)/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Query read timeout|the database system is (starting up|shutting down)/i.test(message);
 }
 
 /** A store URL as logs and messages show it: the password replaced. */
