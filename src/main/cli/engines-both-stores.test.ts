@@ -39,6 +39,7 @@ function sequence(chat: string, embeddings: string): Step[] {
     // An update keeps the stored key; a new key from standard input replaces it.
     s('engines', 'add', 'gpt', '--temperature', '0.2', '--embedding-model', 'nomic-embed-text'),
     s('engines', 'add', 'gpt', '--embedding-model', ''),
+    s('engines', 'list'),
     { args: ['engines', 'add', 'gpt', '--api-key-stdin'], options: { input: `  ${STDIN_KEY}\n` } },
     s('engines', 'list'),
     s('engines', 'test', 'gpt', '--question', 'how do I reset my password'),
