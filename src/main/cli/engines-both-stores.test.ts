@@ -66,7 +66,7 @@ function sequence(chat: string, embeddings: string): Step[] {
   ];
 }
 
-/** Probe times differ from run to run, and the fakes' ports between files: nothing else may. */
+/** Probe times differ from run to run: nothing else may. */
 const steady = (r: CliResult): CliResult => ({ ...r, stdout: r.stdout.replace(/in \d+ ms/g, 'in N ms') });
 
 describe('engines commands on SQLite and on PostgreSQL', { skip: postgresSkipReason() }, () => {
