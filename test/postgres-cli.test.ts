@@ -11,6 +11,7 @@ import { post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
 import { cliHereArgs } from './helpers/cli-here.ts';
 import { secretFrom, type CliResult } from './helpers/processes.ts';
 import { keyFileBox } from '../src/main/auth/secret-box.ts';
+import { startFakeOpenAi } from './helpers/fake-openai.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -62,6 +63,20 @@ async function noCliConnectionLeft(url: string): Promise<void> {
     }
   } finally {
     await db.end();
+  }
+}
+
+type Reply = { content: string; handoff: boolean } | undefined;
+
+/** Posts website questions as `client` until `done` accepts the reply; returns how long that took. Polled, as untilStatus. */
+async function untilReply(node: PgNode, client: string, secret: string, done: (reply: Reply) => boolean): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const r = await post(node.endpoint, client, secret, { event_type: 'website_dialog', msg_id: `ask-${++sent}`, from_user_id: 'visitor', to_user_id: client, content: 'hello there', message_type: 1 });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    if (done(r.json['reply'] as Reply)) return Date.now() - started;
+    if (Date.now() - started > 5000) throw new Error(`still ${JSON.stringify(r.json)} after 5 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -150,6 +165,29 @@ describe('clients from the CLI on a PostgreSQL installation', { skip: postgresSk
       if ((r.json['reply'] as { content: string }).content === 'Track it under Orders.') break;
       if (Date.now() - started > 5000) throw new Error(`no answer from the imported entry after 5 s: ${JSON.stringify(r.json)}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  it('an engine added with --store answers on a node with its sealed key; removed, the node hands questions to a human', async () => {
+    const fake = await startFakeOpenAi();
+    try {
+      const added = await cliHereArgs(cli(['engines', 'add', 'gpt', '--base-url', fake.baseUrl, '--model', 'llama3.1:8b', '--api-key-env', 'LLM_KEY']), { env: { LLM_KEY: 'sk-for-the-nodes-0123456789' } });
+      assert.equal(added.status, 0, added.stderr);
+      assert.match(added.stdout, /^engine gpt added: llama3\.1:8b at http:\/\/127\.0\.0\.1:\d+\/v1 \(API key stored encrypted\)$/m);
+      const client = await cliHereArgs(cli(['clients', 'add', 'bot', '--engine', 'gpt']));
+      assert.equal(client.status, 0, client.stderr);
+      const secret = secretFrom(client.stdout);
+      node ??= await spawnPgNode(join(dir, 'node'), storeUrl, keyFile);
+      await untilReply(node, 'bot', secret, (reply) => reply?.content === 'Hello from the model.' && !reply.handoff);
+      assert.equal(fake.calls.at(-1)!.headers.authorization, 'Bearer sk-for-the-nodes-0123456789', 'the node opened the key the CLI sealed');
+      const removed = await cliHereArgs(cli(['engines', 'remove', 'gpt']));
+      assert.equal(removed.status, 0, removed.stderr);
+      const handedOver = await untilReply(node, 'bot', secret, (reply) => reply?.handoff === true);
+      assert.ok(handedOver < 3000, `still answered by the removed engine ${handedOver} ms later`);
+      const calls = fake.calls.length;
+      await untilReply(node, 'bot', secret, (reply) => reply?.handoff === true);
+      assert.equal(fake.calls.length, calls, 'no question reaches the removed engine');
+    } finally {
+      await fake.close();
     }
   });
 });

@@ -1,8 +1,9 @@
 import type { Store } from '../store/index.ts';
+import type { EnginesCliStore } from '../store/contract.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { engineConfigSchema, BUILTIN_ENGINE, type EngineConfig } from '../../shared/engine-config.ts';
 import { createOpenAiEngine, DEFAULT_SYSTEM_PROMPT } from '../engines/openai-engine.ts';
-import { createIndexedKnowledge } from '../engines/kb-index.ts';
+import { buildKbIndex } from '../engines/kb-index.ts';
 import { createEmbeddingsClient, DEFAULT_EMBEDDINGS } from '../engines/embeddings/embeddings-client.ts';
 import { UsageError } from './args.ts';
 import { flagIssues } from './flag-errors.ts';
@@ -126,13 +127,18 @@ async function probeEmbeddings(name: string, baseUrl: string, model: string, api
   }
 }
 
+/** The data folder's SQLite file as the engines commands see a store. */
+export function sqliteEnginesCliStore(store: Store): EnginesCliStore {
+  return { engines: store.engines, kbEntries: () => store.kb.all() };
+}
+
 /** `engines add|list|test|remove`: OpenAI-compatible engines; keys are sealed and never printed. */
-export async function enginesCommand(store: Store, box: SecretBox, now: number, args: string[], flags: EngineFlags, io: EnginesIo = defaultIo): Promise<string> {
+export async function enginesCommand(store: EnginesCliStore, box: SecretBox, now: number, args: string[], flags: EngineFlags, io: EnginesIo = defaultIo): Promise<string> {
   const [action, name] = args;
   switch (action) {
     case 'add': {
       if (!name || !NAME.test(name) || name === BUILTIN_ENGINE) throw new UsageError(`engine NAME must be lower-case letters, digits, . _ - (and not "${BUILTIN_ENGINE}", the built-in engine)`);
-      const existing = store.engines.get(name);
+      const existing = await store.engines.get(name);
       const input: Record<string, unknown> = { ...existing?.config };
       for (const [key, flag] of Object.entries(FLAG_OF)) {
         const raw = flags[flag as keyof EngineFlags];
@@ -143,28 +149,28 @@ export async function enginesCommand(store: Store, box: SecretBox, now: number, 
       const parsed = engineConfigSchema.safeParse(input);
       if (!parsed.success) throw new UsageError(flagIssues(parsed.error.issues, FLAG_OF, flags as Record<string, unknown>, input));
       const apiKey = await apiKeyFrom(flags, io);
-      store.engines.save(name, parsed.data, apiKey ? box.seal(apiKey) : null, now);
+      await store.engines.save(name, parsed.data, apiKey ? box.seal(apiKey) : null, now);
       return `engine ${name} ${existing ? 'updated' : 'added'}: ${describe(parsed.data)} at ${parsed.data.baseUrl}${apiKey ? ' (API key stored encrypted)' : ''}\nUse it with: npm run cli -- clients set CLIENT --engine ${name}`;
     }
     case 'list': {
-      const rows = store.engines.list();
+      const rows = await store.engines.list();
       const lines = [`${BUILTIN_ENGINE}\tbuilt-in knowledge base`];
       for (const e of rows) lines.push(`${e.name}\t${describe(e.config)}\t${e.config.baseUrl}\tkey: ${e.apiKeySealed ? 'set' : 'none'}`);
       return lines.join('\n');
     }
     case 'remove': {
-      if (!name || !store.engines.remove(name)) throw new UsageError(`no engine "${name ?? ''}"`);
+      if (!name || !(await store.engines.remove(name))) throw new UsageError(`no engine "${name ?? ''}"`);
       return `engine ${name} removed; clients still set to it hand every question to a human until they choose another`;
     }
     case 'test': {
-      const row = name ? store.engines.get(name) : undefined;
+      const row = name ? await store.engines.get(name) : undefined;
       if (!row) throw new UsageError(`no engine "${name ?? ''}"; see "engines list"`);
       const apiKey = row.apiKeySealed ? box.open(row.apiKeySealed) : null;
       const question = flags.question ?? 'Hello! In one short sentence: what can you help me with?';
       const probed = row.config.embeddingModel ? await probeEmbeddings(row.name, row.config.baseUrl, row.config.embeddingModel, apiKey, question) : '';
       const model = row.config.model;
       if (row.config.answerFrom === 'kb' || model === undefined) return `${probed}\nengine ${row.name} answers from the knowledge base (no chat model to test)`;
-      const engine = createOpenAiEngine({ name: row.name, ...row.config, model, apiKey, systemPrompt: row.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, retries: 0 }, { knowledge: createIndexedKnowledge(store.kb) });
+      const engine = createOpenAiEngine({ name: row.name, ...row.config, model, apiKey, systemPrompt: row.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, retries: 0 }, { knowledge: buildKbIndex(await store.kbEntries()) });
       const started = performance.now();
       const answer = await engine.answer(
         { purpose: 'suggestion', channel: 'web', isGroup: false, context: [{ role: 'customer', speaker: null, content: question, at: now }], fallbackText: '' },

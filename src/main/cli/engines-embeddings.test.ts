@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../store/db.ts';
 import { createStore, type Store } from '../store/index.ts';
 import { keyFileBox, type SecretBox } from '../auth/secret-box.ts';
-import { enginesCommand, type EngineFlags, type EnginesIo } from './engines-commands.ts';
+import { enginesCommand, sqliteEnginesCliStore, type EngineFlags, type EnginesIo } from './engines-commands.ts';
 import { UsageError } from './args.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../engines/embeddings/fake-embeddings.fixture.ts';
 
@@ -15,7 +15,7 @@ describe('engines add/list/test with an embedding model', () => {
   let box: SecretBox;
   let fake: FakeEmbeddings;
   const io: EnginesIo = { env: { EMBED_KEY: 'sk-embed-0123456789' }, readStdin: async () => '', warn: () => {} };
-  const run = (args: string[], flags: EngineFlags): Promise<string> => enginesCommand(store, box, 0, args, flags, io);
+  const run = (args: string[], flags: EngineFlags): Promise<string> => enginesCommand(sqliteEnginesCliStore(store), box, 0, args, flags, io);
   const refused = async (flags: EngineFlags, message: RegExp): Promise<void> => {
     await assert.rejects(run(['add', 'x'], flags), (e: Error) => e instanceof UsageError && message.test(e.message), JSON.stringify(flags));
   };

@@ -24,10 +24,11 @@ import { EVAL_USAGE, STORE_USAGE } from './command-usage.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { thresholdSource } from '../engines/kb-threshold.ts';
 import { StoreChoiceError } from '../config/store-choice.ts';
-import { cliStoreUrl, onPostgres, refuseOnPostgres } from './store-target.ts';
+import { cliStoreUrl, refuseOnPostgres } from './store-target.ts';
+import { ON_POSTGRES, postgresCommand } from './postgres-commands.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR] [--secret-key-file FILE] [--store postgres://USER@HOST/DB]
-  (--store, SWITCHBOARD_STORE or config.json store: clients works on that PostgreSQL database; the other commands refuse it)
+  (--store, SWITCHBOARD_STORE or config.json store: clients, kb and engines work on that PostgreSQL database; the other commands refuse it)
   clients add ID [--secret-env NAME | --secret-stdin | --secret S] [SETTINGS]
   clients set ID SETTINGS
   clients show ID | clients list
@@ -108,6 +109,12 @@ function evalDeps(dataDir: string, ring: Keyring) {
     contextLines: 50,
     clock: systemClock,
   };
+}
+
+/** Loaded by the command that runs (as eval and the integrator tools): a CLI start pays for its own. */
+async function enginesOnSqlite(store: Store, box: SecretBox, now: number, args: string[], flags: import('./engines-commands.ts').EngineFlags, io: CliIo): Promise<string> {
+  const { enginesCommand, sqliteEnginesCliStore } = await import('./engines-commands.ts');
+  return enginesCommand(sqliteEnginesCliStore(store), box, now, args, flags, io.engines);
 }
 
 /** send and receive: integrator tools with their own flags, and no data folder or database. */
@@ -227,7 +234,7 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
     }
     // store copy (above) has its own --to, and a new key file touches no store: every other group follows the store setting.
     const storeUrl = cliStoreUrl(values.store, io.env, dataDir);
-    if (storeUrl !== null && group !== 'clients' && group !== 'kb') throw refuseOnPostgres(group);
+    if (storeUrl !== null && !ON_POSTGRES.includes(group)) throw refuseOnPostgres(group);
     if (group === 'backup') {
       io.out(await backupCommand(databasePath(dataDir), rest));
       return 0;
@@ -237,15 +244,8 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
     const keys = (): Keyring => (ring ??= keyringFor(values['secret-key-file'], dataDir, io));
     const box: SecretBox = { scheme: 'keyfile', seal: (secret) => keyringBox(keys()).seal(secret), open: (sealed) => keyringBox(keys()).open(sealed) };
     const now = io.nowMs();
-    if (storeUrl !== null && group === 'kb') {
-      const { pgKbCliStore } = await import('../store/pg/kb-cli-queries.ts');
-      io.out(await onPostgres(storeUrl, io, (pool) => kbCommand(pgKbCliStore(pool), now, rest, values)));
-      return 0;
-    }
     if (storeUrl !== null) {
-      const flags = { ...values, secret: await secretFrom(values, io) };
-      const { pgClientStore } = await import('../store/pg/client-queries.ts');
-      io.out(await onPostgres(storeUrl, io, (pool) => clientsCommand(pgClientStore(pool), box, now, rest, flags)));
+      io.out(await postgresCommand(group, storeUrl, io, box, now, rest, values));
       return 0;
     }
     const opened = createStore(openDatabase(databasePath(dataDir)));
@@ -261,7 +261,7 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
         : group === 'deliveries'
           ? deliveriesCommand(store, now, rest, values)
           : group === 'engines'
-            ? await (await import('./engines-commands.ts')).enginesCommand(store, box, now, rest, values, io.engines)
+            ? await enginesOnSqlite(store, box, now, rest, values, io)
             : group === 'console'
               ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
               : group === 'agents'

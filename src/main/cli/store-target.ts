@@ -17,7 +17,7 @@ export function cliStoreUrl(flag: string | undefined, env: NodeJS.ProcessEnv, da
  * working on the data folder's SQLite file, which no node of that installation reads.
  */
 export function refuseOnPostgres(group: string): StoreChoiceError {
-  return new StoreChoiceError(`"${group}" does not run on PostgreSQL yet (issue 30); clients and kb do`);
+  return new StoreChoiceError(`"${group}" does not run on PostgreSQL yet (issue 30); clients, kb and engines do`);
 }
 
 /**

@@ -82,3 +82,14 @@ export interface KbCliStore {
   addAll(pairs: ReadonlyArray<{ question: string; answer: string; phrasings?: readonly string[] }>, now: number): Awaitable<void>;
   list(limit: number): Awaitable<Array<{ id: number; question: string; answer: string }>>;
 }
+
+/**
+ * What `engines add | list | test | remove` need of a store: the data folder's SQLite file
+ * (cli/engines-commands.ts), or PostgreSQL (store/pg/engine-cli-queries.ts), whose nodes' mirrors
+ * read the engines anew every second.
+ */
+export interface EnginesCliStore {
+  readonly engines: Part<'engines', 'get' | 'list' | 'save' | 'remove'>;
+  /** The knowledge base `engines test` grounds its probe's answer in, by id. */
+  kbEntries(): Awaitable<Array<{ id: number; question: string; answer: string; phrasings: string[] }>>;
+}
