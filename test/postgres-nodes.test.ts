@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -8,7 +8,7 @@ import { postgresSkipReason, startPostgres, type PgServer } from './helpers/post
 import { startReceiver, eventually, verifyDelivery, type Receiver } from './helpers/receiver.ts';
 import { addPgClient, post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
 import { keyFileBox } from '../src/main/auth/secret-box.ts';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { MAIN_V8_FLAGS } from '../src/main/runtime-flags.ts';
 
@@ -68,6 +68,11 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
     keyFileBox(keyFile).seal('make the key file');
     receiver = await startReceiver();
     // Started together: one migrates under the advisory lock, the other waits and finds nothing to do.
+    // A short query time-out, so that the frozen-server test below sees its 503 in seconds.
+    for (const n of ['a', 'b']) {
+      mkdirSync(join(dir, n), { recursive: true });
+      writeFileSync(join(dir, n, 'config.json'), JSON.stringify({ storeQueryTimeoutMs: 2000 }));
+    }
     nodes = await Promise.all(['a', 'b'].map((n) => spawnPgNode(join(dir, n), storeUrl, keyFile)));
     await addPgClient(storeUrl, keyFile, 'shop', SECRET, { sendUrl: receiver.url, quietSeconds: 0.2, quietMaxSeconds: 1, fallbackText: 'A person will answer soon.' });
     const db = new pg.Client({ connectionString: storeUrl });
@@ -211,6 +216,30 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
     } finally {
       await db.end();
     }
+  });
+
+  it('answers 503 within seconds while PostgreSQL is frozen (no answer, no reset: a partition), and serves again when it thaws', async () => {
+    // The postmaster and every backend stopped: connections stay open and nothing answers.
+    const postmaster = Number(readFileSync(join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const pids = [postmaster, ...execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number)];
+    const signal = (s: NodeJS.Signals) => pids.forEach((pid) => { try { process.kill(pid, s); } catch { /* gone */ } });
+    const ask = (node: PgNode, id: string) =>
+      post(node.endpoint, 'shop', SECRET, { event_type: 'auto_dialog', msg_id: id, from_user_id: `frozen-${id}`, to_user_id: 'shop-bot', content: 'When are you open?', message_type: 1, from_user_type: 2 });
+    signal('SIGSTOP');
+    try {
+      const started = Date.now();
+      const during = await Promise.all(nodes.map((n, i) => ask(n, `frozen-${i}`)));
+      const took = Date.now() - started;
+      for (const r of during) {
+        assert.equal(r.status, 503, JSON.stringify(r.json));
+        assert.equal(r.json['code'], 'service_unavailable');
+        assert.ok(Number(r.headers.get('retry-after')) > 0);
+      }
+      assert.ok(took < 12_000, `answered after ${took} ms`);
+    } finally {
+      signal('SIGCONT');
+    }
+    await eventually(async () => (await ask(nodes[0]!, `thawed-${Date.now()}`)).status === 200, 'a 200 once PostgreSQL answers again', 20_000);
   });
 
   it('loses no acknowledged message when a node is killed (kill -9), twice: another node takes over its deliveries and due replies', async () => {

@@ -85,6 +85,7 @@ export async function startPgService(options: PgServiceOptions): Promise<Running
   const nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = openPgPool(options.storeUrl, {
     max: options.poolMax ?? 10,
+    ...(options.config.storeQueryTimeoutMs !== undefined ? { queryTimeoutMs: options.config.storeQueryTimeoutMs } : {}),
     applicationName: `switchboard ${nodeId}`.slice(0, 63),
     onIdleError: (error) => log(`PostgreSQL: an idle connection failed: ${error.message}`),
   });

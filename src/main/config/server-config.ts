@@ -48,6 +48,8 @@ export const serverConfigSchema = z.strictObject({
    * long. Unset: 60 s for deliveries, max(90 s, 3 × engineTimeoutMs) for replies.
    */
   deliveryLeaseSeconds: z.number().min(1).max(3600).optional(),
+  /** PostgreSQL nodes: how long a query may wait for the server's answer before the request gets a 503 (unset: 15 s). */
+  storeQueryTimeoutMs: z.number().int().min(100).max(600_000).optional(),
   replyLeaseSeconds: z.number().min(1).max(3600).optional(),
   store: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// URL (or unset for the data folder\'s SQLite file)').optional(),
   /** PEM files of the console's certificate (its chain) and private key; relative paths are from the data folder. */
