@@ -30,7 +30,7 @@ interface OpenLane extends Lane {
  * The caps and the loads are this node's: N nodes may hold up to N × perClient slots of one
  * client, and N × perOrigin of one receiver, between them.
  */
-export async function claimFair(source: ClaimSource, held: Held, limits: ShareLimits, now: number): Promise<ClaimedDelivery[]> {
+export async function claimFair(source: ClaimSource, held: Held, limits: ShareLimits, now: number, onError?: (error: unknown) => void): Promise<ClaimedDelivery[]> {
   const taken: ClaimedDelivery[] = [];
   if (limits.free <= 0) return taken;
   const byClient = new Map<string, number>();
@@ -56,7 +56,15 @@ export async function claimFair(source: ClaimSource, held: Held, limits: ShareLi
     if (best === null) break;
     const room = Math.min(limits.free - taken.length, limits.perClient - clientLoad(best.clientId), limits.perOrigin - originLoad(best.origin));
     const limit = Math.min(room, batch);
-    const got = await source.claim({ clientId: best.clientId, origin: best.origin }, limit);
+    let got: ClaimedDelivery[];
+    try {
+      got = await source.claim({ clientId: best.clientId, origin: best.origin }, limit);
+    } catch (error) {
+      // The lanes claimed before are this node's now: send them, and say why the rest waits.
+      if (taken.length === 0) throw error;
+      onError?.(error);
+      break;
+    }
     if (got.length < limit) best.drained = true;
     for (const d of got) {
       taken.push(d);

@@ -262,7 +262,7 @@ export function createPgOutbox(deps: PgOutboxDeps) {
           claim: (lane, limit) => queue.claimDeliveries(deps.nodeId, now, limit, leaseMs, lane),
         };
         const held = { client: (id: string) => activeByClient.get(id) ?? 0, origin: (origin: string) => activeByOrigin.get(origin) ?? 0 };
-        const claimed = await claimFair(source, held, { free, perClient, perOrigin }, now);
+        const claimed = await claimFair(source, held, { free, perClient, perOrigin }, now, (error) => deps.log(`outbox: a claim failed after others succeeded; those go now: ${(error as Error).message}`));
         // Stopped while claiming: nothing of it was tried, so it goes back at once.
         if (stopped) await Promise.all(claimed.map((d) => queue.releaseDelivery(d.id, d.lease)));
         else for (const d of claimed) take(d);

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { postgresSkipReason } from '../../../../../test/helpers/postgres.ts';
 import { createPgWorkQueue, type ClaimedDelivery, type PgWorkQueue } from './pg-leases.ts';
+import { pgDeliveryLeases, RECHECK_SQL } from './pg-delivery-leases.ts';
 import { seedDeliveries, workNodes } from '../../../../../test/helpers/pg-work-fixture.ts';
 
 const skip = postgresSkipReason();
@@ -308,5 +309,24 @@ describe('PostgreSQL delivery leases across nodes', { skip, timeout: 120_000 }, 
     assert.deepEqual((await a!.pool.query(RECHECK_SQL, [ids])).rows, [], 'nothing to give back');
     const lookMs = performance.now() - looked;
     console.log(`# claim of ${got.length} among ~6,700 pending deliveries in 1,000 conversations: ${claimMs.toFixed(1)} ms, of which the look after it ${lookMs.toFixed(1)} ms (measured again alone)`);
+  });
+
+  it('gives back every row it claimed when the look after the claim fails, so another node takes them at once', async () => {
+    const [a] = await nodes(1);
+    await seedDeliveries(a!.pool, { conversations: 3, perConversation: 1, dueFrom: T0, dueTo: T0 });
+    let fail = true;
+    const flaky = {
+      query: (text: string, values?: unknown[]) => {
+        if (fail && text === RECHECK_SQL) {
+          fail = false;
+          return Promise.reject(new Error('Connection terminated unexpectedly'));
+        }
+        return a!.pool.query(text, values);
+      },
+    } as Parameters<typeof pgDeliveryLeases>[0];
+    await assert.rejects(pgDeliveryLeases(flaky).claimDeliveries('n1', T0, 10, 60_000), /Connection terminated/);
+    const leased = (await a!.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE lease_holder IS NOT NULL')).rows[0]!.n;
+    assert.equal(leased, 0, 'no row left leased to a node that does not know it holds it');
+    assert.equal((await a!.q.claimDeliveries('n2', T0, 10, 60_000)).length, 3);
   });
 });

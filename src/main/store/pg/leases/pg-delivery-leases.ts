@@ -158,9 +158,18 @@ export function pgDeliveryLeases(db: Queryable) {
       // UPDATE … RETURNING keeps no order.
       const claimed = r.rows.map(toClaimed).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
       if (claimed.length === 0) return claimed;
-      const clash = await db.query(RECHECK_SQL, [claimed.map((d) => d.id)]);
-      if (clash.rows.length === 0) return claimed;
-      const ids = new Set(clash.rows.map((row) => int8.parse(row['id'])));
+      let ids: Set<number>;
+      try {
+        const clash = await db.query(RECHECK_SQL, [claimed.map((d) => d.id)]);
+        if (clash.rows.length === 0) return claimed;
+        ids = new Set(clash.rows.map((row) => int8.parse(row['id'])));
+      } catch (error) {
+        // The claim committed and the look after it failed: give every row back rather than leave
+        // them leased to a node that does not know it holds them (late by a whole lease). Best
+        // effort: when the database is gone, the leases run out as for a node that died.
+        await Promise.allSettled(claimed.map((d) => db.query(RELEASE_SQL, [d.id, d.lease.holder, d.lease.count])));
+        throw error;
+      }
       const given = claimed.filter((d) => ids.has(d.id));
       for (const d of given) await db.query(RELEASE_SQL, [d.id, d.lease.holder, d.lease.count]);
       return claimed.filter((d) => !ids.has(d.id));
