@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { spawnServe, type ServeProcess } from './helpers/processes.ts';
 import { signBody } from './helpers/sign.ts';
 import { cliHere, cliHereArgs } from './helpers/cli-here.ts';
+import { eventually } from './helpers/receiver.ts';
 import { canonicalJson } from '../src/main/auth/canonical-json.ts';
 import { hmacKey, sign, signingString } from '../src/main/auth/signature.ts';
 
@@ -258,7 +259,12 @@ describe('npm run cli -- send (protocol section 10)', () => {
       assert.match(out, /^ {4}"content": "9 to 6, Monday to Friday\.",$/m, 'the pretty body');
       assert.match(out, /^signature ok \(client acme\)$/m);
       assert.match(out, /^timestamp fresh: -?\d+ s from this machine's clock \(window ±300 s\)$/m);
-      assert.match((await cliHere(dataDir, 'deliveries', 'list')).stdout, /sent\s+1\s+202\s/, 'the server saw the status receive answered');
+      // receive prints its answer as it sends it; the server records the attempt once it has read it.
+      const listed = await eventually(async () => {
+        const out = (await cliHere(dataDir, 'deliveries', 'list')).stdout;
+        return /sent\s+1\s+202\s/.test(out) && out;
+      }, 'the delivery recorded as sent');
+      assert.match(listed, /sent\s+1\s+202\s/, 'the server saw the status receive answered');
     } finally {
       assert.equal(await receiver.stop(), 0, receiver.output());
     }
