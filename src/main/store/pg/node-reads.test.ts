@@ -5,6 +5,7 @@ import { workNodes } from '../../../../test/helpers/pg-work-fixture.ts';
 import { createConfigMirror } from './config-mirror.ts';
 import { pgMessageReads } from './message-reads.ts';
 import { restoreDueReplies } from './reply-queries.ts';
+import { openPgPool } from './pool.ts';
 import { createClientRegistry } from '../../auth/client-registry.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,5 +94,24 @@ describe("a PostgreSQL node's reads", { skip: postgresSkipReason() }, () => {
     assert.equal(await restoreDueReplies(db, 2000), 0, 'a second node starting sets nothing more');
     const rows = (await db.query('SELECT conversation_id, due_at::int AS due, last_message_id::int AS last FROM due_replies ORDER BY 1')).rows;
     assert.deepEqual(rows, [{ conversation_id: 'v1', due: 1000, last: 2 }, { conversation_id: 'v3', due: 99, last: 4 }]);
+  });
+
+  it("prepares each parameterized statement once on a node's connection, and sends the rest as they are", async () => {
+    const [a] = await nodes(1);
+    const pool = openPgPool(String(a!.pool.options.connectionString), { max: 1, onIdleError: () => {} });
+    try {
+      const c = await pool.connect();
+      try {
+        for (const id of ['x', 'y', 'z']) await c.query('SELECT $1::text AS id', [id]);
+        await c.query('SELECT 1');
+        const prepared = (await c.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((r) => r.statement);
+        assert.deepEqual(prepared, ['SELECT $1::text AS id']);
+        assert.equal((await c.query<{ id: string }>('SELECT $1::text AS id', ['w'])).rows[0]!.id, 'w');
+      } finally {
+        c.release();
+      }
+    } finally {
+      await pool.end();
+    }
   });
 });

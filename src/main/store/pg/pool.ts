@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 /** A connection or a pool: what a query function needs (node-postgres's own `query`). */
@@ -45,8 +46,25 @@ export interface PgPoolOptions {
   queryTimeoutMs?: number;
 }
 
+/**
+ * A connection that prepares each parameterized statement once (a named statement per text,
+ * kept by the server for the connection's life), instead of sending it to be parsed and planned
+ * again on every call: the same few dozen statements run for every message. A statement without
+ * parameters (DDL, BEGIN, COMMIT, a migration's several statements) goes as it is.
+ */
+class PreparingClient extends pg.Client {
+  override query(config: unknown, values?: unknown, callback?: unknown): never {
+    if (typeof config === 'string' && Array.isArray(values)) {
+      const name = `sb_${createHash('sha1').update(config).digest('hex').slice(0, 20)}`;
+      return (super.query as (...args: unknown[]) => never)({ name, text: config, values }, callback);
+    }
+    return (super.query as (...args: unknown[]) => never)(config, values, callback);
+  }
+}
+
 export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
+    Client: PreparingClient,
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'switchboard',
