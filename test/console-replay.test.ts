@@ -33,6 +33,10 @@ describe('the Replay view: a threshold tried on past questions, side by side, ax
     }
     browser = await launchChromium();
     page = await openConsole(browser, server);
+    // The console has loaded what it shows (its list, its live stream) before it is navigated: on a
+    // loaded machine a click on the nav during the first load was once not followed by the view.
+    await page.waitForSelector('[data-conversation]');
+    await page.waitForSelector('[data-testid=connection][data-state=live]');
     await page.click('nav [data-view="kb"]');
     await page.click('nav.subnav [data-view="replay"]');
     await page.waitForSelector('.replay-form');
