@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { postgresSkipReason, startPostgres, type PgServer } from './helpers/postgres.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
-import { post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
+import { createInstallationDatabase, post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
 import { cliHereArgs } from './helpers/cli-here.ts';
 import { secretFrom, type CliResult } from './helpers/processes.ts';
 import { keyFileBox } from '../src/main/auth/secret-box.ts';
@@ -96,11 +96,7 @@ describe('clients from the CLI on a PostgreSQL installation', { skip: postgresSk
 
   before(async () => {
     server = await startPostgres();
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query("CREATE DATABASE switchboard TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'");
-    await admin.end();
-    storeUrl = server.url.replace(/\/postgres$/, '/switchboard');
+    storeUrl = await createInstallationDatabase(server.url);
     keyFileBox(keyFile).seal('make the key file');
     receiver = await startReceiver();
   });

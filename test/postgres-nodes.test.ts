@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { postgresSkipReason, startPostgres, type PgServer } from './helpers/postgres.ts';
 import { startReceiver, eventually, verifyDelivery, type Receiver } from './helpers/receiver.ts';
-import { addPgClient, post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
+import { createInstallationDatabase, addPgClient, post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
 import { keyFileBox } from '../src/main/auth/secret-box.ts';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -60,11 +60,7 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
 
   before(async () => {
     server = await startPostgres();
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query("CREATE DATABASE switchboard TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'");
-    await admin.end();
-    storeUrl = server.url.replace(/\/postgres$/, '/switchboard');
+    storeUrl = await createInstallationDatabase(server.url);
     keyFileBox(keyFile).seal('make the key file');
     receiver = await startReceiver();
     // Started together: one migrates under the advisory lock, the other waits and finds nothing to do.

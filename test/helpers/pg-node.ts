@@ -54,6 +54,18 @@ export async function spawnPgNode(dataDir: string, storeUrl: string, keyFile: st
   };
 }
 
+/** A database for an installation, as docs/operations.md says to create it (UTF-8 ctype, so trigrams keep Chinese); returns its URL. */
+export async function createInstallationDatabase(serverUrl: string, name = 'switchboard'): Promise<string> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'`);
+  } finally {
+    await admin.end();
+  }
+  return serverUrl.replace(/\/postgres$/, `/${name}`);
+}
+
 /** Registers a client straight in the shared database, its secret sealed with the nodes' key file (what `store copy` or the CLI would have written). */
 export async function addPgClient(storeUrl: string, keyFile: string, id: string, secret: string, settings: Record<string, unknown>): Promise<void> {
   const db = new pg.Client({ connectionString: storeUrl });

@@ -59,6 +59,31 @@ export interface NewReply {
   createdAt: number;
 }
 
+/** A pending-reply row as both stores select it (store/pg/reply-queries.ts checks it with zod first). */
+export interface PendingRow {
+  id: number;
+  conversation_id: string;
+  client_id: string;
+  msg_id: string;
+  from_user_id: string | null;
+  content: string | null;
+  send_url: string | null;
+  create_timestamp: number | null;
+  received_at: number;
+}
+
+export const toPendingReply = (r: PendingRow): PendingReply => ({
+  id: r.id,
+  conversationId: r.conversation_id,
+  clientId: r.client_id,
+  msgId: r.msg_id,
+  fromUserId: r.from_user_id,
+  content: r.content ?? '',
+  sendUrl: r.send_url,
+  createTimestamp: r.create_timestamp,
+  receivedAt: r.received_at,
+});
+
 export function messageQueries(db: Db) {
   // `shown` is computed from the bound message_info (?9) and role (?5): what the reads need of it.
   const insertMessage = db.prepare(
@@ -167,28 +192,8 @@ export function messageQueries(db: Db) {
       return r && { conversationId: r.conversation_id, json: r.message_info, bytes: r.bytes };
     },
     pendingReplies(conversationId?: string): PendingReply[] {
-      const rows = (conversationId === undefined ? allPending.all() : pendingOf.all(conversationId)) as Array<{
-        id: number;
-        conversation_id: string;
-        client_id: string;
-        msg_id: string;
-        from_user_id: string | null;
-        content: string | null;
-        send_url: string | null;
-        create_timestamp: number | null;
-        received_at: number;
-      }>;
-      return rows.map((r) => ({
-        id: r.id,
-        conversationId: r.conversation_id,
-        clientId: r.client_id,
-        msgId: r.msg_id,
-        fromUserId: r.from_user_id,
-        content: r.content ?? '',
-        sendUrl: r.send_url,
-        createTimestamp: r.create_timestamp,
-        receivedAt: r.received_at,
-      }));
+      const rows = (conversationId === undefined ? allPending.all() : pendingOf.all(conversationId)) as unknown as PendingRow[];
+      return rows.map(toPendingReply);
     },
     /** Settles a pending message; a message already settled keeps its first outcome. */
     settleReply(id: number, outcome: Exclude<ReplyOutcome, 'pending'>, replyMsgId: string | null, note: string | null): boolean {

@@ -5,10 +5,9 @@ import { engineConfigSchema } from '../../../shared/engine-config.ts';
 import { ACTIVE_SECRETS, type ClientRow, type SecretRow } from '../clients.ts';
 import type { ClientAdminStore, ClientStore } from '../contract.ts';
 import type { EngineRow } from '../engines.ts';
-import type { PgQueryable } from './pool.ts';
+import { int8, type PgQueryable } from './pool.ts';
 import { inPgTransaction } from './transaction.ts';
 
-const int8 = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
 const clientSchema = z.object({ id: z.string(), enabled: z.number().int(), settings: z.unknown(), created_at: int8, updated_at: int8 });
 const secretSchema = z.object({ id: int8, client_id: z.string(), sealed: z.string(), hint: z.string(), created_at: int8 });
 const engineSchema = z.object({ name: z.string(), kind: z.literal('openai'), config: z.unknown(), api_key_sealed: z.string().nullable(), updated_at: int8 });

@@ -2,12 +2,11 @@ import { z } from 'zod';
 import type { ClientRow, SecretRow } from '../clients.ts';
 import type { EngineRow } from '../engines.ts';
 import { phrasingsSchema } from '../kb.ts';
-import type { PgQueryable } from './pool.ts';
+import { int8, type PgQueryable } from './pool.ts';
 import { pgClientRow, pgEngineRow, pgSecretRow } from './client-queries.ts';
 
 type KbRow = { id: number; question: string; answer: string; phrasings: string[] };
 
-const int8 = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
 const kbSchema = z.object({ id: int8, question: z.string(), answer: z.string(), phrasings: z.unknown() });
 const settingSchema = z.object({ key: z.string(), value: z.string() });
 

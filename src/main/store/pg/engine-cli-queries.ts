@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import { z } from 'zod';
+import { int8 } from './pool.ts';
 import type { EngineConfig } from '../../../shared/engine-config.ts';
 import type { EnginesCliStore } from '../contract.ts';
 import { phrasingsSchema } from '../kb.ts';
 import { pgClientAdminStore } from './client-queries.ts';
 
-const int8 = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
 const kbSchema = z.object({ id: int8, question: z.string(), answer: z.string(), phrasings: phrasingsSchema });
 
 /**

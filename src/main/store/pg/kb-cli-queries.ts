@@ -3,9 +3,8 @@ import { z } from 'zod';
 import type { KbCliStore } from '../contract.ts';
 import { cleanPhrasings } from '../kb.ts';
 import { inPgTransaction } from './transaction.ts';
-import type { PgQueryable } from './pool.ts';
+import { int8, type PgQueryable } from './pool.ts';
 
-const int8 = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
 const listed = z.object({ id: int8, question: z.string(), answer: z.string() });
 
 const insert = async (db: PgQueryable, question: string, answer: string, now: number, phrasings: readonly string[] = []): Promise<number> =>

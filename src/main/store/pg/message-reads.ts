@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { QuotedLine } from '../../../shared/console-api.ts';
 import type { MessageRole } from '../../../shared/conversation.ts';
-import type { PgQueryable } from './pool.ts';
+import { int8, type PgQueryable } from './pool.ts';
 
-const int8 = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
 const quotedMessage = z.object({
   role: z.enum(['customer', 'staff', 'ai', 'command']),
   from_user_id: z.string().nullable(),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { z } from 'zod';
 
 /** A connection or a pool: what a query function needs (node-postgres's own `query`). */
 export type PgQueryable = Pick<pg.ClientBase, 'query'>;
@@ -16,6 +17,15 @@ function parseInt8(text: string): number {
 }
 
 const INT8_OID = 20;
+
+/**
+ * A bigint column as re-read by zod: a number (this module's pools parse int8) or its text (a
+ * plain node-postgres client, count(*) and sum() from another pool), safe integers only.
+ */
+export const int8 = z
+  .union([z.string().regex(/^-?\d+$/), z.number().int()])
+  .transform(Number)
+  .pipe(z.number().int().refine(Number.isSafeInteger, 'beyond 2^53'));
 
 /** The type parsers of every connection Switchboard opens (per pool, not node-postgres's global table). */
 export const pgTypes: pg.CustomTypesConfig = {

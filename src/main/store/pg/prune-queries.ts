@@ -1,9 +1,7 @@
-import { z } from 'zod';
 import { STATS_RETENTION_MINUTES } from '../migrations/012-stats-rollup.ts';
 import type { PruneLimits } from '../request-log.ts';
-import type { PgQueryable } from './pool.ts';
+import { int8, type PgQueryable } from './pool.ts';
 
-const count = z.union([z.number(), z.string().regex(/^-?\d+$/).transform(Number)]);
 const changed = async (db: PgQueryable, text: string, values: unknown[]): Promise<number> => (await db.query(text, values)).rowCount ?? 0;
 
 /**
@@ -17,7 +15,7 @@ const changed = async (db: PgQueryable, text: string, values: unknown[]): Promis
 export function pgPruneQueries(db: PgQueryable) {
   async function sizes(): Promise<{ verified: number; unverified: number }> {
     const rows = (await db.query('SELECT verified, n FROM request_log_rows_all')).rows as Array<{ verified: number; n: unknown }>;
-    const of = (kind: number): number => count.parse(rows.find((r) => r.verified === kind)?.n ?? 0);
+    const of = (kind: number): number => int8.parse(rows.find((r) => r.verified === kind)?.n ?? 0);
     return { verified: of(1), unverified: of(0) };
   }
   async function statsCutoff(): Promise<number | null> {
@@ -26,8 +24,8 @@ export function pgPruneQueries(db: PgQueryable) {
               greatest((SELECT max(minute) FROM stats_minutes), (SELECT max(minute) FROM stats_minute_shards)) AS last`,
     )).rows[0] as { first: unknown; last: unknown };
     if (r.first === null || r.last === null) return null;
-    const first = count.parse(r.first);
-    const last = count.parse(r.last);
+    const first = int8.parse(r.first);
+    const last = int8.parse(r.last);
     return first < last - STATS_RETENTION_MINUTES ? last - STATS_RETENTION_MINUTES : null;
   }
   return {
@@ -37,7 +35,7 @@ export function pgPruneQueries(db: PgQueryable) {
       const oldest = (await db.query('SELECT min(at) AS oldest FROM request_log')).rows[0] as { oldest: unknown };
       if (oldest.oldest === null) return false;
       const n = await sizes();
-      return count.parse(oldest.oldest) < limits.before || n.verified > limits.maxRows || n.unverified > limits.maxUnverifiedRows;
+      return int8.parse(oldest.oldest) < limits.before || n.verified > limits.maxRows || n.unverified > limits.maxUnverifiedRows;
     },
     /** One batch of the request log's and the minutes' retention; returns the rows deleted (0: done). */
     async requestLog(limits: PruneLimits): Promise<number> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ReplyStore } from '../contract.ts';
 import type { DeliveryRow, DeliveryKind } from '../deliveries.ts';
 import { originOf } from '../delivery-lanes.ts';
-import type { PendingReply, ReplyOutcome } from '../messages.ts';
+import { toPendingReply, type PendingReply, type ReplyOutcome } from '../messages.ts';
 import { pgIngestStore } from './ingest-queries.ts';
 import { pgMessageContext } from './context-queries.ts';
 import { int8 } from './leases/lease.ts';
@@ -25,20 +25,7 @@ const pendingRow = z.object({
   received_at: int8,
 });
 
-const toPending = (raw: unknown): PendingReply => {
-  const r = pendingRow.parse(raw);
-  return {
-    id: r.id,
-    conversationId: r.conversation_id,
-    clientId: r.client_id,
-    msgId: r.msg_id,
-    fromUserId: r.from_user_id,
-    content: r.content ?? '',
-    sendUrl: r.send_url,
-    createTimestamp: r.create_timestamp,
-    receivedAt: r.received_at,
-  };
-};
+const toPending = (raw: unknown): PendingReply => toPendingReply(pendingRow.parse(raw));
 
 type NewDelivery = Omit<DeliveryRow, 'id' | 'kind' | 'origin' | 'attempts' | 'roundAttempts' | 'lastStatus' | 'lastError' | 'updatedAt'> & { kind?: DeliveryKind };
 

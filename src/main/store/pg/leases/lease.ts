@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { QueryResult, QueryResultRow } from 'pg';
+import { int8 } from '../pool.ts';
 
 /**
  * Where the work queue's statements go: a pg.Pool (each statement its own transaction) or a
@@ -22,14 +23,8 @@ export interface Lease {
   until: number;
 }
 
-/**
- * node-postgres returns int8 (bigint) as text: every id and time here is epoch ms or a row id,
- * well inside 2^53, and refused loudly if not.
- */
-export const int8 = z
-  .union([z.string().regex(/^-?\d+$/), z.number().int()])
-  .transform(Number)
-  .pipe(z.number().int().refine(Number.isSafeInteger, 'beyond 2^53'));
+// Every id and time here is epoch ms or a row id, well inside 2^53 (the shared schema refuses one beyond).
+export { int8 } from '../pool.ts';
 
 /** The lease columns as read back: a claimed row always has all three. */
 export const leaseColumns = {
