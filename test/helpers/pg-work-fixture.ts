@@ -122,3 +122,29 @@ export function workNodes(prefix: string): (n: number) => Promise<WorkNode[]> {
     });
   };
 }
+
+/**
+ * `pool`, except that the first run of a statement with text `sql` commits and then fails as if
+ * the connection dropped around its COMMIT: the rows it changed stay changed, and the caller gets
+ * an error instead of them (a claim this node holds without knowing it). `lost()` counts those.
+ */
+export function losingFirstAnswer<P extends Queryable>(pool: P, sqls: readonly string[]): P & { lost(): number } {
+  let lost = 0;
+  return new Proxy(pool, {
+    get(target, key) {
+      if (key === 'lost') return () => lost;
+      if (key === 'query') {
+        return async (text: string, values?: unknown[]) => {
+          const r = await target.query(text, values);
+          if (lost === 0 && sqls.includes(text)) {
+            lost++;
+            throw new Error('Connection terminated unexpectedly');
+          }
+          return r;
+        };
+      }
+      const v: unknown = Reflect.get(target, key);
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
+    },
+  }) as P & { lost(): number };
+}

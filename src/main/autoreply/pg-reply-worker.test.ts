@@ -2,7 +2,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { postgresSkipReason, startPostgres, type PgServer } from '../../../test/helpers/postgres.ts';
-import { createTemplate, copyDatabase } from '../../../test/helpers/pg-work-fixture.ts';
+import { createTemplate, copyDatabase, losingFirstAnswer } from '../../../test/helpers/pg-work-fixture.ts';
+import { CLAIM_REPLIES_SQL } from '../store/pg/leases/pg-reply-leases.ts';
 import { driveClock } from '../../../test/helpers/drive-clock.ts';
 import { scriptedEngine } from '../../../test/helpers/engines.ts';
 import { manualClock, type ManualClock } from '../../shared/clock.ts';
@@ -223,6 +224,35 @@ describe('auto replies across PostgreSQL nodes', { skip, timeout: 120_000 }, () 
     await events.until((s) => s.length > 1);
     assert.deepEqual(events.seen[1], { conversationId: m1.conversationId, result: 'lost', node: 'dies' });
     assert.deepEqual(await q('SELECT count(*)::int AS n FROM replies'), [{ n: 1 }]);
+  });
+
+  it('a timer claim that committed but whose answer was lost (a dropped connection) is answered at the next look, not after its lease', async () => {
+    const { pools, events, say } = await fresh(1);
+    const m1 = await say({ content: 'hello?' }, T0);
+    const clock = manualClock(T0 + 2_000);
+    const lossy = losingFirstAnswer(pools[0]!, [CLAIM_REPLIES_SQL]);
+    const logs: string[] = [];
+    const w = createPgReplyWorker({
+      pool: lossy,
+      engine: scripted().engine,
+      clock,
+      nodeId: 'a',
+      lookupClient: (id) => (id === CLIENT ? { id, enabled: true, settings, keys: [] } : undefined),
+      engineTimeoutMs: 3_600_000,
+      contextLines: 20,
+      pollMs: 1_000,
+      leaseMs: 60_000,
+      onDelivery: () => {},
+      onFired: (conversationId, result) => events.push({ conversationId, result, node: 'a' }),
+      log: (line) => logs.push(line),
+    });
+    workers.push(w);
+    w.start();
+    const { elapsedMs } = await driveClock(clock, events.until((s) => s.length > 0), { stepMs: 250 });
+    assert.equal(lossy.lost(), 1);
+    assert.deepEqual(events.seen, [{ conversationId: m1.conversationId, result: 'answered', node: 'a' }]);
+    assert.ok(elapsedMs <= 2_000, `answered ${elapsedMs} ms after the lost claim (lease 60 s)`);
+    assert.ok(logs.some((l) => /gave back 1 timer claim/.test(l)), logs.join('\n'));
   });
 
   it('in a group, the per-minute cap defers the replies past it to the next free slot', async () => {

@@ -43,6 +43,8 @@ export function createPgReplyWorker(deps: PgReplyWorkerDeps) {
   let lookAgain = false;
   let cancelWake: (() => void) | null = null;
   let cancelRenew: (() => void) | null = null;
+  /** A look failed: its claim may have committed with the answer lost (held in the database, unknown here). */
+  let doubt = false;
 
   function wakeIn(ms: number): void {
     cancelWake?.();
@@ -69,6 +71,11 @@ export function createPgReplyWorker(deps: PgReplyWorkerDeps) {
   async function look(): Promise<void> {
     let claimed = 0;
     try {
+      if (doubt) {
+        const given = await leases.releaseOrphanReplies(deps.nodeId, [...held.keys()]);
+        doubt = false;
+        if (given > 0) deps.log(`auto replies: gave back ${given} timer claim(s) a failed look had committed unseen`);
+      }
       for (;;) {
         const room = concurrency - inFlight.size;
         if (room <= 0 || !running) break; // an answer's end looks again
@@ -83,6 +90,7 @@ export function createPgReplyWorker(deps: PgReplyWorkerDeps) {
       const untilNext = next === null ? pollMs : next > now ? next - now : claimed > 0 ? 0 : pollMs;
       wakeIn(Math.min(pollMs, untilNext));
     } catch (error) {
+      doubt = true;
       deps.log(`auto replies: looking for due timers failed: ${(error as Error).message}`);
       wakeIn(pollMs);
     }

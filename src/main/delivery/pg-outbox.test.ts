@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createSecretKey } from 'node:crypto';
 import type pg from 'pg';
 import { postgresSkipReason, startPostgres, type PgServer } from '../../../test/helpers/postgres.ts';
-import { copyDatabase, createTemplate } from '../../../test/helpers/pg-work-fixture.ts';
+import { copyDatabase, createTemplate, losingFirstAnswer } from '../../../test/helpers/pg-work-fixture.ts';
 import { eventually, settle, startReceiver, verifyDelivery, type Receiver } from '../../../test/helpers/receiver.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../../shared/client-settings.ts';
 import { manualClock, type ManualClock } from '../../shared/clock.ts';
@@ -11,6 +11,7 @@ import { openPgPool } from '../store/pg/pool.ts';
 import { originOf } from '../store/delivery-lanes.ts';
 import type { TurnSlicer } from '../loop/turn-slicer.ts';
 import { createPgOutbox, type PgOutbox, type PgOutboxDeps } from './pg-outbox.ts';
+import { CLAIM_DELIVERIES_SQL, CLAIM_LANE_SQL } from '../store/pg/leases/pg-delivery-leases.ts';
 import { RETRY_SCHEDULE_MS } from './retry-policy.ts';
 import { createSender } from './sender.ts';
 
@@ -257,6 +258,23 @@ describe('the outbox on PostgreSQL, across nodes', { skip, timeout: 120_000 }, (
     answer();
     await eventually(async () => (await rows(a!, "state = 'sent'")).length === 1 && na.busy() === 0, 'node a records its try');
     assert.deepEqual((await rows(a!)).map((r) => [r.state, r.attempts, r.lease_count, r.lease_holder]), [['sent', 1, 1, null]]);
+  });
+
+  it('a claim that committed but whose answer was lost (a dropped connection) is given back at the next scan, not after its lease', async () => {
+    const [a] = await database(1);
+    const clock = manualClock(T0);
+    const rx = await receiver(clock);
+    await seed(a!, rx.url, { conversations: 2, per: 1, at: T0 });
+    // The claim's statement runs and commits; the node gets an error instead of the rows, as when the connection drops around the COMMIT.
+    const lossy = losingFirstAnswer(a!, [CLAIM_DELIVERIES_SQL, CLAIM_LANE_SQL]);
+    const na = outbox(lossy, clock, 'node-a');
+    na.start();
+    await eventually(async () => lossy.lost() === 1 && (await rows(a!, "lease_holder = 'node-a'")).length > 0 && na.busy() === 0, 'a claim committed unseen');
+    // The next poll, long before the 60 s lease would have run out.
+    clock.advance(1000);
+    await eventually(async () => (await rows(a!, "state = 'sent'")).length === 2 && na.busy() === 0, 'both sent after the next scan');
+    assert.equal(rx.received.length, 2);
+    assert.ok(na.logs.some((l) => /gave back \d+ delivery claim\(s\) a failed claim had committed unseen/.test(l)), na.logs.join('\n'));
   });
 
   it('stop gives back the claims not yet sent (another node sends them at once) and waits for the one on its way', async () => {

@@ -251,8 +251,16 @@ export function createPgOutbox(deps: PgOutboxDeps) {
     });
   }
 
+  /** A claim failed: it may have committed with its answer lost, leaving rows leased here that this node does not know of. */
+  let doubt = false;
+
   async function claimAndArm(): Promise<void> {
     try {
+      if (doubt) {
+        const given = await queue.releaseOrphanDeliveries(deps.nodeId, [...inFlight.keys()]);
+        doubt = false;
+        if (given > 0) deps.log(`outbox: gave back ${given} delivery claim(s) a failed claim had committed unseen`);
+      }
       const now = deps.clock.now();
       const free = deps.concurrency - active;
       if (free > 0) {
@@ -262,7 +270,10 @@ export function createPgOutbox(deps: PgOutboxDeps) {
           claim: (lane, limit) => queue.claimDeliveries(deps.nodeId, now, limit, leaseMs, lane),
         };
         const held = { client: (id: string) => activeByClient.get(id) ?? 0, origin: (origin: string) => activeByOrigin.get(origin) ?? 0 };
-        const claimed = await claimFair(source, held, { free, perClient, perOrigin }, now, (error) => deps.log(`outbox: a claim failed after others succeeded; those go now: ${(error as Error).message}`));
+        const claimed = await claimFair(source, held, { free, perClient, perOrigin }, now, (error) => {
+          doubt = true;
+          deps.log(`outbox: a claim failed after others succeeded; those go now: ${(error as Error).message}`);
+        });
         // Stopped while claiming: nothing of it was tried, so it goes back at once.
         if (stopped) await Promise.all(claimed.map((d) => queue.releaseDelivery(d.id, d.lease)));
         else for (const d of claimed) take(d);
@@ -273,6 +284,7 @@ export function createPgOutbox(deps: PgOutboxDeps) {
       const at = deps.clock.now();
       arm(next === null || next <= at ? pollMs : Math.min(next - at, pollMs));
     } catch (error) {
+      doubt = true;
       deps.log(`outbox scan failed: ${(error as Error).message}`);
       arm(pollMs);
     }

@@ -129,6 +129,12 @@ const RELEASE_SQL = `
   UPDATE deliveries SET lease_holder = NULL, lease_until = NULL
   WHERE id = $1 AND lease_holder = $2 AND lease_count = $3`;
 
+/** Every lease `holder` has on rows it no longer knows it holds (those not in $2): given back, claimable at once. */
+const ORPHANS_SQL = `
+  UPDATE deliveries SET lease_holder = NULL, lease_until = NULL
+  WHERE lease_holder = $1 AND id <> ALL ($2::bigint[])
+  RETURNING id`;
+
 const stateOf = (o: DeliveryOutcome): 'sent' | 'pending' | 'dead' => {
   switch (o.kind) {
     case 'sent':
@@ -210,6 +216,15 @@ export function pgDeliveryLeases(db: Queryable) {
     /** Gives a claimed delivery back untried (the node is stopping): claimable again at once. */
     async releaseDelivery(id: number, lease: Lease): Promise<boolean> {
       return ((await db.query(RELEASE_SQL, [id, lease.holder, lease.count])).rowCount ?? 0) > 0;
+    },
+    /**
+     * After a claim whose outcome this node never learned (its connection dropped around the
+     * COMMIT, which may have happened): the rows leased to `nodeId` that it does not hold in memory
+     * are given back, so they wait for no lease to run out. Node ids are unique per process, so no
+     * other node's claim is touched. Returns how many were given back.
+     */
+    async releaseOrphanDeliveries(nodeId: string, held: readonly number[]): Promise<number> {
+      return (await db.query(ORPHANS_SQL, [nodeId, held])).rowCount ?? 0;
     },
   };
 }

@@ -72,6 +72,12 @@ const DEFER_SQL = `
   UPDATE due_replies SET due_at = greatest(due_at, $4), lease_holder = NULL, lease_until = NULL
   WHERE conversation_id = $1 AND lease_holder = $2 AND lease_count = $3`;
 
+/** As deliveries' (pg-delivery-leases.ts): the timers leased to $1 other than those in $2, given back. */
+const ORPHANS_SQL = `
+  UPDATE due_replies SET lease_holder = NULL, lease_until = NULL
+  WHERE lease_holder = $1 AND conversation_id <> ALL ($2::text[])
+  RETURNING conversation_id`;
+
 const RENEW_SQL = `
   UPDATE due_replies r SET lease_until = $2::bigint + $3::bigint
   FROM unnest($4::text[], $5::int[]) AS h(conversation_id, count)
@@ -121,6 +127,10 @@ export function pgReplyLeases(db: Queryable) {
      */
     async deferReply(conversationId: string, lease: Lease, notBefore: number): Promise<boolean> {
       return ((await db.query(DEFER_SQL, [conversationId, lease.holder, lease.count, notBefore])).rowCount ?? 0) > 0;
+    },
+    /** After a claim whose outcome was never learned: the timers leased to `nodeId` other than `held` are claimable again at once. */
+    async releaseOrphanReplies(nodeId: string, held: readonly string[]): Promise<number> {
+      return (await db.query(ORPHANS_SQL, [nodeId, held])).rowCount ?? 0;
     },
   };
 }
