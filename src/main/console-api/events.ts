@@ -25,16 +25,28 @@ export function createEventBus() {
   const listeners = new Set<{ listener: (event: ConsoleEvent) => void; caller: (() => Caller) | null }>();
   const streamWatchers = new Set<(accountId: string) => () => void>();
   const observers = new Set<(event: ConsoleEvent) => void>();
-  const deliver = (event: ConsoleEvent): void => {
+  const remoteObservers = new Set<(event: ConsoleEvent, from: string) => void>();
+  const toConsoles = (event: ConsoleEvent): void => {
     for (const l of listeners) if (!l.caller || isFor(event, l.caller())) l.listener(event);
   };
   return {
     emit(event: ConsoleEvent): void {
-      deliver(event);
+      toConsoles(event);
       for (const observe of observers) observe(event);
     },
-    /** An event that happened elsewhere (another node): to this process's consoles, and not to `onEmit`'s observers, or it would go back. */
-    deliver,
+    /**
+     * An event that happened elsewhere (node `from`): to this process's consoles and to
+     * `onDeliver`'s observers, not to `onEmit`'s (the relay), or it would go back.
+     */
+    deliver(event: ConsoleEvent, from = ''): void {
+      toConsoles(event);
+      for (const observe of remoteObservers) observe(event, from);
+    },
+    /** `observe` sees each event another node sent, with that node's id (the team's presence across nodes). */
+    onDeliver(observe: (event: ConsoleEvent, from: string) => void): () => void {
+      remoteObservers.add(observe);
+      return () => void remoteObservers.delete(observe);
+    },
     /** `observe` sees each event emitted in this process after its consoles got it (the relay to other nodes). */
     onEmit(observe: (event: ConsoleEvent) => void): () => void {
       observers.add(observe);

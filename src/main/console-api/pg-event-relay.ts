@@ -182,7 +182,7 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
     switch (got.kind) {
       case 'event':
         state.delivered++;
-        o.bus.deliver(got.event);
+        o.bus.deliver(got.event, got.node);
         return;
       case 'malformed':
         state.dropped.malformed++;
