@@ -1,63 +1,29 @@
-import { z } from 'zod';
 import type { ReplyStore } from '../contract.ts';
 import type { DeliveryRow, DeliveryKind } from '../deliveries.ts';
 import { originOf } from '../delivery-lanes.ts';
-import { toPendingReply, type PendingReply, type ReplyOutcome } from '../messages.ts';
-import { pgIngestStore } from './ingest-queries.ts';
-import { pgMessageContext } from './context-queries.ts';
+import { pgConversationQueries } from './conversation-queries.ts';
 import { int8 } from './leases/lease.ts';
+import { pgMessageQueries } from './message-queries.ts';
 import type { PgQueryable } from './pool.ts';
-
-const PENDING_SELECT = `SELECT id, conversation_id, client_id, msg_id, from_user_id, content, message_info::jsonb ->> 'send_url' AS send_url,
-  create_timestamp, received_at FROM messages`;
-const PENDING_OF_SQL = `${PENDING_SELECT} WHERE conversation_id = $1 AND reply_outcome = 'pending' ORDER BY id`;
-const ALL_PENDING_SQL = `${PENDING_SELECT} WHERE reply_outcome = 'pending' ORDER BY id`;
-
-const pendingRow = z.object({
-  id: int8,
-  conversation_id: z.string(),
-  client_id: z.string(),
-  msg_id: z.string(),
-  from_user_id: z.string().nullable(),
-  content: z.string().nullable(),
-  send_url: z.string().nullable(),
-  create_timestamp: int8.nullable(),
-  received_at: int8,
-});
-
-const toPending = (raw: unknown): PendingReply => toPendingReply(pendingRow.parse(raw));
 
 type NewDelivery = Omit<DeliveryRow, 'id' | 'kind' | 'origin' | 'attempts' | 'roundAttempts' | 'lastStatus' | 'lastError' | 'updatedAt'> & { kind?: DeliveryKind };
 
 /**
  * The auto reply's part of the store (ReplyStore) on PostgreSQL: the same functions and results
- * as the SQLite store's, on the connection of the caller's transaction. What the ingest commands
- * already have (byId, flagNeedsHuman, touch, insertReply) is pgIngestStore's own.
+ * as the SQLite store's, on the connection of the caller's transaction. The conversations' and
+ * messages' functions are their groups' own (conversation-queries.ts, message-queries.ts).
  */
 export function pgReplyStore(db: PgQueryable): ReplyStore {
-  const ingest = pgIngestStore(db);
+  const conversations = pgConversationQueries(db);
+  const messages = pgMessageQueries(db);
   return {
-    conversations: {
-      byId: ingest.conversations.byId,
-      flagNeedsHuman: ingest.conversations.flagNeedsHuman,
-      touch: ingest.conversations.touch,
-    },
+    conversations: { byId: conversations.byId, flagNeedsHuman: conversations.flagNeedsHuman, touch: conversations.touch },
     messages: {
-      // node-postgres reads bigint as text unless the pool parses it (openPgPool does): a number either way.
-      insertReply: async (r) => Number(await ingest.messages.insertReply(r)),
-      async settleReply(id: number, outcome: Exclude<ReplyOutcome, 'pending'>, replyMsgId: string | null, note: string | null): Promise<boolean> {
-        const r = await db.query("UPDATE messages SET reply_outcome = $1, reply_msg_id = $2, reply_note = $3 WHERE id = $4 AND reply_outcome = 'pending'", [outcome, replyMsgId, note, id]);
-        return (r.rowCount ?? 0) > 0;
-      },
-      async pendingReplies(conversationId?: string): Promise<PendingReply[]> {
-        const r = conversationId === undefined ? await db.query(ALL_PENDING_SQL) : await db.query(PENDING_OF_SQL, [conversationId]);
-        return r.rows.map(toPending);
-      },
-      async autoReplyTimesSince(conversationId: string, since: number): Promise<number[]> {
-        const r = await db.query("SELECT created_at FROM replies WHERE conversation_id = $1 AND kind = 'auto' AND created_at >= $2 ORDER BY created_at", [conversationId, since]);
-        return r.rows.map((row) => int8.parse((row as { created_at: unknown }).created_at));
-      },
-      context: pgMessageContext(db),
+      insertReply: messages.insertReply,
+      settleReply: messages.settleReply,
+      pendingReplies: messages.pendingReplies,
+      autoReplyTimesSince: messages.autoReplyTimesSince,
+      context: messages.context,
     },
     deliveries: {
       async insert(d: NewDelivery): Promise<number> {
