@@ -26,7 +26,7 @@ export interface StorePair {
  * (UTF-8 ctype, so trigrams know Chinese), a migrated SQLite file, and `pair()`: a copy of each,
  * closed after each test, or with `shared`, after the file (for tests that only read).
  */
-export function storePairs(prefix: string, options: { shared?: boolean } = {}): () => Promise<StorePair> {
+export function storePairs(prefix: string, options: { shared?: boolean; icuCollation?: string } = {}): () => Promise<StorePair> {
   let server: PgServer;
   let made = 0;
   const open: Array<() => Promise<void>> = [];
@@ -47,7 +47,9 @@ export function storePairs(prefix: string, options: { shared?: boolean } = {}): 
   };
   before(async () => {
     server = await startPostgres();
-    await admin(`CREATE DATABASE ${prefix}_template TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'`);
+    // An ICU collation (e.g. English: '-' and case weigh less than letters) shows the reads sort ids by bytes whatever the database's order.
+    const icu = options.icuCollation ? ` LOCALE_PROVIDER icu ICU_LOCALE '${options.icuCollation}'` : '';
+    await admin(`CREATE DATABASE ${prefix}_template TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'${icu}`);
     const c = new pg.Client({ connectionString: urlOf(`${prefix}_template`) });
     await c.connect();
     await migratePg(c);
