@@ -98,3 +98,4 @@ export function pgMessageContext(db: PgQueryable) {
     return contextEntries(rows, found, replies, limit);
   };
 }
+export { quoted as pgQuoted };
