@@ -165,6 +165,7 @@ export async function deliveryScenario(s: Scene): Promise<Array<[string, unknown
     [d4, 'auto-reply paused when the delivery was due'],
     [d1, BY_OPERATOR],
   ]);
+  assert.deepEqual((await read('problems cancelled 2', d.problems(['cancelled', 'retrying'], null, 2))).map((r) => r.id), [d2, d4], 'the newest changes of each state');
   assert.deepEqual(await read('problems cancelled b', d.problems(['cancelled'], 'b', 10)), []);
   assert.deepEqual((await read('list cancelled', d.list('cancelled', 10))).map((r) => r.id), [d4, d2, d1]);
   assert.deepEqual(await read('counts end', d.countByState()), { pending: 2, sent: 2, dead: 0, cancelled: 3 });
