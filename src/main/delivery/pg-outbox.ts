@@ -179,6 +179,8 @@ export function createPgOutbox(deps: PgOutboxDeps) {
     const { d } = h;
     const now = deps.clock.now();
     if (await cancelledBeforeTry(d, now)) {
+      // The claim goes back too: an Undo of the stop that cancelled it makes it due again at once, not after this lease.
+      await queue.releaseDelivery(d.id, d.lease);
       deps.onAttempt?.('cancelled', d.conversationId);
       return;
     }
