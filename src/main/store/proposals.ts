@@ -69,6 +69,22 @@ function toProposal(raw: unknown): KbProposal {
   };
 }
 
+/**
+ * Pending proposals as one candidate knowledge-base change (the replay's "with proposals"): each
+ * group of like questions one new entry (its newest proposal's question and answer, the others'
+ * questions its phrasings), each proposed phrasing one more way to ask its entry. Both stores'.
+ */
+export function pendingChangesOf(pending: readonly KbProposal[]): PendingChanges {
+  const entries: PendingChanges['entries'] = [];
+  for (const g of groupProposals(pending.filter((p) => p.kind === 'entry'), 0)) {
+    const [head, ...rest] = g.proposals;
+    const phrasings = [...new Set(rest.map((p) => p.question).filter((q) => q !== head!.question))];
+    entries.push({ question: head!.question, answer: head!.answer, phrasings });
+  }
+  const phrasings = pending.flatMap((p) => (p.kind === 'phrasing' && p.entryId !== null ? [{ entryId: p.entryId, text: p.question }] : []));
+  return { entries, phrasings };
+}
+
 /** Knowledge-base changes proposed from operators' answers, waiting for (or given) an admin's decision. */
 export function proposalQueries(db: Db) {
   const insert = db.prepare(
@@ -124,15 +140,7 @@ export function proposalQueries(db: Db) {
      * others' questions its phrasings), each proposed phrasing one more way to ask its entry.
      */
     pendingChanges(): PendingChanges {
-      const pending = list('pending', 10_000);
-      const entries: PendingChanges['entries'] = [];
-      for (const g of groupProposals(pending.filter((p) => p.kind === 'entry'), 0)) {
-        const [head, ...rest] = g.proposals;
-        const phrasings = [...new Set(rest.map((p) => p.question).filter((q) => q !== head!.question))];
-        entries.push({ question: head!.question, answer: head!.answer, phrasings });
-      }
-      const phrasings = pending.flatMap((p) => (p.kind === 'phrasing' && p.entryId !== null ? [{ entryId: p.entryId, text: p.question }] : []));
-      return { entries, phrasings };
+      return pendingChangesOf(list('pending', 10_000));
     },
   };
 }
