@@ -43,7 +43,7 @@ function world(o: { agents?: Array<{ id: string; capacity?: number }>; autoAssig
     clock,
     events: bus,
     config: { autoAssign: o.autoAssign ?? true, returnAfterOfflineMinutes: o.returnAfterOfflineMinutes ?? 2 },
-    raise: (id, reason, recipients) => raised.push({ id, reason, recipients }),
+    raise: async (id, reason, recipients) => void raised.push({ id, reason, recipients }),
     log: () => {},
   });
   return { dir, store, clock, team, events, raised };
