@@ -77,8 +77,8 @@ describe('the team service', () => {
       await w.team.settled();
       assert.deepEqual(w.raised, [{ id, reason: 'handoff', recipients: undefined }]);
       assert.equal(w.store.team.assigneeOf(id), null);
-      assert.equal(w.team.teamMode(), false);
-      assert.equal(w.team.autoAssignOn(), false);
+      assert.equal(await w.team.teamMode(), false);
+      assert.equal(await w.team.autoAssignOn(), false);
     });
   });
 
