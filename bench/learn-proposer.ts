@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/main/store/db.ts';
 import { createStore } from '../src/main/store/index.ts';
+import { sqliteInTransaction } from '../src/main/store/in-transaction.ts';
 import { createProposer } from '../src/main/learn/proposer.ts';
 import { DEFAULT_CLIENT_SETTINGS } from '../src/shared/client-settings.ts';
 import { knowledgeBase } from './kb-data.ts';
@@ -23,7 +24,7 @@ async function measure(size: number): Promise<string> {
   });
   store.clients.create('a', DEFAULT_CLIENT_SETTINGS, 0);
   const events = { emit: () => {} } as unknown as Parameters<typeof createProposer>[0]['events'];
-  const proposer = createProposer({ store, events, log: () => {} });
+  const proposer = createProposer({ store, inTransaction: sqliteInTransaction(store), events, log: () => {} });
   const entries = store.kb.all();
   const times = new Float64Array(REPLIES);
   for (let i = 0; i < REPLIES + 20; i++) {

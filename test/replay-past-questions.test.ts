@@ -149,10 +149,10 @@ describe('eval replay: past questions answered offline against a candidate', () 
     const store = createStore(openDatabase(databasePath(dataDir)));
     const deps = { store, openKey: () => '', kbThreshold: 0.45, engineTimeoutMs: 5000, fallbackText: DEFAULT_FALLBACK_TEXT, contextLines: 50, clock: systemClock };
     try {
-      assert.throws(() => createReplay(deps).plan({ since: '1h', withProposals: true }, Date.now()), /no proposals store in this build/);
+      await assert.rejects(createReplay(deps).plan({ since: '1h', withProposals: true }, Date.now()), /no proposals store in this build/);
       // The proposals store's pendingChanges, as the Learn view's store will export it.
       const replay = createReplay({ ...deps, pendingChanges: () => ({ entries: [{ question: UNCOVERED, answer: 'Settings, then Delete account.', phrasings: [] }], phrasings: [] }) });
-      const plan = replay.plan({ since: '1h', withProposals: true }, Date.now());
+      const plan = await replay.plan({ since: '1h', withProposals: true }, Date.now());
       assert.deepEqual(plan.proposals, { entries: 1, phrasings: 0, orphaned: 0 });
       const result = await replay.run(plan, { signal: new AbortController().signal });
       const changed = result.rows.filter((x) => x.change !== 'same');

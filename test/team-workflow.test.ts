@@ -69,7 +69,7 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     ann = await consoleAs(annToken);
     omar = await consoleAs(omarToken);
     // Both consoles are on the event stream: the service counts both agents online.
-    await waitFor('both online', async () => h.service.console.team.members().filter((m) => m.presence === 'online').length === 2);
+    await waitFor('both online', async () => (await h.service.console.team.members()).filter((m) => m.presence === 'online').length === 2);
   });
   after(async () => {
     for (const c of contexts) await c.close().catch(() => {});
@@ -274,7 +274,7 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await axe(omar, 'presence menu and team list');
     await menu.getByRole('radio', { name: 'Away' }).check();
     await ann.locator('[data-testid=row-assignee] [data-presence]').first().waitFor();
-    await waitFor('Ann sees Omar away', async () => h.service.console.team.members().find((m) => m.id === 'omar')?.presence === 'away');
+    await waitFor('Ann sees Omar away', async () => (await h.service.console.team.members()).find((m) => m.id === 'omar')?.presence === 'away');
     await menu.getByRole('radio', { name: 'Online' }).check();
     await omar.keyboard.press('Escape');
     // Back online, the header is as it was: the open menu under it was not a second row to fold for.
@@ -316,20 +316,20 @@ describe('two agents work one queue in the browser console', { skip }, () => {
     await lee.clock.install();
     await lee.goto(`${base}/`);
     await lee.locator('[data-testid=presence-button]').waitFor();
-    const presence = () => h.service.console.team.members().find((m) => m.id === 'lee')?.presence;
-    await waitFor('Lee online', async () => presence() === 'online');
+    const presence = async () => (await h.service.console.team.members()).find((m) => m.id === 'lee')?.presence;
+    await waitFor('Lee online', async () => (await presence()) === 'online');
     // Focus counts as input: the page's own focus, arriving late on a loaded machine, would move the
     // ten minutes. Focused first, then one key: the last input is known.
     await lee.bringToFront();
     await waitFor('Lee focused', async () => (await lee.evaluate('document.hasFocus()')) === true);
     await lee.keyboard.press('Shift');
     await lee.clock.fastForward('09:59');
-    assert.equal(presence(), 'online', 'nine minutes and 59 seconds: still here');
+    assert.equal(await presence(), 'online', 'nine minutes and 59 seconds: still here');
     await lee.clock.fastForward('00:31');
-    await waitFor('Lee away', async () => presence() === 'away');
+    await waitFor('Lee away', async () => (await presence()) === 'away');
     await lee.locator('[data-testid=presence-button] [data-presence=away]').waitFor();
     await lee.keyboard.press('Shift');
-    await waitFor('Lee back', async () => presence() === 'online');
+    await waitFor('Lee back', async () => (await presence()) === 'online');
   });
 
   it('the @ list leaves out an agent disabled since the console loaded the team', async () => {

@@ -8,7 +8,7 @@ import { consoleWindowOptions } from './window/window-options.ts';
 import { alertNotification } from './window/alert-notification.ts';
 import { secretKeyPath } from './store/data-dir.ts';
 import { createIpcHandler, IPC_CALL, IPC_EVENT } from './console-api/ipc.ts';
-import { ownerCaller } from './console-api/operator-guard.ts';
+import { ownerCallerOf } from './console-api/operator-guard.ts';
 import { createTeamClient } from './team-client/team-client.ts';
 import { wireTeamShell, type TeamShell } from './team-client/team-shell.ts';
 
@@ -49,7 +49,8 @@ if (!app.requestSingleInstanceLock()) {
     service = await startService({ config: loadServerConfig(dataDir), dataDir, secretBox, writerEntry: join(here, 'writer-worker.js'), engineWorkerEntry: join(here, 'engine-worker.js'), readerEntry: join(here, 'reader-worker.js') });
     const rendererIndex = join(here, '../renderer/index.html');
     const accounts = service.store.accounts;
-    const ipc = createIpcHandler(service.console.handlers, rendererIndex, () => ownerCaller(accounts, null));
+    // The desktop's store is SQLite: the owner is read at each call and event, synchronously.
+    const ipc = createIpcHandler(service.console.handlers, rendererIndex, () => ownerCallerOf(accounts.owner(), null));
     ipcMain.handle(IPC_CALL, (event, method: unknown, input: unknown) => ipc(event.senderFrame?.url, method, input));
     const win = new BrowserWindow(consoleWindowOptions(join(here, '../preload/index.cjs')));
     // The window is the owner's console: in team mode it gets the owner's own alerts, assignments and mentions.
@@ -68,7 +69,7 @@ if (!app.requestSingleInstanceLock()) {
         });
         shown.show();
       }
-    }, { caller: () => ownerCaller(accounts, null) });
+    }, { caller: () => ownerCallerOf(accounts.owner(), null) });
     team = wireTeamShell({ client: createTeamClient({ dataDir, keychain: safeStorage }), localWindow: win, rendererIndex, teamPreload: join(here, '../preload/team.cjs') });
     win.once('ready-to-show', () => {
       if (!team?.active()) win.show();

@@ -6,6 +6,7 @@ import { createStore, type Store } from './store/index.ts';
 import { startWorkerWriter } from './store/worker-writer.ts';
 import { inProcessReads, startReadWorker } from './store/worker-reader.ts';
 import { consoleReads } from './store/console-reads.ts';
+import { sqliteInTransaction } from './store/in-transaction.ts';
 import { keyFileBox, type SecretBox } from './auth/secret-box.ts';
 import { createClientRegistry } from './auth/client-registry.ts';
 import { createReplayGuard } from './auth/replay-guard.ts';
@@ -213,7 +214,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     writer,
     clock,
     waitMs: config.staffWaitMinutes * 60_000,
-    watchingSince: staffWatchSince(store.settings, clock.now(), config.staffWaitMinutes > 0),
+    watchingSince: await staffWatchSince(store.settings, clock.now(), config.staffWaitMinutes > 0),
     waiting: (since) => store.staffWait.waiting(since),
     onAlert: (conversationId) => alert(conversationId, 'staff_silent'),
     log,
@@ -293,7 +294,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   scheduler.restore();
   outbox.start();
-  staffWait.start();
+  await staffWait.start();
   let endpointUrl = '';
   // The outbox depth over time, for the dashboard: a sample every 15 s, the last 6 hours.
   const depth: Array<[number, number]> = [];
@@ -310,12 +311,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     verifyToken: createTokenCheck(store.settings, clock),
     audit: (entry) => void writer.submit({ kind: 'audit', entry }).catch((error: unknown) => log(`audit of ${entry.action} failed: ${String(error)}`)),
   });
-  const learn = createProposer({ store, events, log });
+  const inTransaction = sqliteInTransaction(store);
+  const learn = createProposer({ store, inTransaction, events, log });
   const consoleHandlers = createAllConsoleHandlers({
     learn,
     consoleAccounts,
     consoleOrigin: options.consoleOrigin,
     store,
+    inTransaction,
     reads: reader.reads,
     writer,
     clock,

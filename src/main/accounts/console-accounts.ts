@@ -1,16 +1,22 @@
-import type { AccountQueries } from '../store/accounts.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { NewAudit } from '../store/audit.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Caller } from '../../shared/console-roles.ts';
 import type { SignedIn, SignInOutputs } from '../../shared/sign-in-api.ts';
-import { ownerCaller } from '../console-api/operator-guard.ts';
+import { ownerCallerOf } from '../console-api/operator-guard.ts';
 import { checkSession, digestOf, newSecret } from './sessions.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import { createSignInThrottle, type SignInThrottle } from './sign-in-throttle.ts';
 import { createHashGate, HashBusy, type HashGate } from './hash-gate.ts';
 
+/** What sign-in, sessions and revocation read and write. */
+export type ConsoleAccountStore = Pick<
+  StoreContract['accounts'],
+  'get' | 'owner' | 'session' | 'endSession' | 'touchSession' | 'addSession' | 'peekSignInLink' | 'takeSignInLink' | 'setPasswordHash' | 'endSessionsOf'
+>;
+
 export interface ConsoleAccountsDeps {
-  accounts: AccountQueries;
+  accounts: ConsoleAccountStore;
   clock: Clock;
   /** Whether a bearer token is the installation's console token (the owner's, see console-token.ts). */
   verifyToken: (token: string) => boolean;
@@ -19,7 +25,11 @@ export interface ConsoleAccountsDeps {
   throttle?: SignInThrottle;
   /** How many password hashes run at once (hash-gate.ts). */
   hashGate?: HashGate;
-  /** How long a session's check is trusted before the database is asked again (the CLI is another process). */
+  /**
+   * How long a session's check is trusted before the database is asked again: the database is the
+   * truth (the CLI is another process; on PostgreSQL, another node may end a session), so a
+   * session ended elsewhere is refused here within this bound (default 1 s).
+   */
   recheckMs?: number;
 }
 
@@ -49,13 +59,21 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
   // calls several methods at once; neither should read the database each time.
   const checked = new Map<string, { at: number; caller: Caller | null }>();
   const revokedListeners = new Set<(digests: ReadonlySet<string>) => void>();
+  // The owner account as last read (each console-token call reads it): what an owner's open event
+  // stream is filtered by between its checks, as events are delivered synchronously.
+  let owner: { id: string; name: string } | null = null;
+  const ownerNow = async (address: string | null): Promise<Caller> => {
+    const found = await accounts.owner();
+    owner = found && { id: found.id, name: found.name };
+    return ownerCallerOf(owner, address);
+  };
 
-  function sessionCaller(token: string, address: string | null): Caller | null {
+  async function sessionCaller(token: string, address: string | null): Promise<Caller | null> {
     const digest = digestOf(token);
     const now = clock.now();
     const known = checked.get(digest);
     if (known && now - known.at < recheckMs) return known.caller ? { ...known.caller, address } : null;
-    const result = checkSession(accounts, token, now);
+    const result = await checkSession(accounts, token, now);
     const caller: Caller | null = result.ok
       ? { role: result.agent.role, owner: result.agent.owner, account: { id: result.agent.id, name: result.agent.name }, address, session: digest }
       : null;
@@ -64,9 +82,9 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
     return caller;
   }
 
-  function startSession(agent: { id: string; name: string; role: 'admin' | 'agent' }, address: string | null): SignedIn {
+  async function startSession(agent: { id: string; name: string; role: 'admin' | 'agent' }, address: string | null): Promise<SignedIn> {
     const token = newSecret();
-    accounts.addSession({ digest: digestOf(token), agentId: agent.id, address, now: clock.now() });
+    await accounts.addSession({ digest: digestOf(token), agentId: agent.id, address, now: clock.now() });
     return { token, account: { id: agent.id, name: agent.name, role: agent.role } };
   }
 
@@ -83,10 +101,18 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
 
   return {
     /** The caller a bearer token stands for, or null (refused). */
-    callerOf(token: string, address: string | null): Caller | null {
+    async callerOf(token: string, address: string | null): Promise<Caller | null> {
       if (token.length > 256) return null;
-      if (deps.verifyToken(token)) return ownerCaller(accounts, address);
+      if (deps.verifyToken(token)) return ownerNow(address);
       return sessionCaller(token, address);
+    },
+
+    /** The owner as last read (by callerOf or refreshOwner), for what must answer at once (an event's recipients). */
+    ownerCaller: (address: string | null): Caller => ownerCallerOf(owner, address),
+
+    /** Reads the owner account again (the owner chose or changed their id or name). */
+    async refreshOwner(): Promise<void> {
+      await ownerNow(null);
     },
 
     async signIn(input: { id: string; password: string }, address: string): Promise<SignInResult> {
@@ -98,7 +124,7 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
       }
       // Counted before the hash: attempts sent in parallel all pass `check` before any ends.
       throttle.fail(input.id, address, now);
-      const agent = accounts.get(input.id);
+      const agent = await accounts.get(input.id);
       const hash = agent?.passwordHash ?? null;
       let matches: boolean;
       try {
@@ -117,12 +143,12 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
       }
       throttle.succeed(input.id, address, now);
       audit('sign_in', { id: agent.id, name: agent.name }, address, null);
-      return { ok: true, value: startSession(agent, address) };
+      return { ok: true, value: await startSession(agent, address) };
     },
 
-    linkInfo(link: string): SignInOutputs['linkInfo'] | null {
-      const found = accounts.peekSignInLink(digestOf(link), clock.now());
-      const agent = found ? accounts.get(found.agentId) : null;
+    async linkInfo(link: string): Promise<SignInOutputs['linkInfo'] | null> {
+      const found = await accounts.peekSignInLink(digestOf(link), clock.now());
+      const agent = found ? await accounts.get(found.agentId) : null;
       if (!found || !agent || agent.disabled) return null;
       return { id: agent.id, name: agent.name, expiresAt: found.expiresAt };
     },
@@ -132,8 +158,8 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
       const problem = passwordProblem(input.password);
       if (problem) return { ok: false, code: 'invalid_input', message: problem };
       const digest = digestOf(input.link);
-      const found = accounts.peekSignInLink(digest, clock.now());
-      const agent = found ? accounts.get(found.agentId) : null;
+      const found = await accounts.peekSignInLink(digest, clock.now());
+      const agent = found ? await accounts.get(found.agentId) : null;
       if (!found || !agent || agent.disabled) return { ok: false, code: 'link_not_valid', message: 'this sign-in link is used, expired or replaced: ask an admin for a new one' };
       let hash: string;
       try {
@@ -143,25 +169,28 @@ export function createConsoleAccounts(deps: ConsoleAccountsDeps) {
         return { ok: false, code: 'busy', message: 'too many sign-ins at once: try again in a second' };
       }
       // Taken only now (hashing took a while): a second use of the link meanwhile finds it gone.
-      if (accounts.takeSignInLink(digest, clock.now()) !== agent.id) return { ok: false, code: 'link_not_valid', message: 'this sign-in link was just used: sign in with your password' };
-      accounts.setPasswordHash(agent.id, hash, clock.now());
+      if ((await accounts.takeSignInLink(digest, clock.now())) !== agent.id) return { ok: false, code: 'link_not_valid', message: 'this sign-in link was just used: sign in with your password' };
+      await accounts.setPasswordHash(agent.id, hash, clock.now());
       throttle.succeed(agent.id);
       audit('sign_in', { id: agent.id, name: agent.name }, address, { via: 'sign-in link, password chosen' });
-      return { ok: true, value: startSession(agent, address) };
+      return { ok: true, value: await startSession(agent, address) };
     },
 
     /** Ends the caller's own session; its event streams close. */
-    signOut(caller: Caller): boolean {
+    async signOut(caller: Caller): Promise<boolean> {
       if (!caller.session) return false;
-      const ended = accounts.endSession(caller.session, 'signed_out', clock.now());
+      const ended = await accounts.endSession(caller.session, 'signed_out', clock.now());
       audit('sign_out', caller.account, caller.address, null);
       revoke([caller.session]);
       return ended;
     },
 
-    /** Ends every session of an agent (disabled, reset, removed) at once: calls refused, streams closed. */
-    revokeAgent(agentId: string, reason: string): number {
-      const digests = accounts.endSessionsOf(agentId, reason, clock.now());
+    /**
+     * Ends every session of an agent (disabled, reset, removed) at once: calls refused, streams
+     * closed. `tx`: the accounts of the transaction the change runs in (the rows end with it).
+     */
+    async revokeAgent(agentId: string, reason: string, tx: Pick<StoreContract['accounts'], 'endSessionsOf'> = accounts): Promise<number> {
+      const digests = await tx.endSessionsOf(agentId, reason, clock.now());
       revoke(digests);
       return digests.length;
     },

@@ -26,30 +26,30 @@ test('agents are stored with their role and capacity; the table refuses any othe
   assert.throws(() => store.connection.exec("UPDATE agents SET capacity = -1 WHERE id = 'omar'"), /CHECK constraint/, 'nor can a hand edit store one');
 });
 
-test('a session token is stored only as its digest, and lives until 12 h unused, 30 days in all, sign-out or a disabled account', () => {
+test('a session token is stored only as its digest, and lives until 12 h unused, 30 days in all, sign-out or a disabled account', async () => {
   const { accounts, store, signIn } = team();
   const token = signIn('omar', 0);
   assert.equal(store.connection.prepare('SELECT count(*) AS n FROM sessions WHERE digest = ?').get(token)!['n'], 0, 'the token itself is not stored');
-  assert.equal(checkSession(accounts, token, SESSION_IDLE_MS - 1).ok, true);
+  assert.equal((await checkSession(accounts, token, SESSION_IDLE_MS - 1)).ok, true);
   // Used just before the idle limit: it lives on from that use.
-  assert.equal(checkSession(accounts, token, 2 * SESSION_IDLE_MS - 2).ok, true);
-  assert.deepEqual(checkSession(accounts, token, 3 * SESSION_IDLE_MS), { ok: false, reason: 'idle' });
-  assert.deepEqual(checkSession(accounts, token, 3 * SESSION_IDLE_MS + 1), { ok: false, reason: 'ended' }, 'ended once found idle');
+  assert.equal((await checkSession(accounts, token, 2 * SESSION_IDLE_MS - 2)).ok, true);
+  assert.deepEqual(await checkSession(accounts, token, 3 * SESSION_IDLE_MS), { ok: false, reason: 'idle' });
+  assert.deepEqual(await checkSession(accounts, token, 3 * SESSION_IDLE_MS + 1), { ok: false, reason: 'ended' }, 'ended once found idle');
 
   // Used every hour, it still ends 30 days after sign-in.
   const busy = signIn('ann', 0);
-  for (let t = 0; t < SESSION_MAX_MS; t += 3_600_000) assert.equal(checkSession(accounts, busy, t).ok, true);
-  assert.deepEqual(checkSession(accounts, busy, SESSION_MAX_MS), { ok: false, reason: 'expired' });
+  for (let t = 0; t < SESSION_MAX_MS; t += 3_600_000) assert.equal((await checkSession(accounts, busy, t)).ok, true);
+  assert.deepEqual(await checkSession(accounts, busy, SESSION_MAX_MS), { ok: false, reason: 'expired' });
 
   const other = signIn('ann', 0);
   assert.equal(accounts.endSession(digestOf(other), 'signed_out', 5), true);
-  assert.deepEqual(checkSession(accounts, other, 6), { ok: false, reason: 'ended' });
-  assert.deepEqual(checkSession(accounts, newSecret(), 6), { ok: false, reason: 'unknown' });
+  assert.deepEqual(await checkSession(accounts, other, 6), { ok: false, reason: 'ended' });
+  assert.deepEqual(await checkSession(accounts, newSecret(), 6), { ok: false, reason: 'unknown' });
 
   const a = signIn('omar', 10);
   const b = signIn('omar', 10);
   accounts.setDisabled('omar', true, 20);
-  assert.deepEqual(checkSession(accounts, a, 21), { ok: false, reason: 'disabled' }, 'a disabled account is refused at its next call');
+  assert.deepEqual(await checkSession(accounts, a, 21), { ok: false, reason: 'disabled' }, 'a disabled account is refused at its next call');
   assert.deepEqual(accounts.endSessionsOf('omar', 'disabled', 22), [digestOf(b)], 'and its other sessions are ended, named so their streams can close');
 });
 
@@ -67,11 +67,11 @@ test('a sign-in link works once, until it expires, and a new one replaces the ol
   assert.equal(accounts.takeSignInLink(digestOf(third), 201), null, 'used');
 });
 
-test('removing an agent removes their links and sessions', () => {
+test('removing an agent removes their links and sessions', async () => {
   const { accounts, store, signIn } = team();
   const token = signIn('omar', 0);
   accounts.replaceSignInLink('omar', digestOf(newSecret()), SIGN_IN_LINK_MS, 0);
   assert.equal(accounts.remove('omar'), true);
-  assert.deepEqual(checkSession(accounts, token, 1), { ok: false, reason: 'unknown' });
+  assert.deepEqual(await checkSession(accounts, token, 1), { ok: false, reason: 'unknown' });
   assert.equal(store.connection.prepare('SELECT count(*) AS n FROM sign_in_links').get()!['n'], 0);
 });

@@ -1,5 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { AccountQueries, Agent, SessionRow } from '../store/accounts.ts';
+import type { Agent, SessionRow } from '../store/accounts.ts';
+import type { StoreContract } from '../store/contract.ts';
+
+/** What a session check reads and writes. */
+export type SessionAccounts = Pick<StoreContract['accounts'], 'session' | 'get' | 'endSession' | 'touchSession'>;
 
 /** Protocol v1.2, team mode: a session ends after 12 h without use, and 30 days after sign-in whatever its use. */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
@@ -21,16 +25,16 @@ export type SessionRefusal = 'unknown' | 'ended' | 'idle' | 'expired' | 'disable
 export type SessionCheck = { ok: true; agent: Agent; session: SessionRow } | { ok: false; reason: SessionRefusal };
 
 /** Whether `token` is a live session of an enabled agent at `now`; one found expired is ended, with why. */
-export function checkSession(accounts: AccountQueries, token: string, now: number): SessionCheck {
+export async function checkSession(accounts: SessionAccounts, token: string, now: number): Promise<SessionCheck> {
   const digest = digestOf(token);
-  const session = accounts.session(digest);
+  const session = await accounts.session(digest);
   if (!session) return { ok: false, reason: 'unknown' };
   if (session.endedAt !== null) return { ok: false, reason: 'ended' };
-  const end = (reason: SessionRefusal): SessionCheck => {
-    accounts.endSession(digest, reason, now);
+  const end = async (reason: SessionRefusal): Promise<SessionCheck> => {
+    await accounts.endSession(digest, reason, now);
     return { ok: false, reason };
   };
-  const agent = accounts.get(session.agentId);
+  const agent = await accounts.get(session.agentId);
   if (!agent || agent.disabled) return end('disabled');
   if (now - session.createdAt >= SESSION_MAX_MS) return end('expired');
   if (now - session.lastSeenAt >= SESSION_IDLE_MS) return end('idle');
@@ -38,6 +42,6 @@ export function checkSession(accounts: AccountQueries, token: string, now: numbe
   // row, and each open event stream checks its session every second (bench/team: 50 streams made
   // 50 main-thread write attempts a second waiting on the writer thread; one ran out of busy time,
   // and its throw from the stream's timer ended serve).
-  if (now - session.lastSeenAt >= 60_000) accounts.touchSession(digest, now);
+  if (now - session.lastSeenAt >= 60_000) await accounts.touchSession(digest, now);
   return { ok: true, agent, session };
 }

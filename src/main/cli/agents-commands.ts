@@ -1,4 +1,5 @@
 import type { Store } from '../store/index.ts';
+import { sqliteInTransaction } from '../store/in-transaction.ts';
 import type { Role } from '../store/accounts.ts';
 import { agentAdmin, AgentAdminError, type AgentAdmin } from '../accounts/agent-admin.ts';
 import { signInLinkView } from '../accounts/console-origin.ts';
@@ -79,9 +80,9 @@ function table(agents: AgentView[]): string {
 }
 
 /** A refusal of the rules (no such agent, the owner) is the operator's to fix: a usage error with its message. */
-function run<T>(fn: () => T): T {
+async function run<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (error) {
     if (error instanceof AgentAdminError) throw new UsageError(error.message);
     throw error;
@@ -95,15 +96,17 @@ function run<T>(fn: () => T): T {
  * sessions are checked against the database that often, so a disabled agent's open console loses
  * access then.
  */
-export function agentsCommand(store: Store, now: number, args: string[], flags: AgentFlags, configuredOrigin: string | null): string {
+export async function agentsCommand(store: Store, now: number, args: string[], flags: AgentFlags, configuredOrigin: string | null): Promise<string> {
   const [action, idArg, extra] = args;
   if (extra !== undefined) throw new UsageError(`agents ${action ?? ''} takes one ID, got also "${extra}" (quote a name with spaces: --name "Ann Lee")`);
   const admin: AgentAdmin = agentAdmin({
-    accounts: store.accounts,
+    store,
     now: () => now,
-    transaction: (fn) => store.transaction(fn),
-    endSessions: (id, reason) => store.accounts.endSessionsOf(id, reason, now).length,
-    audit: (detail) => store.audit.insert({ at: now, operator: null, action: 'agent', conversationId: null, detail: JSON.stringify({ ...detail, via: 'cli' }) }),
+    transaction: sqliteInTransaction(store),
+    endSessions: async (tx, id, reason) => (await tx.accounts.endSessionsOf(id, reason, now)).length,
+    audit: async (tx, detail) => {
+      await tx.audit.insert({ at: now, operator: null, action: 'agent', conversationId: null, detail: JSON.stringify({ ...detail, via: 'cli' }) });
+    },
   });
   const ended = (n: number): string => (n === 0 ? 'no session was open' : `${n} session${n === 1 ? '' : 's'} ended (a running server refuses ${n === 1 ? 'it' : 'them'} within a second)`);
   switch (action) {
@@ -114,30 +117,30 @@ export function agentsCommand(store: Store, now: number, args: string[], flags: 
       const role = roleOf(flags.role) ?? 'agent';
       const capacity = capacityOf(flags.capacity) ?? DEFAULT_CAPACITY;
       const origin = linkOrigin(flags.origin, configuredOrigin);
-      const { link } = run(() => admin.add({ id, name, role, capacity }));
+      const { link } = await run(() => admin.add({ id, name, role, capacity }));
       return [`agent ${id} (${name}, ${role}, capacity ${capacity}) added`, ...linkLines(origin, link.secret, link.expiresAt)].join('\n');
     }
     case 'list':
       if (idArg !== undefined) throw new UsageError(`agents list takes no ID, got "${idArg}"`);
-      return table(admin.list());
+      return table(await admin.list());
     case 'disable':
     case 'enable': {
       const id = requireId(idArg, action);
-      const before = run(() => admin.view(id));
-      const { endedSessions } = run(() => admin.setDisabled(id, action === 'disable'));
+      const before = await run(() => admin.view(id));
+      const { endedSessions } = await run(() => admin.setDisabled(id, action === 'disable'));
       if ((before.state === 'disabled') === (action === 'disable')) return `agent ${id} was already ${action}d`;
       return action === 'disable' ? `agent ${id} disabled; ${ended(endedSessions)}` : `agent ${id} enabled${store.accounts.get(id)?.passwordHash === null ? ' (no password yet: "agents reset" makes a new link)' : ''}`;
     }
     case 'reset': {
       const id = requireId(idArg, 'reset');
       const origin = linkOrigin(flags.origin, configuredOrigin);
-      const { agent, link, endedSessions } = run(() => admin.reset(id));
+      const { agent, link, endedSessions } = await run(() => admin.reset(id));
       const disabled = agent.state === 'disabled' ? ['The agent is disabled: the link works once you enable them ("agents enable").'] : [];
       return [`agent ${id}: password forgotten; ${ended(endedSessions)}`, ...linkLines(origin, link.secret, link.expiresAt), ...disabled].join('\n');
     }
     case 'remove': {
       const id = requireId(idArg, 'remove');
-      const { endedSessions } = run(() => admin.remove(id));
+      const { endedSessions } = await run(() => admin.remove(id));
       return `agent ${id} removed; ${ended(endedSessions)}. Their past replies and audit rows keep their name.`;
     }
     default:

@@ -135,7 +135,7 @@ export async function evalCommand(store: Store, deps: Omit<ReplayDeps, 'store'>,
       try {
         const from = flags.from === undefined ? undefined : parseInstant(flags.from, '--from');
         const to = flags.to === undefined ? undefined : parseInstant(flags.to, '--to');
-        plan = replay.plan(
+        plan = await replay.plan(
           {
             ...(flags.since !== undefined ? { since: flags.since } : {}),
             ...(from !== undefined ? { from } : {}),
@@ -155,7 +155,7 @@ export async function evalCommand(store: Store, deps: Omit<ReplayDeps, 'store'>,
         throw error;
       }
       if (plan.questions.length === 0) return `no customer questions to replay from ${when(plan.params.from)} to ${when(plan.params.to)}${plan.params.clientId ? ` for client ${plan.params.clientId}` : ''}`;
-      io.progress(estimateText(replay.estimate(plan)));
+      io.progress(estimateText(await replay.estimate(plan)));
       if (plan.proposals) io.progress(`candidate knowledge base: ${plan.proposals.entries} new entries and ${plan.proposals.phrasings} new phrasings from pending proposals${plan.proposals.orphaned ? ` (${plan.proposals.orphaned} phrasings for entries since removed, left out)` : ''}`);
       if (!flags.yes) {
         if (!io.confirm) throw new UsageError('add --yes to run without being asked (standard input is not a terminal)');

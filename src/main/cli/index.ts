@@ -265,7 +265,7 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
             : group === 'console'
               ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
               : group === 'agents'
-                ? agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
+                ? await agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
                 : group === 'eval'
                   ? await (await import('./eval-commands.ts')).evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
                   : await kbCommand(sqliteKbCliStore(store), now, rest, values);

@@ -1,16 +1,18 @@
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
 import type { AgentPresence } from '../../shared/console-accounts.ts';
 import type { Caller } from '../../shared/console-roles.ts';
-import type { Store } from '../store/index.ts';
+import type { InTransaction } from '../store/in-transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
-import { agentAdmin, AgentAdminError, agentViews, type AgentAdmin } from '../accounts/agent-admin.ts';
+import { agentAdmin, AgentAdminError, agentViews, type AgentAdmin, type AgentStore } from '../accounts/agent-admin.ts';
 import { signInLinkView } from '../accounts/console-origin.ts';
 import { ConsoleError } from './console-error.ts';
 import { requireOperator } from './operator-guard.ts';
 
 export interface AccountHandlerDeps {
-  store: Store;
+  store: AgentStore;
+  /** An account change and its audit row as one transaction. */
+  inTransaction: InTransaction<AgentStore>;
   clock: Clock;
   consoleAccounts: ConsoleAccounts;
   /**
@@ -35,21 +37,23 @@ export function createAccountHandlers(deps: AccountHandlerDeps): Pick<ConsoleHan
   function adminFor(caller: Caller): { admin: AgentAdmin; actorId: string } {
     const operator = requireOperator(caller);
     const admin = agentAdmin({
-      accounts: store.accounts,
+      store,
       now: () => clock.now(),
-      transaction: (fn) => store.transaction(fn),
+      transaction: deps.inTransaction,
       // Their open consoles lose access now: calls refused, event streams closed.
-      endSessions: (id, reason) => consoleAccounts.revokeAgent(id, reason),
-      audit: (detail) => store.audit.insert({ at: clock.now(), operator, action: 'agent', conversationId: null, detail: JSON.stringify({ ...detail, via: 'console' }) }),
+      endSessions: (tx, id, reason) => consoleAccounts.revokeAgent(id, reason, tx.accounts),
+      audit: async (tx, detail) => {
+        await tx.audit.insert({ at: clock.now(), operator, action: 'agent', conversationId: null, detail: JSON.stringify({ ...detail, via: 'console' }) });
+      },
       presenceOf: deps.presenceOf,
     });
     return { admin, actorId: operator.id };
   }
 
   /** Refusals of the rules become console errors; anything else is a failure to log. */
-  function run<T>(fn: () => T): T {
+  async function run<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return fn();
+      return await fn();
     } catch (error) {
       if (error instanceof AgentAdminError) throw new ConsoleError(error.code, error.message);
       throw error;
@@ -61,14 +65,14 @@ export function createAccountHandlers(deps: AccountHandlerDeps): Pick<ConsoleHan
       return { account: caller.account, role: caller.role, owner: caller.owner };
     },
     async signOut(_input, caller) {
-      return { signedOut: consoleAccounts.signOut(caller) };
+      return { signedOut: await consoleAccounts.signOut(caller) };
     },
     async listAgents() {
-      return agentViews(store.accounts, store.accounts.list(), clock.now(), deps.presenceOf);
+      return agentViews(store.accounts, await store.accounts.list(), clock.now(), deps.presenceOf);
     },
     async addAgent(input, caller) {
       const { admin } = adminFor(caller);
-      const { agent, link } = run(() => admin.add(input));
+      const { agent, link } = await run(() => admin.add(input));
       return { agent, link: signInLinkView(origin(), link.secret, link.expiresAt) };
     },
     async updateAgent(input, caller) {
@@ -77,13 +81,13 @@ export function createAccountHandlers(deps: AccountHandlerDeps): Pick<ConsoleHan
     },
     async setAgentDisabled(input, caller) {
       const { admin, actorId } = adminFor(caller);
-      const done = run(() => admin.setDisabled(input.id, input.disabled, actorId));
+      const done = await run(() => admin.setDisabled(input.id, input.disabled, actorId));
       if (input.disabled) await deps.team?.disabled(input.id);
       return done;
     },
     async resetAgent(input, caller) {
       const { admin } = adminFor(caller);
-      const { agent, link, endedSessions } = run(() => admin.reset(input.id, caller.owner));
+      const { agent, link, endedSessions } = await run(() => admin.reset(input.id, caller.owner));
       return { agent, link: signInLinkView(origin(), link.secret, link.expiresAt), endedSessions };
     },
     async removeAgent(input, caller) {

@@ -1,4 +1,5 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
+import type { InTransaction } from '../store/in-transaction.ts';
 import type { clientAdmin } from '../auth/client-admin.ts';
 import { ClientAdminError } from '../auth/client-admin.ts';
 import type { Engine } from '../engines/engine.ts';
@@ -12,8 +13,12 @@ import { parsePairs, ImportError } from '../cli/kb-import.ts';
 import { ConsoleError } from './handlers.ts';
 import type { Caller } from '../../shared/console-roles.ts';
 
+type AdminStore = Pick<StoreContract, 'clients' | 'engines' | 'kb'>;
+
 export interface AdminDeps {
-  store: Store;
+  store: AdminStore;
+  /** The import's entries as one transaction. */
+  inTransaction: InTransaction<Pick<StoreContract, 'kb'>>;
   clock: Clock;
   admin: ReturnType<typeof clientAdmin>;
   /** This process changed clients: the cache must not wait for its next check. */
@@ -38,10 +43,10 @@ type AdminMethods =
   | 'importKb'
   | 'tryKb';
 
-function settingsFrom(store: Store, base: ClientSettings, patch: Record<string, unknown>): ClientSettings {
+async function settingsFrom(store: AdminStore, base: ClientSettings, patch: Record<string, unknown>): Promise<ClientSettings> {
   const parsed = clientSettingsSchema.safeParse({ ...base, ...patch });
   if (!parsed.success) throw new ConsoleError('invalid_input', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  if (parsed.data.engine !== BUILTIN_ENGINE && !store.engines.get(parsed.data.engine)) {
+  if (parsed.data.engine !== BUILTIN_ENGINE && !(await store.engines.get(parsed.data.engine))) {
     throw new ConsoleError('invalid_input', `engine: no engine "${parsed.data.engine}"; use "${BUILTIN_ENGINE}" or a configured one`);
   }
   if (parsed.data.sendUrl !== undefined) {
@@ -55,10 +60,10 @@ function settingsFrom(store: Store, base: ClientSettings, patch: Record<string, 
 /** Client and knowledge-base management from the console. */
 export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, AdminMethods> {
   const { store, clock } = deps;
-  const view = (id: string): ClientView => {
-    const c = store.clients.get(id);
+  const view = async (id: string): Promise<ClientView> => {
+    const c = await store.clients.get(id);
     if (!c) throw new ConsoleError('not_found', `no client "${id}"`);
-    return { id: c.id, enabled: c.enabled, settings: c.settings, secrets: store.clients.activeSecrets(id).map((s) => ({ hint: s.hint, createdAt: s.createdAt })), createdAt: c.createdAt };
+    return { id: c.id, enabled: c.enabled, settings: c.settings, secrets: (await store.clients.activeSecrets(id)).map((s) => ({ hint: s.hint, createdAt: s.createdAt })), createdAt: c.createdAt };
   };
   const admin = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
@@ -70,8 +75,8 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
       throw error;
     }
   };
-  const kbView = (id: number): KbEntryView => {
-    const e = store.kb.get(id);
+  const kbView = async (id: number): Promise<KbEntryView> => {
+    const e = await store.kb.get(id);
     if (!e) throw new ConsoleError('not_found', `no knowledge-base entry ${id}`);
     return { id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings, updatedAt: e.updatedAt };
   };
@@ -80,14 +85,16 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
     async listEngines() {
       return [
         { name: BUILTIN_ENGINE, model: null, baseUrl: null, hasKey: false },
-        ...store.engines.list().map((e) => ({ name: e.name, model: e.config.model ?? null, baseUrl: e.config.baseUrl, hasKey: e.apiKeySealed !== null })),
+        ...(await store.engines.list()).map((e) => ({ name: e.name, model: e.config.model ?? null, baseUrl: e.config.baseUrl, hasKey: e.apiKeySealed !== null })),
       ];
     },
     async listClients() {
-      return store.clients.list().map((c) => view(c.id));
+      const views: ClientView[] = [];
+      for (const c of await store.clients.list()) views.push(await view(c.id));
+      return views;
     },
     async addClient(input, caller) {
-      const settings = settingsFrom(store, DEFAULT_CLIENT_SETTINGS, input.settings);
+      const settings = await settingsFrom(store, DEFAULT_CLIENT_SETTINGS, input.settings);
       const secret = await admin(() => deps.admin.add(input.id, settings, clock.now()));
       await deps.auditClientChange(caller, { client: input.id, change: 'add' });
       return { id: input.id, secret };
@@ -103,22 +110,22 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
       return view(input.id);
     },
     async updateClientSettings(input, caller) {
-      const settings = settingsFrom(store, view(input.id).settings as ClientSettings, input.settings);
+      const settings = await settingsFrom(store, (await view(input.id)).settings as ClientSettings, input.settings);
       await admin(() => deps.admin.setSettings(input.id, settings, clock.now()));
       await deps.auditClientChange(caller, { client: input.id, change: 'settings', settings: input.settings });
       return view(input.id);
     },
     async listKb(input) {
-      const entries = input.search ? store.kb.search(input.search, input.limit) : store.kb.list(input.limit);
+      const entries = input.search ? await store.kb.search(input.search, input.limit) : await store.kb.list(input.limit);
       return entries.map((e) => ({ id: e.id, question: e.question, answer: e.answer, phrasings: e.phrasings, updatedAt: e.updatedAt }));
     },
     async saveKb(input) {
-      if (input.id === undefined) return kbView(store.kb.add(input.question, input.answer, clock.now(), input.phrasings ?? []));
-      if (!store.kb.update(input.id, input.question, input.answer, clock.now(), input.phrasings)) throw new ConsoleError('not_found', `no knowledge-base entry ${input.id}`);
+      if (input.id === undefined) return kbView(await store.kb.add(input.question, input.answer, clock.now(), input.phrasings ?? []));
+      if (!(await store.kb.update(input.id, input.question, input.answer, clock.now(), input.phrasings))) throw new ConsoleError('not_found', `no knowledge-base entry ${input.id}`);
       return kbView(input.id);
     },
     async removeKb(input) {
-      return { removed: store.kb.remove(input.id) };
+      return { removed: await store.kb.remove(input.id) };
     },
     async importKb(input) {
       let pairs;
@@ -129,8 +136,8 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
         throw error;
       }
       const now = clock.now();
-      store.transaction(() => {
-        for (const p of pairs) store.kb.add(p.question, p.answer, now, p.phrasings);
+      await deps.inTransaction(async (tx) => {
+        for (const p of pairs) await tx.kb.add(p.question, p.answer, now, p.phrasings);
       });
       return { imported: pairs.length };
     },
@@ -141,12 +148,14 @@ export function createAdminHandlers(deps: AdminDeps): Pick<ConsoleHandlers, Admi
         deps.engineTimeoutMs,
         clock,
       );
+      const sources = [];
+      for (const s of answer.sources) sources.push({ id: s.id, score: s.score, question: (await store.kb.get(s.id))?.question ?? '' });
       return {
         content: answer.content,
         handoff: answer.handoff,
         confidence: answer.confidence,
         cause: answer.cause ?? null,
-        sources: answer.sources.map((s) => ({ id: s.id, score: s.score, question: store.kb.get(s.id)?.question ?? '' })),
+        sources,
       };
     },
   };

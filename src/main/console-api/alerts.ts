@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { ConversationRow } from '../store/conversations.ts';
 import type { ConsoleEvent } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
@@ -42,13 +42,13 @@ export function alertText(conv: ConversationRow | undefined, last: LastAsked, re
  * The alert for a conversation that newly needs a human. The writer thread only reports that the
  * flag changed (once, by a conditional update); main emits after the commit.
  */
-export function createAlerts(store: Store, events: EventBus) {
+export function createAlerts(store: Pick<StoreContract, 'conversations' | 'workspace'>, events: EventBus) {
   /** `recipients`: team mode's routing (the assignee, or the queue's watchers); absent: every console. */
-  return (conversationId: string, reason: AlertReason, recipients?: string[]): void => {
+  return async (conversationId: string, reason: AlertReason, recipients?: string[]): Promise<void> => {
     // The console's own test message (Clients → Integrate) is no customer: it must not call anyone.
-    const conv = store.conversations.byId(conversationId);
+    const conv = await store.conversations.byId(conversationId);
     if (conv?.channel === 'web' && conv.customerId === TEST_VISITOR) return;
-    const last = conv ? store.workspace.lastCustomerText(conversationId) : null;
+    const last = conv ? await store.workspace.lastCustomerText(conversationId) : null;
     const who = conv && { peer: conv.peer, groupId: conv.groupId, groupName: conv.groupName, customerId: conv.customerId, customerName: conv.customerName };
     const saidBy = conv?.groupId && last?.by ? { saidBy: clip(last.by, 60) } : {};
     events.emit({ type: 'alert', conversationId, reason, text: alertText(conv, last, reason), said: last === null ? null : clip(last.text, 200), ...saidBy, ...(who ? { who } : {}), ...(recipients ? { recipients } : {}) });

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import { toContextLine, type Engine, type EngineAnswer } from '../engines/engine.ts';
@@ -9,7 +9,7 @@ import { newId } from '../store/ids.ts';
 import { ConsoleError } from './handlers.ts';
 
 export interface ConsoleAssistDeps {
-  store: Store;
+  store: Pick<StoreContract, 'conversations' | 'workspace' | 'messages'>;
   writer: MessageWriter;
   engine: Engine;
   clock: Clock;
@@ -30,13 +30,13 @@ export interface ConsoleAssistDeps {
 export function createConsoleAssist(deps: ConsoleAssistDeps) {
   const { store, clock } = deps;
   return async (conversationId: string, instruction: string | undefined, operator: Operator): Promise<ConsoleOutputs['assist']> => {
-    const conv = store.conversations.byId(conversationId);
+    const conv = await store.conversations.byId(conversationId);
     if (!conv) throw new ConsoleError('not_found', `no conversation ${conversationId}`);
     const client = deps.lookupClient(conv.clientId);
     if (!client) throw new ConsoleError('not_found', `client ${conv.clientId} no longer exists`);
-    const target = store.workspace.latestCustomerMessage(conv.id);
+    const target = await store.workspace.latestCustomerMessage(conv.id);
     if (!target) throw new ConsoleError('not_found', 'this conversation has no customer message yet to suggest an answer for');
-    const context = store.messages.context(conv.id, target.id, deps.contextLines).map(toContextLine);
+    const context = (await store.messages.context(conv.id, target.id, deps.contextLines)).map(toContextLine);
     const wanted = instruction?.trim() || undefined;
     let answer: EngineAnswer;
     try {

@@ -51,9 +51,9 @@ export function bearerToken(req: IncomingMessage): string | null {
 }
 
 /** The caller a request's bearer token stands for (the owner's console token, or an agent's session), or why none. */
-export function checkCaller<C>(req: IncomingMessage, callerOf: (token: string) => C | null): { caller: C } | Refusal {
+export async function checkCaller<C>(req: IncomingMessage, callerOf: (token: string) => Promise<C | null>): Promise<{ caller: C } | Refusal> {
   const given = bearerToken(req);
-  const caller = given && given.length <= 256 ? callerOf(given) : null;
+  const caller = given && given.length <= 256 ? await callerOf(given) : null;
   if (caller) return { caller };
   return {
     status: 401,

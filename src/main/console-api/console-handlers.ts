@@ -1,4 +1,5 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
+import type { InTransaction } from '../store/in-transaction.ts';
 import type { ConsoleReads } from '../store/console-reads.ts';
 import type { Reads } from '../store/worker-reader.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
@@ -15,7 +16,6 @@ import { createWorkspaceHandlers } from './workspace-handlers.ts';
 import { createDeliveryHandlers } from './delivery-handlers.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 import { clientAdmin } from '../auth/client-admin.ts';
-import { sqliteClientStore } from '../store/contract.ts';
 import type { ConsoleAccounts } from '../accounts/console-accounts.ts';
 import { createAccountHandlers } from './account-handlers.ts';
 import { createTeamHandlers } from './team-handlers.ts';
@@ -28,7 +28,10 @@ import type { KnowledgeSource } from '../engines/kb-engine.ts';
 import type { PendingChanges } from '../replay/candidate.ts';
 
 export interface AllHandlerDeps {
-  store: Store;
+  /** Either store: every call is awaited (issue 30). */
+  store: StoreContract;
+  /** Several calls as one transaction, on `store`'s database. */
+  inTransaction: InTransaction;
   /** Sessions and sign-out (team mode). */
   consoleAccounts: ConsoleAccounts;
   /** Where sign-in links point (serve's console address); null or absent in the desktop app. */
@@ -72,12 +75,13 @@ export interface AllHandlerDeps {
 /** Every console method, from its parts: conversations, the agent's workspace, deliveries, administration. */
 export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers {
   const { store, writer, clock } = deps;
+  const clientStore = { clients: store.clients, engines: store.engines, inTransaction: deps.inTransaction };
   return {
     ...createConsoleHandlers({
       ...deps,
       assist: createConsoleAssist({ ...deps }),
     }),
-    ...createWorkspaceHandlers(deps),
+    ...createWorkspaceHandlers({ ...deps, ownerChanged: () => deps.consoleAccounts.refreshOwner() }),
     ...createDeliveryHandlers(deps),
     ...createAccountHandlers(deps),
     ...createTeamHandlers(deps),
@@ -86,7 +90,7 @@ export function createAllConsoleHandlers(deps: AllHandlerDeps): ConsoleHandlers 
     ...createKbThresholdHandlers(deps),
     ...createAdminHandlers({
       ...deps,
-      admin: clientAdmin(sqliteClientStore(store), deps.box),
+      admin: clientAdmin(clientStore, deps.box),
       auditClientChange: async (caller, detail) => {
         const entry = { at: clock.now(), operator: caller.account, action: 'client_settings' as const, conversationId: null, detail: auditDetail(detail) };
         await writer.submit({ kind: 'audit', entry });

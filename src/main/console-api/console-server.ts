@@ -124,9 +124,9 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     const token = bearerToken(req) ?? '';
     // Who this stream is, refreshed by the check: the owner's id can change under an open stream.
     let current = caller;
-    const stillValid = (): boolean => {
+    const stillValid = async (): Promise<boolean> => {
       try {
-        const now = options.accounts.callerOf(token, address);
+        const now = await options.accounts.callerOf(token, address);
         if (now) current = now;
         return now !== null;
       } catch (error) {
@@ -136,8 +136,15 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
       }
     };
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+    // One check at a time: a slow database skips a tick rather than piling checks up.
+    let checking = false;
     const recheck = setInterval(() => {
-      if (!stillValid()) close();
+      if (checking) return;
+      checking = true;
+      void stillValid().then((valid) => {
+        checking = false;
+        if (!valid) close();
+      });
     }, TOKEN_RECHECK_MS);
     // Events of one turn of the loop go out in one write per stream.
     let queued: string[] = [];
@@ -152,9 +159,9 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
         if (!queued.length) setImmediate(flush);
         queued.push(frameOf(event));
       },
-      // The owner's stream asks at each event (one or two such streams; a session's account id never
+      // The owner's stream takes the owner as last read at each event (a session's account id never
       // changes): the owner can rename themselves, and a mention of the new id must reach them at once.
-      { caller: () => (current.owner && current.session === null ? (options.accounts.callerOf(token, address) ?? current) : current), stream: true },
+      { caller: () => (current.owner && current.session === null ? options.accounts.ownerCaller(address) : current), stream: true },
     );
     const stopWatching = session ? options.accounts.onRevoked((ended) => ended.has(session) && close()) : () => {};
     let closed = false;
@@ -176,7 +183,7 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     const address = clientAddress(req, trustedProxies);
     // Sign-in comes before any token: its routes check their own input and limits.
     if (path.startsWith('/api/auth/')) return signInRoute(req, res, path.slice('/api/auth/'.length), options.accounts, address ?? 'unknown', refuse, data);
-    const authorized = checkCaller(req, (token) => options.accounts.callerOf(token, address));
+    const authorized = await checkCaller(req, (token) => options.accounts.callerOf(token, address));
     if (!('caller' in authorized)) return refuse(req, res, authorized, true);
     const { caller } = authorized;
     if (path === '/api/events') {

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { DeliveryRow } from '../store/deliveries.ts';
 import type { ConsoleReads } from '../store/console-reads.ts';
 import type { Reads } from '../store/worker-reader.ts';
@@ -11,8 +11,10 @@ import { requireOperator } from './operator-guard.ts';
 import type { Caller } from '../../shared/console-roles.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 
+type DeliveryStore = { readonly deliveries: Pick<StoreContract['deliveries'], 'get' | 'byIds' | 'deadIds' | 'lastAttempt'> };
+
 export interface DeliveryHandlerDeps {
-  store: Store;
+  store: DeliveryStore;
   /** The heavy reads (the problem list), awaited: see HandlerDeps. */
   reads: Reads<ConsoleReads>;
   writer: MessageWriter;
@@ -40,8 +42,8 @@ function stateWords(d: DeliveryRow): string {
   return d.state;
 }
 
-function delivery(store: Store, id: number): DeliveryRow {
-  const d = store.deliveries.get(id);
+async function delivery(store: DeliveryStore, id: number): Promise<DeliveryRow> {
+  const d = await store.deliveries.get(id);
   if (!d) throw new ConsoleError('not_found', `no delivery ${id}`);
   return d;
 }
@@ -65,11 +67,15 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
     let rows: DeliveryRow[];
     if (ids) {
       // Named ones are checked first: a refusal changes nothing.
-      rows = [...new Set(ids)].map((id) => delivery(store, id)).filter((d) => !clientId || d.clientId === clientId);
+      rows = [];
+      for (const id of new Set(ids)) {
+        const d = await delivery(store, id);
+        if (!clientId || d.clientId === clientId) rows.push(d);
+      }
       const wrong = rows.find((d) => !failed(d));
       if (wrong) throw new ConsoleError('wrong_state', `delivery ${wrong.id} is ${stateWords(wrong)}: only a dead or retrying delivery can be retried`);
     } else {
-      rows = store.deliveries.byIds(store.deliveries.deadIds(clientId ?? null, RETRY_ALL_LIMIT));
+      rows = await store.deliveries.byIds(await store.deliveries.deadIds(clientId ?? null, RETRY_ALL_LIMIT));
     }
     const changed = await Promise.all(rows.map((d) => deps.retryDelivery(d.id)));
     // One delivered or cancelled meanwhile is left out: nothing was retried.
@@ -112,7 +118,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
     },
     async cancelDelivery(input, caller) {
       const operator = requireOperator(caller);
-      const d = delivery(store, input.deliveryId);
+      const d = await delivery(store, input.deliveryId);
       const wrong = (now: DeliveryRow): ConsoleError =>
         new ConsoleError('wrong_state', `delivery ${now.id} is ${stateWords(now)}: only a retrying or dead delivery can be cancelled`);
       if (!failed(d)) throw wrong(d);
@@ -127,7 +133,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
         audit: { at: now, operator, action: 'cancel', conversationId: d.conversationId, detail },
       });
       // Sent meanwhile (its last try got through), say: the operator learns what it is now.
-      if (result?.kind !== 'changed' || result.count === 0) throw wrong(delivery(store, d.id));
+      if (result?.kind !== 'changed' || result.count === 0) throw wrong(await delivery(store, d.id));
       // The conversation's next delivery no longer waits behind this one.
       deps.notifyOutbox();
       announce([d], 'cancelled');
@@ -135,8 +141,10 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
       return { reason, tryOnTheWire: deps.deliveryTrying(d.id), attempts: d.attempts };
     },
     async getDeliveries(input) {
-      return store.deliveries.byIds(input.ids).map(
-        (d): DeliveryNow => ({
+      const rows = await store.deliveries.byIds(input.ids);
+      const out: DeliveryNow[] = [];
+      for (const d of rows) {
+        out.push({
           id: d.id,
           conversationId: d.conversationId,
           state: d.state,
@@ -144,9 +152,10 @@ export function createDeliveryHandlers(deps: DeliveryHandlerDeps): Pick<ConsoleH
           nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt : null,
           lastStatus: d.lastStatus,
           lastError: d.lastError,
-          lastTry: store.deliveries.lastAttempt(d.id),
-        }),
-      );
+          lastTry: await store.deliveries.lastAttempt(d.id),
+        });
+      }
+      return out;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { ConsoleReads } from '../store/console-reads.ts';
 import type { Reads } from '../store/worker-reader.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
@@ -16,7 +16,7 @@ import { readerOf } from './reader.ts';
 export { ConsoleError };
 
 export interface HandlerDeps {
-  store: Store;
+  store: Pick<StoreContract, 'accounts' | 'console'>;
   /** The heavy reads, awaited: on the read thread, or in-process with config.readWorker off. */
   reads: Reads<ConsoleReads>;
   writer: MessageWriter;
@@ -51,10 +51,10 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       return { endpoint: deps.endpoint(), version: '0.1.0' };
     },
     async listConversations(input, caller) {
-      return reads.conversations({ ...input, now: clock.now(), reader: readerOf(store.accounts, caller) });
+      return reads.conversations({ ...input, now: clock.now(), reader: await readerOf(store.accounts, caller) });
     },
     async getTranscript(input, caller) {
-      const page = await reads.transcriptPage(input.conversationId, input.limit, input.beforeId, readerOf(store.accounts, caller));
+      const page = await reads.transcriptPage(input.conversationId, input.limit, input.beforeId, await readerOf(store.accounts, caller));
       if (!page) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       const { conversation, entries, hasEarlier, latestAutoSendUrl } = page;
       const client = deps.lookupClient(conversation.clientId);
@@ -84,7 +84,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
       };
     },
     async getConversations(input, caller) {
-      return reads.conversationsByIds(input.ids, readerOf(store.accounts, caller));
+      return reads.conversationsByIds(input.ids, await readerOf(store.accounts, caller));
     },
     async stopAutoReply(input, caller) {
       const r = await setState(caller, 'console_stop', input.conversationId);
@@ -124,7 +124,7 @@ export function createConsoleHandlers(deps: HandlerDeps) {
     },
     async assist(input, caller) {
       const operator = requireOperator(caller);
-      if (!store.console.conversation(input.conversationId)) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
+      if (!(await store.console.conversation(input.conversationId))) throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       const result = await deps.assist(input.conversationId, input.instruction, operator);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
       return result;

@@ -1,6 +1,6 @@
 import type { ConsoleHandlers, KbCurve } from '../../shared/console-api.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { KnowledgeSource } from '../engines/kb-engine.ts';
 import { CURVE_THRESHOLDS, answeredShares, judgeQuestions, parseLabelledQuestions, tradeOffAt, type Judged } from '../engines/kb-evaluate.ts';
 import { ImportError } from '../cli/kb-import.ts';
@@ -11,7 +11,7 @@ import { KB_THRESHOLD_SETTING } from '../engines/kb-threshold.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 
 export interface KbCurveDeps {
-  store: Store;
+  store: { readonly settings: Pick<StoreContract['settings'], 'put' | 'delete'>; readonly kb: Pick<StoreContract['kb'], 'all'>; readonly replay: Pick<StoreContract['replay'], 'questions'> };
   clock: Clock;
   /** The knowledge base as the built-in engine matches it (rebuilt when an entry changes). */
   knowledge: KnowledgeSource;
@@ -48,8 +48,8 @@ export function createKbThresholdHandlers(deps: KbCurveDeps): Pick<ConsoleHandle
     /** Every engine thread and process reads the settings row at its next question: no restart. */
     async setKbThreshold(input, caller) {
       const from = deps.kbThreshold();
-      if (input.threshold === null) deps.store.settings.delete(KB_THRESHOLD_SETTING);
-      else deps.store.settings.put(KB_THRESHOLD_SETTING, String(input.threshold));
+      if (input.threshold === null) await deps.store.settings.delete(KB_THRESHOLD_SETTING);
+      else await deps.store.settings.put(KB_THRESHOLD_SETTING, String(input.threshold));
       const to = deps.kbThreshold();
       await audit(caller, { from, to, ...(input.threshold === null ? { default: true } : {}) });
       return { threshold: to, defaultThreshold: deps.configuredKbThreshold };
@@ -59,7 +59,7 @@ export function createKbThresholdHandlers(deps: KbCurveDeps): Pick<ConsoleHandle
       if (input.labelled) {
         let items;
         try {
-          items = parseLabelledQuestions(input.labelled.fileName, input.labelled.text, new Set(deps.store.kb.all().map((e) => e.question)));
+          items = parseLabelledQuestions(input.labelled.fileName, input.labelled.text, new Set((await deps.store.kb.all()).map((e) => e.question)));
         } catch (error) {
           if (error instanceof ImportError) throw new ConsoleError('invalid_input', `${input.labelled.fileName}: ${error.message}`);
           throw error;
@@ -72,7 +72,7 @@ export function createKbThresholdHandlers(deps: KbCurveDeps): Pick<ConsoleHandle
         labelled = { fileName: input.labelled.fileName, questions: items.length, points: CURVE_THRESHOLDS.map((t) => tradeOffAt(judged, t)) };
       }
       const to = deps.clock.now();
-      const questions = deps.store.replay.questions({ from: to - input.days * DAY, to, clientId: null, limit: RECENT_LIMIT }).map((q) => q.content);
+      const questions = (await deps.store.replay.questions({ from: to - input.days * DAY, to, clientId: null, limit: RECENT_LIMIT })).map((q) => q.content);
       const scores = await bestScores(deps.knowledge, questions);
       const threshold = deps.kbThreshold();
       const answeredNow = scores.length === 0 ? 0 : scores.filter((s) => s >= threshold).length / scores.length;

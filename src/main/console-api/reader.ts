@@ -1,4 +1,4 @@
-import type { AccountQueries } from '../store/accounts.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { Reader } from '../store/team.ts';
 import type { Caller } from '../../shared/console-roles.ts';
 
@@ -8,8 +8,8 @@ import type { Caller } from '../../shared/console-roles.ts';
  * unread); the owner's count from the start, as the one marker before team mode was theirs. Null: a
  * console with no account yet (the shared marker, everyone's queue).
  */
-export function readerOf(accounts: Pick<AccountQueries, 'get'>, caller: Caller): Reader | null {
+export async function readerOf(accounts: Pick<StoreContract['accounts'], 'get'>, caller: Caller): Promise<Reader | null> {
   if (!caller.account) return null;
-  const agent = accounts.get(caller.account.id);
+  const agent = await accounts.get(caller.account.id);
   return { id: caller.account.id, floor: !agent || agent.owner ? 0 : agent.createdAt };
 }

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { ReplayStore } from '../replay/replay.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -12,7 +12,7 @@ import type { PendingChanges } from '../replay/candidate.ts';
 import { ConsoleError } from './console-error.ts';
 
 export interface ReplayHandlerDeps {
-  store: Store;
+  store: ReplayStore;
   writer: MessageWriter;
   clock: Clock;
   box: SecretBox;
@@ -42,9 +42,9 @@ export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandl
     ...(deps.pendingChanges ? { pendingChanges: deps.pendingChanges } : {}),
   });
   const runner = createReplayRunner(store, replay, () => clock.now(), deps.log ?? ((line) => console.error(line)));
-  const planOf = (input: Parameters<typeof replay.plan>[0]): ReplayPlan => {
+  const planOf = async (input: Parameters<typeof replay.plan>[0]): Promise<ReplayPlan> => {
     try {
-      return replay.plan(input, clock.now());
+      return await replay.plan(input, clock.now());
     } catch (error) {
       if (error instanceof ReplayInputError) throw new ConsoleError('invalid_input', error.message);
       throw error;
@@ -54,34 +54,39 @@ export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandl
     const operator = caller.account ? { ...caller.account, address: caller.address } : null;
     await deps.writer.submit({ kind: 'audit', entry: { at: clock.now(), operator, action: 'replay', conversationId: null, detail: auditDetail(detail), address: caller.address } });
   };
-  const runView = (id: number) => {
-    const run = store.replay.run(id);
+  const runView = async (id: number) => {
+    const run = await store.replay.run(id);
     if (!run) throw new ConsoleError('not_found', `no replay run ${id}`);
     return summaryOf(run, runner.progress(id));
   };
 
   return {
     async estimateReplay(input) {
-      return replay.estimate(planOf(input));
+      return replay.estimate(await planOf(input));
     },
     async startReplay(input, caller) {
-      const running = runner.busy();
-      if (running !== null) throw new ConsoleError('replay_running', `replay ${running} is still running: wait for it or cancel it first`);
-      const plan = planOf(input);
+      const refuseIfRunning = (): void => {
+        const running = runner.busy();
+        if (running !== null) throw new ConsoleError('replay_running', `replay ${running} is still running: wait for it or cancel it first`);
+      };
+      refuseIfRunning();
+      const plan = await planOf(input);
       if (plan.questions.length === 0) throw new ConsoleError('invalid_input', 'no customer questions in that window to replay');
-      const estimate = replay.estimate(plan);
-      const runId = runner.start(plan, caller.account);
+      const estimate = await replay.estimate(plan);
+      // Asked again with nothing awaited before the start: another start may have begun while this one planned.
+      refuseIfRunning();
+      const runId = await runner.start(plan, caller.account);
       await audit(caller, { run: runId, change: 'start', questions: plan.questions.length, llmCalls: estimate.llmCalls, ...plan.params, systemPrompt: plan.params.systemPrompt === null ? null : '(set)' });
       return { runId, estimate };
     },
     async getReplayRun(input) {
-      return { ...runView(input.id), rows: store.replay.rows(input.id, { changedOnly: input.changedOnly, limit: input.limit }) };
+      return { ...(await runView(input.id)), rows: await store.replay.rows(input.id, { changedOnly: input.changedOnly, limit: input.limit }) };
     },
     async listReplayRuns(input) {
-      return store.replay.runs(input.limit).map((run) => summaryOf(run, runner.progress(run.id)));
+      return (await store.replay.runs(input.limit)).map((run) => summaryOf(run, runner.progress(run.id)));
     },
     async cancelReplay(input, caller) {
-      runView(input.id);
+      await runView(input.id);
       const cancelled = runner.cancel(input.id);
       if (cancelled) await audit(caller, { run: input.id, change: 'cancel' });
       return { cancelled };

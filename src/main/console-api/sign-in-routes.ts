@@ -43,7 +43,7 @@ export async function signInRoute(req: IncomingMessage, res: ServerResponse, rou
       return answer(res, 401, { ok: false, error: { code: error.code, message: SIGN_IN_FAILED } });
     }
     case 'linkInfo': {
-      const info = accounts.linkInfo((parsed.data as { link: string }).link);
+      const info = await accounts.linkInfo((parsed.data as { link: string }).link);
       if (!info) return answer(res, 404, { ok: false, error: { code: 'link_not_valid', message: 'this sign-in link is used, expired or replaced: ask an admin for a new one' } });
       return answer(res, 200, { ok: true, value: info });
     }

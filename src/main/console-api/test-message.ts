@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ConsoleOutputs } from '../../shared/console-api.ts';
@@ -9,7 +9,7 @@ import { newId } from '../store/ids.ts';
 import { ConsoleError } from './console-error.ts';
 
 export interface TestMessageDeps {
-  store: Store;
+  store: Pick<StoreContract, 'clients' | 'console'>;
   box: SecretBox;
   clock: Clock;
   /** The running endpoint's URL. */
@@ -28,10 +28,10 @@ export const TEST_RESOLVER = { id: 'switchboard', name: 'Console test message' }
  * only: it is never returned or logged.
  */
 export async function sendTestMessage(deps: TestMessageDeps, clientId: string, content: string): Promise<ConsoleOutputs['sendTestMessage']> {
-  const client = deps.store.clients.get(clientId);
+  const client = await deps.store.clients.get(clientId);
   if (!client) throw new ConsoleError('not_found', `no client "${clientId}"`);
   if (!client.enabled) throw new ConsoleError('client_disabled', `client "${clientId}" is disabled; enable it first`);
-  const newest = deps.store.clients.activeSecrets(clientId)[0];
+  const newest = (await deps.store.clients.activeSecrets(clientId))[0];
   if (!newest) throw new ConsoleError('no_secret', `client "${clientId}" has no active secret; rotate it to make one`);
   let key;
   try {
@@ -75,7 +75,7 @@ export async function sendTestMessage(deps: TestMessageDeps, clientId: string, c
     headers,
     body,
     sent: info,
-    answer: res.status === 200 ? answerOf(deps.store, body) : null,
+    answer: res.status === 200 ? await answerOf(deps.store, body) : null,
   };
 }
 
@@ -86,11 +86,11 @@ const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
  * How the reply came about (engine, handoff cause, knowledge-base sources), which the response body
  * does not carry: the console turns it into one line ("handed off: no knowledge-base entry matched").
  */
-function answerOf(store: Store, body: unknown): ConsoleOutputs['sendTestMessage']['answer'] {
+async function answerOf(store: Pick<StoreContract, 'console'>, body: unknown): Promise<ConsoleOutputs['sendTestMessage']['answer']> {
   const parsed = answeredSchema.safeParse(body);
   if (!parsed.success) return null;
   const { conversation_id: conversationId, reply } = parsed.data;
-  const entry = store.console.transcript(conversationId, 20).findLast((e) => e.kind === 'reply' && e.msgId === reply.msg_id);
+  const entry = (await store.console.transcript(conversationId, 20)).findLast((e) => e.kind === 'reply' && e.msgId === reply.msg_id);
   if (!entry) return null;
   return { handoff: entry.handoff ?? reply.handoff, engine: entry.engine ?? null, cause: entry.cause ?? null, confidence: entry.confidence ?? null, sources: entry.sources ?? [] };
 }

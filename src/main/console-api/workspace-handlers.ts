@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import { checkBase } from './conflict.ts';
 import type { ConsoleReads } from '../store/console-reads.ts';
 import type { Reads } from '../store/worker-reader.ts';
@@ -20,7 +20,9 @@ import type { Team } from '../team/team-service.ts';
 import type { Proposer } from '../learn/proposer.ts';
 
 export interface WorkspaceDeps {
-  store: Store;
+  store: Pick<StoreContract, 'accounts' | 'conversations' | 'canned' | 'workspace' | 'team' | 'clients' | 'console'>;
+  /** The owner chose or changed their id or name: what filters their open consoles' events reads it again. */
+  ownerChanged?: () => Promise<void>;
   /** The heavy reads (deliveries, audit), awaited: see HandlerDeps. */
   reads: Reads<ConsoleReads>;
   writer: MessageWriter;
@@ -54,13 +56,13 @@ type WorkspaceMethods =
 /** The agent's workspace: who they are, answering and resolving, canned replies, the audit (deliveries: delivery-handlers.ts). */
 export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandlers, WorkspaceMethods> {
   const { store, clock } = deps;
-  const conversation = (id: string) => {
-    const conv = store.conversations.byId(id);
+  const conversation = async (id: string) => {
+    const conv = await store.conversations.byId(id);
     if (!conv) throw new ConsoleError('not_found', `no conversation ${id}`);
     return conv;
   };
-  const canned = (id: number): CannedReply => {
-    const c = store.canned.get(id);
+  const canned = async (id: number): Promise<CannedReply> => {
+    const c = await store.canned.get(id);
     if (!c) throw new ConsoleError('not_found', `no canned reply ${id}`);
     return c;
   };
@@ -73,34 +75,36 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       // An agent's id is their account's: only the name is theirs to change.
       if (!caller.owner && input.id !== caller.account?.id) throw new ConsoleError('invalid_input', `id: your account id is ${caller.account?.id ?? '(none)'}; only your display name can change`);
       // Ignoring case, as agent ids are compared everywhere (sign-in, mentions, the CLI).
-      const other = store.accounts.list().find((a) => !a.owner && a.id.toLowerCase() === input.id.toLowerCase());
+      const other = (await store.accounts.list()).find((a) => !a.owner && a.id.toLowerCase() === input.id.toLowerCase());
       if (caller.owner && other) throw new ConsoleError('id_taken', `id: ${input.id} is ${other.id === input.id ? '' : `too close to ${other.id}, `}another agent's account; choose another id`);
       // The address rides with the operator into the audit row, as requireOperator's does.
       await deps.writer.submit({ kind: 'set_operator', operator: { ...input, address: caller.address }, owner: caller.owner, now: clock.now() });
+      if (caller.owner) await deps.ownerChanged?.();
       return input;
     },
     async sendReply(input, caller) {
       const operator = requireOperator(caller);
-      const conv = conversation(input.conversationId);
+      const conv = await conversation(input.conversationId);
       const client = deps.lookupClient(conv.clientId);
-      const target = sendTargetOf(conv, client?.settings, conv.channel === 'im' ? store.workspace.latestAutoSendUrl(conv.id) : null);
+      const target = sendTargetOf(conv, client?.settings, conv.channel === 'im' ? await store.workspace.latestAutoSendUrl(conv.id) : null);
       if (!target.ok || !client) throw new ConsoleError('no_send_url', target.ok ? `client ${conv.clientId} no longer exists` : target.reason);
       let answered: AnsweredMessage[];
       if (input.replyTo) {
-        answered = [...new Set(input.replyTo)].map((msgId) => {
-          const m = store.workspace.customerMessage(conv.id, msgId);
+        answered = [];
+        for (const msgId of new Set(input.replyTo)) {
+          const m = await store.workspace.customerMessage(conv.id, msgId);
           if (!m) throw new ConsoleError('invalid_input', `replyTo: ${msgId} is not a customer message of this conversation`);
-          return m;
-        });
+          answered.push(m);
+        }
       } else {
-        answered = store.workspace.unanswered(conv.id, 100);
+        answered = await store.workspace.unanswered(conv.id, 100);
       }
-      const asker = answered.at(-1)?.fromUserId ?? store.workspace.latestCustomerMessage(conv.id)?.fromUserId ?? null;
+      const asker = answered.at(-1)?.fromUserId ?? (await store.workspace.latestCustomerMessage(conv.id))?.fromUserId ?? null;
       const now = clock.now();
       const replyMsgId = newId('reply');
       const replyTo = answered.map((m) => m.msgId);
       const info = operatorDeliveryInfo({ replyMsgId, conversation: conv, settings: client.settings, replyTo, asker, content: input.content, operator, now });
-      checkBase({ messageId: store.workspace.latestMessageId(conv.id), replyId: store.team.latestReplyId(conv.id) }, input.base);
+      checkBase({ messageId: await store.workspace.latestMessageId(conv.id), replyId: await store.team.latestReplyId(conv.id) }, input.base);
       const result = await deps.writer.submit({
         kind: 'operator_reply',
         conversationId: conv.id,
@@ -114,7 +118,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
         pauseMs: client.settings.pauseMinutes * 60_000,
         base: input.base ?? null,
         force: input.force ?? false,
-        takeIfFree: deps.team.teamMode(),
+        takeIfFree: await deps.team.teamMode(),
         now,
       });
       // Nothing was stored or sent: the console shows what arrived and asks before sending anyway.
@@ -156,7 +160,7 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       return { needsHumanSince: result.needsHumanSince, alreadyFlagged: result.already };
     },
     async markRead(input, caller) {
-      const reader = readerOf(store.accounts, caller);
+      const reader = await readerOf(store.accounts, caller);
       const result = await deps.writer.submit({ kind: 'mark_read', conversationId: input.conversationId, upToId: input.upToId, reader });
       if (result?.kind !== 'unread') throw new ConsoleError('not_found', `no conversation ${input.conversationId}`);
       deps.events.emit({ type: 'conversation', conversationId: input.conversationId });
@@ -166,12 +170,12 @@ export function createWorkspaceHandlers(deps: WorkspaceDeps): Pick<ConsoleHandle
       return store.canned.list(input.search?.trim() || undefined);
     },
     async saveCanned(input) {
-      if (input.id === undefined) return canned(store.canned.add(input.title, input.content, clock.now()));
-      if (!store.canned.update(input.id, input.title, input.content, clock.now())) throw new ConsoleError('not_found', `no canned reply ${input.id}`);
+      if (input.id === undefined) return canned(await store.canned.add(input.title, input.content, clock.now()));
+      if (!(await store.canned.update(input.id, input.title, input.content, clock.now()))) throw new ConsoleError('not_found', `no canned reply ${input.id}`);
       return canned(input.id);
     },
     async removeCanned(input) {
-      return { removed: store.canned.remove(input.id) };
+      return { removed: await store.canned.remove(input.id) };
     },
     async listAudit(input) {
       return deps.reads.audit(input);

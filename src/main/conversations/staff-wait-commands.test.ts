@@ -161,8 +161,8 @@ test('a Resume from the console ends the wait for the lines before it, also when
 test('the watch remembers when it first ran; switched off, it forgets, so switching it on later raises nothing older', async () => {
   const kv = new Map<string, string>();
   const settings = { get: (k: string) => kv.get(k), put: (k: string, v: string) => void kv.set(k, v), delete: (k: string) => void kv.delete(k) };
-  assert.equal(staffWatchSince(settings, 1000, true), 1000);
-  assert.equal(staffWatchSince(settings, 2000, true), 1000, 'kept across starts');
-  staffWatchSince(settings, 3000, false);
-  assert.equal(staffWatchSince(settings, 4000, true), 4000, 'on again: from then');
+  assert.equal(await staffWatchSince(settings, 1000, true), 1000);
+  assert.equal(await staffWatchSince(settings, 2000, true), 1000, 'kept across starts');
+  await staffWatchSince(settings, 3000, false);
+  assert.equal(await staffWatchSince(settings, 4000, true), 4000, 'on again: from then');
 });

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { MessageWriter } from './message-service.ts';
 import type { Unanswered } from '../store/staff-wait.ts';
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import { staffWaitNotBefore } from './staff-wait-commands.ts';
 
 /** The settings key holding when this store first ran the watch. */
@@ -22,7 +22,7 @@ export interface StaffWaitDeps {
    */
   watchingSince: number;
   /** Read once at start: conversations a customer may be waiting in (store.staffWait.waiting). */
-  waiting: (since: number) => Array<Unanswered & { conversationId: string }>;
+  waiting: (since: number) => Promise<Array<Unanswered & { conversationId: string }>> | Array<Unanswered & { conversationId: string }>;
   /** The conversation entered Needs you (committed): the console's alert. */
   onAlert: (conversationId: string) => void;
   log: (line: string) => void;
@@ -70,9 +70,9 @@ export function createStaffWaitWatch(deps: StaffWaitDeps) {
 
   return {
     /** Reads what a restart left waiting; call once, after the writer is up. */
-    start(): void {
+    async start(): Promise<void> {
       if (deps.waitMs <= 0) return;
-      for (const w of deps.waiting(staffWaitNotBefore(deps.clock.now(), deps.waitMs, deps.watchingSince))) arm(w.conversationId, w.receivedAt + deps.waitMs);
+      for (const w of await deps.waiting(staffWaitNotBefore(deps.clock.now(), deps.waitMs, deps.watchingSince))) arm(w.conversationId, w.receivedAt + deps.waitMs);
     },
     /** A customer just wrote while staff in the IM hold the conversation (or staff just stopped the bot on a line). */
     customerWrote(conversationId: string): void {
@@ -92,13 +92,13 @@ export function createStaffWaitWatch(deps: StaffWaitDeps) {
  * When the watch started running on this store, recorded at that start. Switched off, it forgets:
  * switched on again later, the lines of the time it was off were nobody's wait either.
  */
-export function staffWatchSince(settings: Pick<Store['settings'], 'get' | 'put' | 'delete'>, now: number, on: boolean): number {
+export async function staffWatchSince(settings: Pick<StoreContract['settings'], 'get' | 'put' | 'delete'>, now: number, on: boolean): Promise<number> {
   if (!on) {
-    settings.delete(STAFF_WAIT_SINCE_SETTING);
+    await settings.delete(STAFF_WAIT_SINCE_SETTING);
     return now;
   }
-  const stored = Number(settings.get(STAFF_WAIT_SINCE_SETTING));
+  const stored = Number(await settings.get(STAFF_WAIT_SINCE_SETTING));
   if (Number.isFinite(stored) && stored > 0) return stored;
-  settings.put(STAFF_WAIT_SINCE_SETTING, String(now));
+  await settings.put(STAFF_WAIT_SINCE_SETTING, String(now));
   return now;
 }

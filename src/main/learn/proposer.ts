@@ -1,4 +1,5 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
+import type { InTransaction } from '../store/in-transaction.ts';
 import type { Operator } from '../../shared/console-workspace.ts';
 import type { ProposalSource } from '../../shared/console-learn.ts';
 import type { EventBus } from '../console-api/events.ts';
@@ -26,20 +27,30 @@ const QUESTION_MAX = 2000;
 /** An operator reply this close to the bot's answer agrees with it: nothing to learn. */
 const SAME_AS_BOT = 0.9;
 
+/** What proposing reads and writes. */
+export type ProposerStore = Pick<StoreContract, 'accounts' | 'conversations' | 'people' | 'proposalSources' | 'kb' | 'proposals' | 'audit'>;
+
 export interface ProposerDeps {
-  store: Store;
+  store: ProposerStore;
+  /** The proposal and its audit row as one transaction. */
+  inTransaction: InTransaction<Pick<StoreContract, 'proposals' | 'audit'>>;
   events: EventBus;
   log: (line: string) => void;
 }
 
 /** Names that may appear in a conversation's texts: its customers' (people) and the team's. */
-export function knownNames(store: Store, clientId: string, conversationId: string | null, also: readonly string[] = []): string[] {
+export async function knownNames(
+  store: Pick<StoreContract, 'accounts' | 'conversations' | 'people' | 'proposalSources'>,
+  clientId: string,
+  conversationId: string | null,
+  also: readonly string[] = [],
+): Promise<string[]> {
   const names = new Set(also);
-  for (const a of store.accounts.list()) names.add(a.name);
+  for (const a of await store.accounts.list()) names.add(a.name);
   if (conversationId) {
-    const conv = store.conversations.byId(conversationId);
+    const conv = await store.conversations.byId(conversationId);
     if (conv?.customerName) names.add(conv.customerName);
-    for (const n of store.people.names(clientId, store.proposalSources.customerIds(conversationId)).values()) names.add(n);
+    for (const n of (await store.people.names(clientId, await store.proposalSources.customerIds(conversationId))).values()) names.add(n);
   }
   return [...names].filter((n) => n.trim() !== '');
 }
@@ -55,38 +66,38 @@ export function createProposer(deps: ProposerDeps) {
   let waiters: Array<() => void> = [];
 
   /** What the operator answered and why it is worth learning, or null when it is not. */
-  function sourceOf(a: OperatorAnswer): { source: ProposalSource; question: string[]; bot: string | null } | null {
+  async function sourceOf(a: OperatorAnswer): Promise<{ source: ProposalSource; question: string[]; bot: string | null } | null> {
     if (a.answered.length > 0) {
-      const decision = store.proposalSources.botDecisionSince(a.conversationId, a.answered[0]!.id);
+      const decision = await store.proposalSources.botDecisionSince(a.conversationId, a.answered[0]!.id);
       if (decision !== 'handoff' && !a.neededHuman) return null;
       return { source: 'handoff', question: a.answered.map((m) => m.msgId), bot: null };
     }
     // A correction: the operator spoke right after a bot answer, before the customer wrote again.
-    const last = store.proposalSources.lastReply(a.conversationId, a.replyMsgId);
+    const last = await store.proposalSources.lastReply(a.conversationId, a.replyMsgId);
     if (!last || last.kind === 'operator' || last.handoff || last.cause !== null) return null;
-    if (store.proposalSources.spokeAfter(a.conversationId, last.afterMessageId)) return null;
+    if (await store.proposalSources.spokeAfter(a.conversationId, last.afterMessageId)) return null;
     return { source: 'correction', question: last.replyTo, bot: last.content };
   }
 
-  function propose(a: OperatorAnswer): number | null {
-    const found = sourceOf(a);
+  async function propose(a: OperatorAnswer): Promise<number | null> {
+    const found = await sourceOf(a);
     if (!found) return null;
     if (found.bot !== null && answerLikeness(found.bot, a.content) >= SAME_AS_BOT) return null;
-    const messages = store.proposalSources.customerMessages(a.conversationId, found.question);
+    const messages = await store.proposalSources.customerMessages(a.conversationId, found.question);
     const text = messages.flatMap((m) => (m.content?.trim() ? [m.content.trim()] : [])).join('\n').slice(0, QUESTION_MAX);
     if (text === '') return null;
-    const names = knownNames(store, a.clientId, a.conversationId, [a.operator.name]);
+    const names = await knownNames(store, a.clientId, a.conversationId, [a.operator.name]);
     const question = maskPersonalData(text, names);
     const answer = maskPersonalData(a.content, names);
     // The operator gave an entry's answer (pasted, greeted, edited a little): the customer asked that entry's question in other words.
-    const best = entryWithAnswer(store.kb, answer);
+    const best = await entryWithAnswer(store.kb, answer);
     // Already one of the entry's ways of asking: nothing to learn (the engine missed it for another reason).
     if (best && [best.question, ...best.phrasings].some((q) => normalise(q).trim() === normalise(question).trim() || questionLikeness(q, question) >= 0.95)) return null;
-    if (store.proposals.duplicate(a.conversationId, question, answer) !== null) return null;
+    if ((await store.proposals.duplicate(a.conversationId, question, answer)) !== null) return null;
     const target: { id: number } | null = best;
     const kind = target ? 'phrasing' : 'entry';
-    return store.transaction(() => {
-      const id = store.proposals.add({
+    return deps.inTransaction(async (tx) => {
+      const id = await tx.proposals.add({
         kind,
         source: found.source,
         question,
@@ -97,7 +108,7 @@ export function createProposer(deps: ProposerDeps) {
         operator: a.operator,
         now: a.now,
       });
-      store.audit.insert({
+      await tx.audit.insert({
         at: a.now,
         operator: a.operator,
         action: 'learn',
@@ -108,24 +119,27 @@ export function createProposer(deps: ProposerDeps) {
     });
   }
 
+  /** The work of one reply; never throws (a failure is logged). */
+  async function learnFrom(a: OperatorAnswer): Promise<void> {
+    try {
+      if ((await propose(a)) !== null) deps.events.emit({ type: 'proposals', pending: await store.proposals.pendingCount() });
+    } catch (error) {
+      deps.log(`learn: no proposal from reply ${a.replyMsgId} in ${a.conversationId}: ${(error as Error).stack ?? String(error)}`);
+    } finally {
+      inFlight--;
+      if (inFlight === 0) {
+        const w = waiters;
+        waiters = [];
+        for (const resolve of w) resolve();
+      }
+    }
+  }
+
   return {
     /** Called once the reply is stored; returns at once. */
     afterReply(a: OperatorAnswer): void {
       inFlight++;
-      setImmediate(() => {
-        try {
-          if (propose(a) !== null) deps.events.emit({ type: 'proposals', pending: store.proposals.pendingCount() });
-        } catch (error) {
-          deps.log(`learn: no proposal from reply ${a.replyMsgId} in ${a.conversationId}: ${(error as Error).stack ?? String(error)}`);
-        } finally {
-          inFlight--;
-          if (inFlight === 0) {
-            const w = waiters;
-            waiters = [];
-            for (const resolve of w) resolve();
-          }
-        }
-      });
+      setImmediate(() => void learnFrom(a));
     },
     busy: (): number => inFlight,
     settled: (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),

@@ -9,7 +9,7 @@ export interface CandidateChanges {
   phrasings: Array<{ entryId: number; text: string }>;
 }
 
-export type PendingChanges = () => CandidateChanges;
+export type PendingChanges = () => CandidateChanges | Promise<CandidateChanges>;
 
 type Entry = { id: number; question: string; answer: string; phrasings: string[] };
 

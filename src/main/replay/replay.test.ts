@@ -31,7 +31,7 @@ test('each question is answered with the transcript up to it: earlier lines and 
   const seen: EngineRequest[] = [];
   const spy: Engine = { name: 'spy', answer: async (r) => (seen.push(r), { content: 'x', handoff: false, confidence: null, sources: [] }) };
   const replay = createReplay({ store, openKey: () => '', kbThreshold: 0.45, engineTimeoutMs: 5000, fallbackText: 'f', contextLines: 50, clock: systemClock });
-  const plan = replay.plan({ from: T, to: T + 10_000, threshold: 0.3 }, T + 10_000);
+  const plan = await replay.plan({ from: T, to: T + 10_000, threshold: 0.3 }, T + 10_000);
   // The client's engine "spy" is not configured: both sides hand off; the context is what matters here.
   plan.before.engine = () => ({ engine: spy, llm: null });
   plan.after.engine = () => ({ engine: spy, llm: null });

@@ -1,4 +1,5 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
+import type { EngineRow } from '../store/engines.ts';
 import type { PastQuestion } from '../store/replay.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ContextLine, Engine, EngineAnswer, EngineRequest } from '../engines/engine.ts';
@@ -15,8 +16,11 @@ import { estimateReplay, promptTokensOf, type PlannedCall } from './estimate.ts'
 import { changeOf } from './diff.ts';
 import { runPool } from './pool.ts';
 
+/** What a replay reads: past questions and their context, the clients' and engines' settings, the knowledge base. */
+export type ReplayStore = Pick<StoreContract, 'engines' | 'clients' | 'messages' | 'replay' | 'kb'>;
+
 export interface ReplayDeps {
-  store: Store;
+  store: ReplayStore;
   /** Opens an engine's sealed API key. */
   openKey: (sealed: string) => string;
   /** The built-in engine's threshold now (set from the console, else the server's kbThreshold). */
@@ -51,6 +55,8 @@ export interface ReplayPlan {
   afterName: (q: PastQuestion) => string;
   /** What the candidate knowledge base added, when it has the proposals. */
   proposals: { entries: number; phrasings: number; orphaned: number } | null;
+  /** The knowledge base's entries as planned (the estimate's grounding sizes). */
+  entries: Array<{ question: string; answer: string }>;
 }
 
 export interface ReplayResult {
@@ -71,7 +77,8 @@ export function createReplay(deps: ReplayDeps) {
   const { store } = deps;
   const now = deps.now ?? (() => performance.now());
 
-  function side(knowledge: ReturnType<typeof buildKbIndex>, threshold: number, systemPrompt: string | null): Side {
+  /** `engines`: the configured engines, read when the run is planned. */
+  function side(knowledge: ReturnType<typeof buildKbIndex>, threshold: number, systemPrompt: string | null, engines: ReadonlyMap<string, EngineRow>): Side {
     const built = new Map<string, { engine: Engine; llm: EngineConfig | null }>();
     return {
       engine(name) {
@@ -80,7 +87,7 @@ export function createReplay(deps: ReplayDeps) {
         if (name === BUILTIN_ENGINE) {
           e = { engine: createKbEngine(knowledge, { threshold, queryMessages: 3 }), llm: null };
         } else {
-          const row = store.engines.get(name);
+          const row = engines.get(name);
           if (!row) e = { engine: missingEngine(name), llm: null };
           else {
             const config = { ...row.config, systemPrompt: systemPrompt ?? row.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT };
@@ -98,45 +105,45 @@ export function createReplay(deps: ReplayDeps) {
   }
 
   const clientEngine = new Map<string, { engine: string; fallbackText: string }>();
-  const settingsOf = (clientId: string): { engine: string; fallbackText: string } => {
-    let s = clientEngine.get(clientId);
-    if (!s) {
-      const c = store.clients.get(clientId);
-      s = { engine: c?.settings.engine ?? BUILTIN_ENGINE, fallbackText: c?.settings.fallbackText ?? deps.fallbackText };
-      clientEngine.set(clientId, s);
+  /** Reads the settings of the questions' clients not read yet (plan does, before anything asks settingsOf). */
+  const readClients = async (clientIds: Iterable<string>): Promise<void> => {
+    for (const clientId of new Set(clientIds)) {
+      if (clientEngine.has(clientId)) continue;
+      const c = await store.clients.get(clientId);
+      clientEngine.set(clientId, { engine: c?.settings.engine ?? BUILTIN_ENGINE, fallbackText: c?.settings.fallbackText ?? deps.fallbackText });
     }
-    return s;
   };
+  const settingsOf = (clientId: string): { engine: string; fallbackText: string } => clientEngine.get(clientId) ?? { engine: BUILTIN_ENGINE, fallbackText: deps.fallbackText };
 
   /**
    * The transcript as the engine saw it when the question came: the lines up to it, without the
    * answers that followed it (a reply to this very message sorts after it).
    */
-  function contextAt(q: PastQuestion): ContextLine[] {
-    const lines = store.messages.context(q.conversationId, q.messageId, deps.contextLines + 20);
+  async function contextAt(q: PastQuestion): Promise<ContextLine[]> {
+    const lines = await store.messages.context(q.conversationId, q.messageId, deps.contextLines + 20);
     const at = lines.findIndex((l) => l.kind === 'message' && l.id === q.messageId);
     return lines.slice(0, at + 1).slice(-deps.contextLines).map(toContextLine);
   }
 
-  function requestFor(q: PastQuestion): EngineRequest {
+  async function requestFor(q: PastQuestion): Promise<EngineRequest> {
     return {
       purpose: q.eventType === 'website_dialog' ? 'website' : q.assisted ? 'suggestion' : 'auto_reply',
       clientId: q.clientId,
       channel: q.channel,
       isGroup: q.isGroup,
-      context: contextAt(q),
+      context: await contextAt(q),
       fallbackText: settingsOf(q.clientId).fallbackText,
     };
   }
 
   /** Checks the request and reads the questions; nothing is called yet. Throws ReplayInputError. */
-  function plan(input: ReplayRequest, at: number): ReplayPlan {
+  async function plan(input: ReplayRequest, at: number): Promise<ReplayPlan> {
     const parsed = replayRequestSchema.safeParse(input);
     if (!parsed.success) throw new ReplayInputError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     const r = parsed.data;
     const window = resolveWindow(r, at);
-    if (r.clientId !== undefined && !store.clients.get(r.clientId)) throw new ReplayInputError(`no client "${r.clientId}"`);
-    if (r.engine !== undefined && r.engine !== BUILTIN_ENGINE && !store.engines.get(r.engine)) {
+    if (r.clientId !== undefined && !(await store.clients.get(r.clientId))) throw new ReplayInputError(`no client "${r.clientId}"`);
+    if (r.engine !== undefined && r.engine !== BUILTIN_ENGINE && !(await store.engines.get(r.engine))) {
       throw new ReplayInputError(`no engine "${r.engine}"; use "${BUILTIN_ENGINE}" or a configured one (engines list)`);
     }
     if (r.engine === BUILTIN_ENGINE && r.systemPrompt !== undefined) throw new ReplayInputError('--system-prompt is for an LLM engine; the built-in engine "kb" has none');
@@ -147,16 +154,18 @@ export function createReplay(deps: ReplayDeps) {
     if (r.engine === undefined && r.threshold === undefined && r.systemPrompt === undefined && !r.withProposals) {
       throw new ReplayInputError('nothing to compare: choose a change to try (another engine, a threshold, a system prompt, or the pending proposals)');
     }
-    const found = store.replay.questions({ from: window.from, to: window.to, clientId: r.clientId ?? null, limit: r.limit + 1 });
+    const found = await store.replay.questions({ from: window.from, to: window.to, clientId: r.clientId ?? null, limit: r.limit + 1 });
     const questions = found.slice(0, r.limit);
+    await readClients(questions.map((q) => q.clientId));
     const beforeName = (q: PastQuestion): string => settingsOf(q.clientId).engine;
     const afterName = (q: PastQuestion): string => r.engine ?? beforeName(q);
     if (r.systemPrompt !== undefined && r.engine === undefined && questions.length > 0 && questions.every((q) => afterName(q) === BUILTIN_ENGINE)) {
       throw new ReplayInputError('--system-prompt is for an LLM engine, and these questions are answered by the built-in one: add --engine NAME');
     }
-    const current = store.kb.all();
+    const current = await store.kb.all();
+    const engines = new Map((await store.engines.list()).map((e) => [e.name, e]));
     const knowledge = buildKbIndex(current);
-    const candidate = r.withProposals ? candidateKnowledge(current, deps.pendingChanges!()) : null;
+    const candidate = r.withProposals ? candidateKnowledge(current, await deps.pendingChanges!()) : null;
     // The threshold in force when the run is planned: both sides keep it for the whole run.
     const base = typeof deps.kbThreshold === 'function' ? deps.kbThreshold() : deps.kbThreshold;
     const params: ReplayParams = {
@@ -175,16 +184,17 @@ export function createReplay(deps: ReplayDeps) {
       params,
       questions,
       capped: found.length > r.limit,
-      before: side(knowledge, base, null),
-      after: side(candidate?.index ?? knowledge, r.threshold ?? base, r.systemPrompt ?? null),
+      before: side(knowledge, base, null, engines),
+      after: side(candidate?.index ?? knowledge, r.threshold ?? base, r.systemPrompt ?? null, engines),
       beforeName,
       afterName,
       proposals: candidate && { entries: candidate.entries, phrasings: candidate.phrasings, orphaned: candidate.orphaned },
+      entries: current,
     };
   }
 
-  function estimate(p: ReplayPlan): ReplayEstimate {
-    const entries = store.kb.all();
+  async function estimate(p: ReplayPlan): Promise<ReplayEstimate> {
+    const entries = p.entries;
     const entryTokens = entries.length === 0 ? 0 : entries.reduce((n, e) => n + estimateTokens(`Q: ${e.question}\nA: ${e.answer}`), 0) / entries.length;
     const calls: PlannedCall[] = [];
     for (const q of p.questions) {
@@ -192,7 +202,7 @@ export function createReplay(deps: ReplayDeps) {
       for (const [s, name] of [[p.before, p.beforeName(q)], [p.after, p.afterName(q)]] as const) {
         const { llm } = s.engine(name);
         if (!llm) continue;
-        request ??= requestFor(q);
+        request ??= await requestFor(q);
         const promptTokens = promptTokensOf({
           systemPrompt: llm.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
           handoffMarker: llm.handoffMarker,
@@ -204,6 +214,11 @@ export function createReplay(deps: ReplayDeps) {
         calls.push({ engine: name, promptTokens, maxTokens: llm.maxTokens });
       }
     }
+    const latencies = new Map<string, { ms: number; measured: boolean }>();
+    for (const name of new Set(calls.map((c) => c.engine))) {
+      const measured = await store.replay.measuredLatency(name);
+      latencies.set(name, measured !== null ? { ms: measured, measured: true } : { ms: Math.min((await store.engines.get(name))?.config.timeoutMs ?? deps.engineTimeoutMs, deps.engineTimeoutMs), measured: false });
+    }
     return estimateReplay({
       from: p.params.from,
       to: p.params.to,
@@ -211,11 +226,7 @@ export function createReplay(deps: ReplayDeps) {
       capped: p.capped,
       calls,
       concurrency: p.params.concurrency,
-      latency: (name) => {
-        const measured = store.replay.measuredLatency(name);
-        if (measured !== null) return { ms: measured, measured: true };
-        return { ms: Math.min(store.engines.get(name)?.config.timeoutMs ?? deps.engineTimeoutMs, deps.engineTimeoutMs), measured: false };
-      },
+      latency: (name) => latencies.get(name)!,
     });
   }
 
@@ -261,7 +272,8 @@ export function createReplay(deps: ReplayDeps) {
   async function run(p: ReplayPlan, options: { signal: AbortSignal; onProgress?: (done: number, total: number) => void }): Promise<ReplayResult> {
     const started = now();
     const total = p.questions.length;
-    const requests = new Map<number, EngineRequest>();
+    // The question's request, read once for both sides (a promise: the two may start together).
+    const requests = new Map<number, Promise<EngineRequest>>();
     const sides = new Map<number, { before?: ReplayRowSide; after?: ReplayRowSide }>();
     const rows: ReplayRowView[] = [];
     const tasks = p.questions.flatMap((q, i) => [
@@ -269,8 +281,9 @@ export function createReplay(deps: ReplayDeps) {
       { i, q, which: 'after' as const },
     ]);
     await runPool(tasks, p.params.concurrency, options.signal, async ({ i, q, which }) => {
-      let request = requests.get(i);
-      if (!request) requests.set(i, (request = requestFor(q)));
+      let pending = requests.get(i);
+      if (!pending) requests.set(i, (pending = requestFor(q)));
+      const request = await pending;
       const answered = await (which === 'before' ? answerOnce(p.before, p.beforeName(q), request, options.signal) : answerOnce(p.after, p.afterName(q), request, options.signal));
       if (options.signal.aborted) return;
       const got = sides.get(i) ?? {};

@@ -48,9 +48,9 @@ test('the context read names and quotes from huge stored lines without their bul
   assert.ok(JSON.stringify(context).length < 30_000, `${JSON.stringify(context).length} characters`);
 });
 
-test('the transcript page answers what it shows, cut, and how large each stored line is: never the bulk', () => {
+test('the transcript page answers what it shows, cut, and how large each stored line is: never the bulk', async () => {
   const store = legacyStore();
-  const page = consoleReads(store).transcriptPage('c', 50)!;
+  const page = (await consoleReads(store).transcriptPage('c', 50))!;
   const text = JSON.stringify(page);
   assert.ok(!text.includes('BBBBBBBBBB'), 'unknown fields stay in the store');
   assert.ok(text.length < 40_000, `${text.length} characters`);
@@ -64,7 +64,7 @@ test('the transcript page answers what it shows, cut, and how large each stored 
   const file = (entry('m13').messageInfo!['files_info'] as Array<Record<string, unknown>>)[0]!;
   assert.deepEqual([file['file_type'], file['file_name'], (file['content'] as string).length], ['image', 'big.png', TRANSCRIPT_TEXT_MAX]);
   assert.deepEqual(entry('m13').stored!.cut, ['files_info[0].content']);
-  const whole = consoleReads(store).messageInfo(entry('m13').id)!;
+  const whole = (await consoleReads(store).messageInfo(entry('m13').id))!;
   assert.equal(JSON.parse(whole.json).files_info[0].content.length, 'data:image/png;base64,'.length + 200_000, 'the whole is there on demand');
 });
 

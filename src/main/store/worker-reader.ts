@@ -38,7 +38,7 @@ const CLOSE_GRACE_MS = 5000;
 export function inProcessReads<Q extends ReadFunctions>(queries: Q): Reads<Q> {
   const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const [name, fn] of Object.entries(queries) as Array<[string, (...args: unknown[]) => unknown]>) {
-    out[name] = async (...args) => fn(...args);
+    out[name] = async (...args) => await fn(...args);
   }
   return out as Reads<Q>;
 }
@@ -50,34 +50,41 @@ export function inProcessReads<Q extends ReadFunctions>(queries: Q): Reads<Q> {
  */
 export function serveReads(port: MessagePort, db: Db, queries: ReadFunctions): void {
   const post = (msg: FromReader): void => port.postMessage(msg);
+  /** One read after the other: a read's awaits must not let the next one into its transaction. */
+  let queue: Promise<void> = Promise.resolve();
+  async function answer(msg: Extract<ToReader, { type: 'read' }>): Promise<void> {
+    const fn = Object.hasOwn(queries, msg.name) ? (queries[msg.name] as (...args: unknown[]) => unknown) : undefined;
+    if (!fn) return post({ type: 'result', id: msg.id, ok: false, error: { message: `no read named "${msg.name}"` } });
+    let value: unknown;
+    try {
+      db.exec('BEGIN');
+      try {
+        // Reads are written against the store contract (awaited); on this connection they are plain values.
+        value = await fn(...msg.args);
+      } finally {
+        db.exec('COMMIT');
+      }
+    } catch (error) {
+      return post({ type: 'result', id: msg.id, ok: false, error: { message: error instanceof Error ? error.message : String(error) } });
+    }
+    try {
+      post({ type: 'result', id: msg.id, ok: true, value });
+    } catch (error) {
+      // A result that is not plain data: a bug in the read, said as such rather than a lost answer.
+      post({ type: 'result', id: msg.id, ok: false, error: { message: `read "${msg.name}" returned what cannot cross threads: ${(error as Error).message}` } });
+    }
+  }
   port.on('message', (msg: ToReader) => {
     switch (msg.type) {
       case 'close':
-        db.close();
-        port.close();
+        queue = queue.then(() => {
+          db.close();
+          port.close();
+        });
         return;
-      case 'read': {
-        const fn = Object.hasOwn(queries, msg.name) ? (queries[msg.name] as (...args: unknown[]) => unknown) : undefined;
-        if (!fn) return post({ type: 'result', id: msg.id, ok: false, error: { message: `no read named "${msg.name}"` } });
-        let value: unknown;
-        try {
-          db.exec('BEGIN');
-          try {
-            value = fn(...msg.args);
-          } finally {
-            db.exec('COMMIT');
-          }
-        } catch (error) {
-          return post({ type: 'result', id: msg.id, ok: false, error: { message: error instanceof Error ? error.message : String(error) } });
-        }
-        try {
-          post({ type: 'result', id: msg.id, ok: true, value });
-        } catch (error) {
-          // A result that is not plain data: a bug in the read, said as such rather than a lost answer.
-          post({ type: 'result', id: msg.id, ok: false, error: { message: `read "${msg.name}" returned what cannot cross threads: ${(error as Error).message}` } });
-        }
+      case 'read':
+        queue = queue.then(() => answer(msg));
         return;
-      }
       default:
         assertNever(msg, 'read worker message');
     }

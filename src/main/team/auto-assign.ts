@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
-import type { TeamQueries } from '../store/team.ts';
+import type { StoreContract } from '../store/contract.ts';
 
 /** An account auto-assignment may give conversations to: online, enabled, with a capacity above 0. */
 export interface Candidate {
@@ -9,16 +9,16 @@ export interface Candidate {
 }
 
 export interface AutoAssignDeps {
-  team: Pick<TeamQueries, 'openCounts' | 'waitingUnassigned'>;
+  team: Pick<StoreContract['team'], 'openCounts' | 'waitingUnassigned'>;
   writer: MessageWriter;
   clock: Clock;
   /** Whether it runs at all (the setting, in team mode). */
-  enabled: () => boolean;
-  candidates: () => Candidate[];
+  enabled: () => Promise<boolean>;
+  candidates: () => Promise<Candidate[]>;
   /** Who gave this conversation up by hand: it is not handed straight back to them. */
   declined: (conversationId: string) => ReadonlySet<string> | undefined;
   /** A conversation was claimed for an agent (committed). */
-  onClaim: (conversationId: string, agentId: string) => void;
+  onClaim: (conversationId: string, agentId: string) => Promise<void>;
   log: (line: string) => void;
 }
 
@@ -40,14 +40,14 @@ export function createAutoAssign(deps: AutoAssignDeps) {
   let running = 0;
 
   async function run(): Promise<void> {
-    if (!deps.enabled()) return;
-    const counts = deps.team.openCounts();
-    const room = deps.candidates()
+    if (!(await deps.enabled())) return;
+    const counts = await deps.team.openCounts();
+    const room = (await deps.candidates())
       .map((c) => ({ ...c, open: counts.get(c.id) ?? 0 }))
       .filter((c) => c.open < c.capacity);
     const free = room.reduce((sum, c) => sum + (c.capacity - c.open), 0);
     if (free === 0) return;
-    for (const conversationId of deps.team.waitingUnassigned(free)) {
+    for (const conversationId of await deps.team.waitingUnassigned(free)) {
       const gaveUp = deps.declined(conversationId);
       const open = room.filter((c) => c.open < c.capacity && !gaveUp?.has(c.id));
       if (open.length === 0) continue;
@@ -58,10 +58,10 @@ export function createAutoAssign(deps: AutoAssignDeps) {
       if (result?.kind === 'claimed' && result.claimed) {
         pick.open++;
         lastGiven.set(pick.id, now);
-        deps.onClaim(conversationId, pick.id);
+        await deps.onClaim(conversationId, pick.id);
       } else {
         // Someone else took it, or this agent's load changed elsewhere: go on with fresh counts.
-        const fresh = deps.team.openCounts();
+        const fresh = await deps.team.openCounts();
         for (const c of room) c.open = fresh.get(c.id) ?? 0;
       }
     }

@@ -43,7 +43,7 @@ function world(o: { agents?: Array<{ id: string; capacity?: number }>; autoAssig
     clock,
     events: bus,
     config: { autoAssign: o.autoAssign ?? true, returnAfterOfflineMinutes: o.returnAfterOfflineMinutes ?? 2 },
-    raise: (id, reason, recipients) => raised.push({ id, reason, recipients }),
+    raise: async (id, reason, recipients) => void raised.push({ id, reason, recipients }),
     log: () => {},
   });
   return { dir, store, clock, team, events, raised };
@@ -77,8 +77,8 @@ describe('the team service', () => {
       await w.team.settled();
       assert.deepEqual(w.raised, [{ id, reason: 'handoff', recipients: undefined }]);
       assert.equal(w.store.team.assigneeOf(id), null);
-      assert.equal(w.team.teamMode(), false);
-      assert.equal(w.team.autoAssignOn(), false);
+      assert.equal(await w.team.teamMode(), false);
+      assert.equal(await w.team.autoAssignOn(), false);
     });
   });
 

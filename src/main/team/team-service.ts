@@ -1,5 +1,5 @@
 import type { Clock } from '../../shared/clock.ts';
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import type { MessageWriter } from '../conversations/message-service.ts';
 import type { EventBus } from '../console-api/events.ts';
 import type { TeamConfig } from '../config/team-config.ts';
@@ -15,14 +15,17 @@ type AlertReason = Extract<ConsoleEvent, { type: 'alert' }>['reason'];
 /** How often the queue and the offline agents are looked at again, whatever happened meanwhile. */
 export const TEAM_SWEEP_MS = 30_000;
 
+/** What the team workflow reads: accounts, the conversations' assignees and queue, and what an alert quotes. */
+export type TeamStore = Pick<StoreContract, 'accounts' | 'conversations' | 'workspace' | 'team'>;
+
 export interface TeamDeps {
-  store: Store;
+  store: TeamStore;
   writer: MessageWriter;
   clock: Clock;
   events: EventBus;
   config: TeamConfig;
   /** The console alert for a conversation that newly needs a human (alerts.ts), to these accounts or to every console. */
-  raise: (conversationId: string, reason: AlertReason, recipients?: string[]) => void;
+  raise: (conversationId: string, reason: AlertReason, recipients?: string[]) => Promise<void>;
   log: (line: string) => void;
 }
 
@@ -48,9 +51,11 @@ export function createTeam(deps: TeamDeps) {
     return p;
   };
 
-  const accounts = () => store.accounts.list().filter((a) => !a.disabled);
-  const teamMode = (): boolean => accounts().some((a) => !a.owner);
-  const autoAssignOn = (): boolean => deps.config.autoAssign && teamMode();
+  // Read from the database each time, never kept: on several nodes an account changed on another
+  // node (or by the CLI) counts here at the next look.
+  const accounts = async () => (await store.accounts.list()).filter((a) => !a.disabled);
+  const teamMode = async (): Promise<boolean> => (await accounts()).some((a) => !a.owner);
+  const autoAssignOn = async (): Promise<boolean> => deps.config.autoAssign && (await teamMode());
 
   const presence = createPresence({
     clock,
@@ -64,17 +69,17 @@ export function createTeam(deps: TeamDeps) {
   });
   const activity = createActivity({ clock, onChange: (conversationId, a) => events.emit({ type: 'activity', conversationId, ...a }) });
 
-  function labelOf(conversationId: string): { said: string | null; who?: ConversationLabel } {
-    const conv = store.conversations.byId(conversationId);
-    const last = store.workspace.lastCustomerText(conversationId);
+  async function labelOf(conversationId: string): Promise<{ said: string | null; who?: ConversationLabel }> {
+    const conv = await store.conversations.byId(conversationId);
+    const last = await store.workspace.lastCustomerText(conversationId);
     const who = conv ? { peer: conv.peer, groupId: conv.groupId, groupName: conv.groupName, customerId: conv.customerId, customerName: conv.customerName } : undefined;
     return { said: last ? clip(last.text, 200) : null, ...(who ? { who } : {}) };
   }
 
   /** Tells `assignee` a conversation is theirs now (not when they took it themselves). */
-  function announceAssigned(conversationId: string, assignee: string, by: Operator | null): void {
+  async function announceAssigned(conversationId: string, assignee: string, by: Operator | null): Promise<void> {
     // The operator as named, never the address their call came from (that stays in the audit).
-    events.emit({ type: 'assigned', conversationId, assignee, by: by && { id: by.id, name: by.name }, ...labelOf(conversationId), recipients: [assignee] });
+    events.emit({ type: 'assigned', conversationId, assignee, by: by && { id: by.id, name: by.name }, ...(await labelOf(conversationId)), recipients: [assignee] });
   }
 
   const autoAssign = createAutoAssign({
@@ -82,23 +87,23 @@ export function createTeam(deps: TeamDeps) {
     writer,
     clock,
     enabled: autoAssignOn,
-    candidates: () =>
-      accounts()
+    candidates: async () =>
+      (await accounts())
         .filter((a) => a.capacity > 0 && presence.presenceOf(a.id) === 'online')
         .map((a) => ({ id: a.id, capacity: a.capacity })),
     declined: (conversationId) => declined.get(conversationId),
-    onClaim(conversationId, agentId) {
+    async onClaim(conversationId, agentId) {
       declined.delete(conversationId);
       events.emit({ type: 'conversation', conversationId });
-      announceAssigned(conversationId, agentId, null);
+      await announceAssigned(conversationId, agentId, null);
     },
     log: deps.log,
   });
 
   /** Who hears of a conversation new in the queue: admins, and agents with nothing that needs them. */
-  function queueRecipients(except: string | null): string[] {
-    const open = store.team.openCounts();
-    return accounts()
+  async function queueRecipients(except: string | null): Promise<string[]> {
+    const open = await store.team.openCounts();
+    return (await accounts())
       .filter((a) => a.id !== except && (a.role === 'admin' || (open.get(a.id) ?? 0) === 0))
       .map((a) => a.id);
   }
@@ -109,13 +114,13 @@ export function createTeam(deps: TeamDeps) {
    * them), else to the queue's watchers. A one-person desktop: every console, as before.
    */
   async function needsHuman(conversationId: string, reason: AlertReason, except: string | null = null): Promise<void> {
-    const conv = store.conversations.byId(conversationId);
+    const conv = await store.conversations.byId(conversationId);
     const test = conv?.channel === 'web' && conv.customerId === TEST_VISITOR;
-    if (!conv || test || !teamMode()) return deps.raise(conversationId, reason);
+    if (!conv || test || !(await teamMode())) return deps.raise(conversationId, reason);
     if (conv.assignee) return deps.raise(conversationId, reason, [conv.assignee]);
-    if (autoAssignOn()) await autoAssign.pass();
-    if (store.team.assigneeOf(conversationId)) return;
-    deps.raise(conversationId, reason, queueRecipients(except));
+    if (await autoAssignOn()) await autoAssign.pass();
+    if (await store.team.assigneeOf(conversationId)) return;
+    await deps.raise(conversationId, reason, await queueRecipients(except));
   }
 
   function scheduleReturn(agentId: string): void {
@@ -127,7 +132,7 @@ export function createTeam(deps: TeamDeps) {
   /** An agent offline long enough: their conversations that still need a human go back to the queue (and on to whoever can take them). */
   async function returnIfOffline(agentId: string): Promise<void> {
     returnTimers.delete(agentId);
-    if (stopped || !teamMode() || presence.presenceOf(agentId) !== 'offline') return;
+    if (stopped || presence.presenceOf(agentId) !== 'offline' || !(await teamMode())) return;
     if (clock.now() < presence.offlineSince(agentId) + returnAfterMs) return scheduleReturn(agentId);
     await returnNow(agentId, 'offline agent, back to the queue', `has been offline ${deps.config.returnAfterOfflineMinutes} min`);
   }
@@ -143,10 +148,10 @@ export function createTeam(deps: TeamDeps) {
 
   /** Offline agents' conversations back, then the queue to whoever has room: what a missed event would have done. */
   async function sweep(): Promise<void> {
-    if (!teamMode()) return;
+    if (!(await teamMode())) return;
     // A disabled agent (the CLI's disable is another process's) keeps nothing: at once, not after the offline wait.
-    const disabled = new Set(store.accounts.list().flatMap((a) => (a.disabled ? [a.id] : [])));
-    for (const agentId of store.team.withOpen()) {
+    const disabled = new Set((await store.accounts.list()).flatMap((a) => (a.disabled ? [a.id] : [])));
+    for (const agentId of await store.team.withOpen()) {
       if (disabled.has(agentId)) await returnNow(agentId, 'agent disabled, back to the queue', 'was disabled');
       else if (presence.presenceOf(agentId) === 'offline') await returnIfOffline(agentId);
     }
@@ -166,19 +171,28 @@ export function createTeam(deps: TeamDeps) {
     autoAssignOn,
     needsHuman: (conversationId: string, reason: AlertReason): void => void track(needsHuman(conversationId, reason)),
     /** Something freed a slot or changed the queue (a reply, a resolve, a flag, an assignment): look again. */
-    changed: (): void => void (teamMode() && track(autoAssign.pass())),
+    changed: (): void =>
+      void track(
+        (async () => {
+          if (await teamMode()) await autoAssign.pass();
+        })(),
+      ),
     /** Assigned by hand: the new assignee hears of it (unless it is the one who did it); one left unassigned is in the queue anew. */
     assignedByHand(conversationId: string, assignee: string | null, previous: string | null, by: Operator): void {
       events.emit({ type: 'conversation', conversationId });
       if (assignee !== null) {
         declined.delete(conversationId);
-        if (assignee !== by.id) announceAssigned(conversationId, assignee, by);
+        if (assignee !== by.id) void track(announceAssigned(conversationId, assignee, by));
         void track(autoAssign.pass());
         return;
       }
       if (previous !== null) declined.set(conversationId, new Set([...(declined.get(conversationId) ?? []), previous]));
-      if (store.conversations.byId(conversationId)?.needsHuman) void track(needsHuman(conversationId, 'needs_human', by.id));
-      else void track(autoAssign.pass());
+      void track(
+        (async () => {
+          if ((await store.conversations.byId(conversationId))?.needsHuman) await needsHuman(conversationId, 'needs_human', by.id);
+          else await autoAssign.pass();
+        })(),
+      );
     },
     /** An agent was disabled: what they held that still needs a human goes to the queue at once. */
     disabled: (agentId: string): Promise<void> => track(returnNow(agentId, 'agent disabled, back to the queue', 'was disabled')),
@@ -191,9 +205,9 @@ export function createTeam(deps: TeamDeps) {
       activity.set(agentId, input.viewing, input.typing);
       return now;
     },
-    members(): TeamMember[] {
-      const open = store.team.openCounts();
-      return accounts().map((a) => ({ id: a.id, name: a.name, role: a.role, owner: a.owner, presence: presence.presenceOf(a.id), openAssigned: open.get(a.id) ?? 0, capacity: a.capacity }));
+    async members(): Promise<TeamMember[]> {
+      const open = await store.team.openCounts();
+      return (await accounts()).map((a) => ({ id: a.id, name: a.name, role: a.role, owner: a.owner, presence: presence.presenceOf(a.id), openAssigned: open.get(a.id) ?? 0, capacity: a.capacity }));
     },
     activity: () => activity.snapshot(),
     /** After the writer is up: the first sweep (conversations of agents not back after a restart return in time), then every TEAM_SWEEP_MS. */
