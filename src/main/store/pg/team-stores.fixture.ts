@@ -52,7 +52,9 @@ export function pgHarnessOn(db: pg.Pool | pg.PoolClient): Omit<TeamHarness, 'clo
     canned: pgCannedQueries(db),
     settings: pgSettingsQueries(db),
     seed: pgIngestStore(db),
-    addClient: (id, now) => pgClientAdminStore(db).clients.create(id, clientSettingsSchema.parse({}), now),
+    addClient: async (id, now) => {
+      await pgClientAdminStore(db).clients.create(id, clientSettingsSchema.parse({}), now);
+    },
     sharedMarker: async (conversationId, upToId) => {
       await db.query('UPDATE conversations SET last_read_message_id = greatest(last_read_message_id, $1) WHERE id = $2', [upToId, conversationId]);
     },
@@ -91,9 +93,9 @@ export async function openTransaction(pool: pg.Pool): Promise<{ client: pg.PoolC
  * Resolves 'blocked' once backend `pid` waits on a lock, or 'done' if `pending` settles first:
  * a test sees the second of two racing statements wait for the first instead of both going ahead.
  */
-export async function blockedOrDone(pool: pg.Pool, pid: number, pending: Promise<unknown>): Promise<'blocked' | 'done'> {
+export async function blockedOrDone(pool: pg.Pool, pid: number, pending: unknown): Promise<'blocked' | 'done'> {
   let settled = false;
-  void pending.then(
+  void Promise.resolve(pending).then(
     () => (settled = true),
     () => (settled = true),
   );
