@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { postgresSkipReason } from '../../../../test/helpers/postgres.ts';
 import { pgAccountQueries } from './account-queries.ts';
-import { blockedOrDone, openSqliteHarness, openTransaction, pgHarnesses, type TeamHarness } from './team-stores.fixture.ts';
+import { blockedOrDone, openSqliteHarness, pgHarnesses, type TeamHarness } from './team-stores.fixture.ts';
 
 const MIN = 60_000;
 
@@ -94,8 +94,8 @@ describe('accounts on PostgreSQL: the same results as SQLite', { skip: postgresS
     const h = await openPg();
     await h.accounts.add({ id: 'ann', name: 'Ann', role: 'agent', now: 1 });
     await h.accounts.replaceSignInLink('ann', 'link', 1000, 1);
-    const t1 = await openTransaction(h.pool);
-    const t2 = await openTransaction(h.pool);
+    const t1 = await h.transaction();
+    const t2 = await h.transaction();
     assert.equal(await pgAccountQueries(t1.client).takeSignInLink('link', 10), 'ann');
     const second = pgAccountQueries(t2.client).takeSignInLink('link', 10);
     assert.equal(await blockedOrDone(h.pool, t2.pid, second), 'blocked', 'the second waits for the first');
@@ -107,8 +107,8 @@ describe('accounts on PostgreSQL: the same results as SQLite', { skip: postgresS
   it('two nodes replacing an agent\'s link at once leave one link, the later one', async () => {
     const h = await openPg();
     await h.accounts.add({ id: 'ann', name: 'Ann', role: 'agent', now: 1 });
-    const t1 = await openTransaction(h.pool);
-    const t2 = await openTransaction(h.pool);
+    const t1 = await h.transaction();
+    const t2 = await h.transaction();
     await pgAccountQueries(t1.client).replaceSignInLink('ann', 'first', 1000, 1);
     const second = pgAccountQueries(t2.client).replaceSignInLink('ann', 'second', 1000, 2);
     assert.equal(await blockedOrDone(h.pool, t2.pid, second), 'blocked');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { postgresSkipReason } from '../../../../test/helpers/postgres.ts';
 import { ARRIVED_TEXT_MAX } from '../../../shared/console-api.ts';
 import { pgTeamQueries } from './team-queries.ts';
-import { blockedOrDone, openSqliteHarness, openTransaction, pgHarnesses, type TeamHarness } from './team-stores.fixture.ts';
+import { blockedOrDone, openSqliteHarness, pgHarnesses, type TeamHarness } from './team-stores.fixture.ts';
 
 let seq = 0;
 
@@ -118,8 +118,8 @@ describe('team on PostgreSQL: the same results as SQLite, and claims that race a
     it(`two nodes claiming the same conversation for ${who} in two open transactions: exactly one wins`, async () => {
       const h = await openPg();
       await queue(h, { ann: 5 });
-      const t1 = await openTransaction(h.pool);
-      const t2 = await openTransaction(h.pool);
+      const t1 = await h.transaction();
+      const t2 = await h.transaction();
       assert.equal(await pgTeamQueries(t1.client).claim('c1', agents[0], 5, 10), true);
       const second = pgTeamQueries(t2.client).claim('c1', agents[1], 5, 11);
       assert.equal(await blockedOrDone(h.pool, t2.pid, second), 'blocked', 'the second waits for the first to commit');
@@ -133,8 +133,8 @@ describe('team on PostgreSQL: the same results as SQLite, and claims that race a
   it('two nodes claiming two conversations for an agent with room for one: the second counts the first\'s claim', async () => {
     const h = await openPg();
     await queue(h, { ann: 1 });
-    const t1 = await openTransaction(h.pool);
-    const t2 = await openTransaction(h.pool);
+    const t1 = await h.transaction();
+    const t2 = await h.transaction();
     assert.equal(await pgTeamQueries(t1.client).claim('c1', 'ann', 1, 10), true);
     const second = pgTeamQueries(t2.client).claim('c2', 'ann', 1, 11);
     assert.equal(await blockedOrDone(h.pool, t2.pid, second), 'blocked');
@@ -147,8 +147,8 @@ describe('team on PostgreSQL: the same results as SQLite, and claims that race a
   it('a claim whose rival rolled back wins; a reply taking a conversation races a claim and one wins', async () => {
     const h = await openPg();
     await queue(h, { ann: 5 });
-    let t1 = await openTransaction(h.pool);
-    let t2 = await openTransaction(h.pool);
+    let t1 = await h.transaction();
+    let t2 = await h.transaction();
     assert.equal(await pgTeamQueries(t1.client).claim('c1', 'ann', 5, 10), true);
     const second = pgTeamQueries(t2.client).claim('c1', 'omar', 5, 11);
     assert.equal(await blockedOrDone(h.pool, t2.pid, second), 'blocked');
@@ -157,8 +157,8 @@ describe('team on PostgreSQL: the same results as SQLite, and claims that race a
     await t2.commit();
     assert.equal(await h.team.assigneeOf('c1'), 'omar');
 
-    t1 = await openTransaction(h.pool);
-    t2 = await openTransaction(h.pool);
+    t1 = await h.transaction();
+    t2 = await h.transaction();
     assert.equal(await pgTeamQueries(t1.client).takeIfFree('c2', 'omar', 12), true);
     const claim = pgTeamQueries(t2.client).claim('c2', 'ann', 5, 13);
     assert.equal(await blockedOrDone(h.pool, t2.pid, claim), 'blocked');

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { afterEach } from 'node:test';
+import type pg from 'pg';
 import { workNodes } from '../../../../test/helpers/pg-work-fixture.ts';
 import type { IngestStore, StoreContract } from '../contract.ts';
 import { openDatabase } from '../db.ts';
@@ -61,32 +62,53 @@ export function pgHarnessOn(db: pg.Pool | pg.PoolClient): Omit<TeamHarness, 'clo
   };
 }
 
+export interface OpenTransaction {
+  client: pg.PoolClient;
+  /** The server process of its connection (pg_locks.pid). */
+  pid: number;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+export interface PgTeamHarness extends TeamHarness {
+  pool: pg.Pool;
+  /** A transaction on a connection of its own, held open until commit or rollback (a node in the middle of its work). */
+  transaction(): Promise<OpenTransaction>;
+}
+
 /**
  * In a describe block: one PostgreSQL server for the file; `open()` gives a fresh migrated database
  * (a plain node-postgres pool: bigint arrives as text, the harder case for the row parsing).
+ * A transaction a failed test left open is dropped after it, or the pool's end would wait on it.
  */
-export function pgHarnesses(prefix: string): () => Promise<TeamHarness & { pool: pg.Pool }> {
+export function pgHarnesses(prefix: string): () => Promise<PgTeamHarness> {
+  const open = new Set<pg.PoolClient>();
+  // Registered before workNodes' own afterEach (which ends the pools): hooks run in that order.
+  afterEach(() => {
+    for (const client of open) client.release(true);
+    open.clear();
+  });
   const nodes = workNodes(prefix);
   return async () => {
     const [node] = await nodes(1);
     const pool = node!.pool;
-    return { ...pgHarnessOn(pool), pool, close: async () => {} };
+    const transaction = async (): Promise<OpenTransaction> => {
+      const client = await pool.connect();
+      open.add(client);
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await client.query('BEGIN');
+      const end = async (how: string) => {
+        open.delete(client);
+        try {
+          await client.query(how);
+        } finally {
+          client.release();
+        }
+      };
+      return { client, pid, commit: () => end('COMMIT'), rollback: () => end('ROLLBACK') };
+    };
+    return { ...pgHarnessOn(pool), pool, transaction, close: async () => {} };
   };
-}
-
-/** Runs `work` in a transaction of its own on a connection of its own, held open until `commit`/`rollback`. */
-export async function openTransaction(pool: pg.Pool): Promise<{ client: pg.PoolClient; pid: number; commit(): Promise<void>; rollback(): Promise<void> }> {
-  const client = await pool.connect();
-  const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-  await client.query('BEGIN');
-  const end = async (how: string) => {
-    try {
-      await client.query(how);
-    } finally {
-      client.release();
-    }
-  };
-  return { client, pid, commit: () => end('COMMIT'), rollback: () => end('ROLLBACK') };
 }
 
 /**
