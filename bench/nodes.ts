@@ -112,7 +112,7 @@ export async function runNodes(): Promise<string> {
       const nodeDir = join(dir, name);
       mkdirSync(nodeDir);
       writeFileSync(join(nodeDir, 'config.json'), unlimited);
-      return start(['src/main/headless.ts', '--port', '0', '--data-dir', nodeDir, '--store', url, '--secret-key-file', keyFile]);
+      return start(['src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', nodeDir, '--store', url, '--secret-key-file', keyFile]);
     };
     for (const [i, url] of urls.entries()) {
       const db = new pg.Client({ connectionString: url });

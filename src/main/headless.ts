@@ -76,17 +76,16 @@ async function main(): Promise<void> {
     trustedProxies: values['trusted-proxy'],
   });
   const storeUrl = storeOf(values.store, process.env[STORE_ENV], () => config.store);
-  // Refused here, before the service opens the database: a wrong flag costs nothing. A PostgreSQL node serves no console yet.
-  const listener = storeUrl ? null : planConsoleListener(config, dataDir);
-  for (const warning of listener?.warnings ?? []) console.error(warning);
+  // Refused here, before the service opens the database: a wrong flag costs nothing.
+  const listener = planConsoleListener(config, dataDir);
+  for (const warning of listener.warnings) console.error(warning);
   // The key every node sharing this database must have: read (and refused) before the database opens.
   const keySource = resolveKeySource({ flagFile: values['secret-key-file'], env: process.env, configFile: config.secretKeyFile, dataDir });
   const keyring = openKeyring(keySource);
   const keyWarning = keyFileModeWarning(keySource);
   if (keyWarning && !(keySource.kind === 'file' && keySource.createIfMissing)) console.error(keyWarning);
   console.error(`secret key: ${keyring.keys().current.id} (${keySource.label})`);
-  if (storeUrl) return servePostgres(storeUrl, config, keyring);
-  if (!listener) throw new Error('unreachable: a SQLite node plans its console listener');
+  if (storeUrl) return servePostgres(storeUrl, config, keyring, listener);
   // Known once the console listens (its port may be 0 in the config); sign-in links made before cannot happen.
   let consoleOrigin: string | null = null;
   const service = await startService({ config, dataDir, secretBox: keyringBox(keyring), consoleOrigin: () => consoleOrigin });
@@ -98,12 +97,30 @@ async function main(): Promise<void> {
   }
   const { token, replacedPlainToken } = consoleTokenAtStart(service.store.settings, keyring);
   if (replacedPlainToken) console.error('console: the token stored in plain text by an older version was replaced by a hashed one; old console URLs stop working, use the one printed below');
-  const rendererDir = join(ROOT, 'out', 'renderer');
+  const consoleServer = await listenConsole(config, listener, service.console);
+  const consolePort = (consoleServer.address() as AddressInfo).port;
+  // The origin agents open: the public origin, or the https:// name the certificate covers, or loopback.
+  consoleOrigin = listener.originFor(consolePort);
+
+  console.log(`endpoint: ${service.endpointUrl}`);
+  printConsole(listener, consoleServer, token);
+  console.log(`data: ${dataDir}`);
+
+  stopOnSignals('finishing in-flight requests, then closing the database', () => {
+    consoleServer.close();
+    consoleServer.closeAllConnections();
+    return service.stop();
+  });
+}
+
+type ConsoleListener = ReturnType<typeof planConsoleListener>;
+type ConsoleServer = ReturnType<typeof createConsoleServer>;
+
+/** The browser console's listener, serving `parts` (either store's handlers and events). */
+async function listenConsole(config: Awaited<ReturnType<typeof loadServerConfig>>, listener: ConsoleListener, parts: Pick<Parameters<typeof createConsoleServer>[0], 'accounts' | 'handlers' | 'events'>): Promise<ConsoleServer> {
   const consoleServer = createConsoleServer({
-    rendererDir,
-    accounts: service.console.accounts,
-    handlers: service.console.handlers,
-    events: service.console.events,
+    rendererDir: join(ROOT, 'out', 'renderer'),
+    ...parts,
     log: (line) => console.error(line),
     tls: listener.tls,
     access: listener.access,
@@ -113,22 +130,16 @@ async function main(): Promise<void> {
     consoleServer.once('error', reject);
     consoleServer.listen(config.consolePort, listener.host, () => done());
   });
-  const consoleAddress = consoleServer.address() as AddressInfo;
-  // The origin agents open: the public origin, or the https:// name the certificate covers, or loopback.
-  consoleOrigin = listener.originFor(consoleAddress.port);
+  return consoleServer;
+}
 
-  console.log(`endpoint: ${service.endpointUrl}`);
+/** The console's lines: where a proxy should send requests (behind one), and the URL with its token. */
+function printConsole(listener: ConsoleListener, consoleServer: ConsoleServer, token: string): void {
+  const address = consoleServer.address() as AddressInfo;
   // Behind a proxy the printed origin is the proxy's: say where the proxy should send requests.
-  if (listener.access.publicOrigin !== null) console.log(`console listener: ${listener.tls ? 'https' : 'http'}://${urlHost(consoleAddress.address)}:${consoleAddress.port} (the proxy for ${listener.access.publicOrigin} forwards here)`);
+  if (listener.access.publicOrigin !== null) console.log(`console listener: ${listener.tls ? 'https' : 'http'}://${urlHost(address.address)}:${address.port} (the proxy for ${listener.access.publicOrigin} forwards here)`);
   // The fragment is never sent to a server, so the token stays out of logs and Referer headers.
-  console.log(`console: ${listener.originFor(consoleAddress.port)}/#token=${token}`);
-  console.log(`data: ${dataDir}`);
-
-  stopOnSignals('finishing in-flight requests, then closing the database', () => {
-    consoleServer.close();
-    consoleServer.closeAllConnections();
-    return service.stop();
-  });
+  console.log(`console: ${listener.originFor(address.port)}/#token=${token}`);
 }
 
 /** Longer than a stop's own waits (in-flight requests, a delivery's record, the 15 s query time-out). */
@@ -159,21 +170,28 @@ function stopOnSignals(doing: string, finish: () => Promise<void>): void {
 }
 
 /** A node of a PostgreSQL installation (issue 30): the endpoint, auto replies and the outbox; any number of nodes on one database. */
-async function servePostgres(storeUrl: string, config: Awaited<ReturnType<typeof loadServerConfig>>, keyring: ReturnType<typeof openKeyring>): Promise<void> {
+async function servePostgres(storeUrl: string, config: Awaited<ReturnType<typeof loadServerConfig>>, keyring: ReturnType<typeof openKeyring>, listener: ConsoleListener): Promise<void> {
   const { startPgService } = await import('./pg-service.ts');
   const { redactedStoreUrl } = await import('./store/pg/pool.ts');
-  const node = await startPgService({ config, storeUrl, secretBox: keyringBox(keyring) });
+  let consoleOrigin: string | null = null;
+  const node = await startPgService({ config, storeUrl, secretBox: keyringBox(keyring), consoleOrigin: () => consoleOrigin });
   const keyCheck = startupKeyCheckOf(node.sealedValues(), keyring);
   for (const line of keyCheck.warnings) console.error(line);
   if (keyCheck.fatal) {
     await node.stop();
     throw new SecretKeyError(keyCheck.fatal);
   }
+  const { token } = await node.consoleTokenAtStart(keyring);
+  const consoleServer = await listenConsole(config, listener, node.console);
+  consoleOrigin = listener.originFor((consoleServer.address() as AddressInfo).port);
   console.log(`endpoint: ${node.endpointUrl}`);
+  printConsole(listener, consoleServer, token);
   console.log(`store: ${redactedStoreUrl(storeUrl)} (node ${node.nodeId})`);
-  // Said on every start: the console of a PostgreSQL installation is not served yet (issue 30, in progress).
-  console.error('console: not served by a PostgreSQL node yet; the endpoint, auto replies and deliveries are (docs/operations.md)');
-  stopOnSignals("finishing in-flight requests, releasing this node's leases", () => node.stop());
+  stopOnSignals("finishing in-flight requests, releasing this node's leases", () => {
+    consoleServer.close();
+    consoleServer.closeAllConnections();
+    return node.stop();
+  });
 }
 
 main().catch((error: unknown) => {

@@ -37,6 +37,15 @@ import { createPgReplyWorker } from './autoreply/pg-reply-worker.ts';
 import { createTurnSlicer, INGEST_TURN_BUDGET_MS } from './loop/turn-slicer.ts';
 import { nextTurn, quiesce, type BusyPart, type QuiesceOptions } from './loop/quiesce.ts';
 import { idleWaiters } from './loop/quiesce.ts';
+import { createEventBus, type EventBus } from './console-api/events.ts';
+import { sharedConsoleTokenAtStart, type ConsoleTokenAtStart } from './console-api/console-token.ts';
+import type { Keyring } from './auth/secret-box.ts';
+import type { ConsoleAccounts } from './accounts/console-accounts.ts';
+import type { ConsoleHandlers } from '../shared/console-api.ts';
+import type { ConsoleEvent } from '../shared/console-api.ts';
+import { startPgConsole } from './pg-console.ts';
+import { pgStore } from './store/pg/pg-store.ts';
+import { pgConsoleTokenQueries } from './store/pg/console-token-queries.ts';
 
 export interface PgServiceOptions {
   config: ServerConfig;
@@ -53,6 +62,8 @@ export interface PgServiceOptions {
   nodeId?: string;
   /** Connections this node keeps to PostgreSQL (default 10). */
   poolMax?: number;
+  /** The console's address as others open it (serve), for sign-in links. */
+  consoleOrigin?: () => string | null;
 }
 
 export interface RunningPgService {
@@ -62,6 +73,10 @@ export interface RunningPgService {
   nodeId: string;
   /** The sealed values this node must open with its key (serve's check at start). */
   sealedValues(): Array<{ label: string; sealed: string }>;
+  /** What a console listener on this node serves: the same handlers and events as SQLite's service. */
+  console: { handlers: ConsoleHandlers; events: EventBus; accounts: ConsoleAccounts };
+  /** The console token every node derives from the shared key (the first node to start stores its salt). */
+  consoleTokenAtStart(key: Keyring): Promise<ConsoleTokenAtStart>;
   /** As RunningService.quiesce: resolves once nothing set in motion is still running on this node. */
   quiesce(options?: QuiesceOptions): Promise<void>;
   stop(): Promise<void>;
@@ -158,6 +173,11 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     });
 
   const metrics = createMetrics();
+  const events = createEventBus();
+  const changed = (conversationId: string): void => events.emit({ type: 'conversation', conversationId });
+  // Bound once the console's team workflow is up (after the endpoint listens); nothing alerts before.
+  let needsHuman: (conversationId: string, reason: Extract<ConsoleEvent, { type: 'alert' }>['reason']) => void = () => {};
+  let customerWaits: (conversationId: string) => void = () => {};
   const runner = createPgIngestRunner(pool, { replayWindowMs });
   // Commands in flight on this node (a transaction each), for quiesce.
   let running = 0;
@@ -194,7 +214,11 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     perOrigin: config.deliveryConcurrencyPerOrigin,
     random: options.random,
     ...(config.deliveryLeaseSeconds !== undefined ? { leaseMs: config.deliveryLeaseSeconds * 1000 } : {}),
-    onAttempt: (verdict) => metrics.deliveryAttempt(verdict),
+    onAttempt: (verdict, conversationId) => {
+      metrics.deliveryAttempt(verdict);
+      events.emit({ type: 'delivery', conversationId, state: verdict });
+    },
+    onAlert: (conversationId, reason) => needsHuman(conversationId, reason),
     log,
   });
   const replies = createPgReplyWorker({
@@ -208,15 +232,22 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     // Outlives the engine's longest call with room for the commit (store/pg/leases/pg-leases.ts).
     leaseMs: config.replyLeaseSeconds !== undefined ? config.replyLeaseSeconds * 1000 : replyLeaseMsFor(config.engineTimeoutMs),
     onDelivery: () => outbox.notify(),
+    onChange: changed,
+    onAlert: (conversationId, reason) => needsHuman(conversationId, reason),
     log,
   });
   const service = createMessageService(reads, { submit }, engine, clock, {
     engineTimeoutMs: config.engineTimeoutMs,
     defaultFallbackText: config.fallbackText,
     contextLines: 50,
-    onStored: (eventType) => metrics.messageStored(eventType),
+    onStored: (eventType, conversationId) => {
+      metrics.messageStored(eventType);
+      changed(conversationId);
+    },
     // The timer is a row written with the message; this node looks for due work now rather than at its next poll.
     onReplyScheduled: () => replies.notify(),
+    onAlert: (conversationId, reason) => needsHuman(conversationId, reason),
+    onWaitsOnStaff: (conversationId) => customerWaits(conversationId),
   });
   const requestLog = createRequestLogger(config.requestLogAggregation, (command) => {
     submit(command).catch((error: unknown) => log(`request log write failed: ${(error as Error).message}`));
@@ -260,7 +291,10 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     slicer: ingestSlicer,
     preAuthGate: createPreAuthGate(createAddressLimiter(config.addressRateLimit)),
     intake,
-    logRequest: (entry, authenticated) => void requestLog.log(entry, authenticated),
+    logRequest: (entry, authenticated) => {
+      // A refusal that was only counted changes no row the console shows until the next flush.
+      if (requestLog.log(entry, authenticated)) events.emit({ type: 'request', status: entry.status, code: entry.code });
+    },
     logError: (error, requestId) => log(`request ${requestId} failed: ${(error as Error).stack ?? String(error)}`),
     logInfo: log,
   });
@@ -271,9 +305,36 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   const loopDelay = monitorLoopDelay(10);
   eventLoopDelayGauges(metrics, loopDelay);
   closers.push(() => loopDelay.stop());
-  const flushTimer = setInterval(() => requestLog.flush(clock.now()), 1000);
+  const flushTimer = setInterval(() => {
+    const counted = requestLog.flush(clock.now());
+    if (counted) events.emit({ type: 'request', ...counted });
+  }, 1000);
   flushTimer.unref();
 
+  // Known once the endpoint listens (its port may be 0).
+  let endpointUrl = '';
+  const consolePart = await startPgConsole({
+    config,
+    pool,
+    storeUrl: options.storeUrl,
+    nodeId,
+    clock,
+    log,
+    box,
+    events,
+    engine,
+    knowledge,
+    lookupClient,
+    mirror,
+    kbThreshold: kbOptions.threshold,
+    outbox,
+    replies,
+    endpoint: () => endpointUrl,
+    consoleOrigin: options.consoleOrigin ?? (() => null),
+  });
+  needsHuman = consolePart.needsHuman;
+  customerWaits = consolePart.customerWaits;
+  closers.push(() => consolePart.stop());
   await listen(http.server, config.port, config.host).catch(async (error: unknown) => {
     clearInterval(flushTimer);
     await closeAll();
@@ -286,7 +347,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   const maintenance = startPgMaintenance({ pool, clock, config, log });
   const address = http.server.address() as AddressInfo;
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const endpointUrl = `http://${hostInUrl}:${address.port}${CHAT_PATH}`;
+  endpointUrl = `http://${hostInUrl}:${address.port}${CHAT_PATH}`;
 
   const busyParts: BusyPart[] = [
     { name: 'requests in flight', busy: () => http.inFlight() + ingestSlicer.pending(), settled: () => (http.inFlight() > 0 ? http.requestEnded() : nextTurn()) },
@@ -296,6 +357,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     { name: 'replies being made', busy: () => replies.firing(), settled: () => replies.fireEnded() },
     { name: 'delivery attempts in flight', busy: () => outbox.busy(), settled: () => (outbox.inFlight() > 0 ? outbox.attemptEnded() : nextTurn()) },
     { name: 'pruning', busy: () => maintenance.busy(), settled: () => maintenance.settled() },
+    ...consolePart.busyParts,
   ];
 
   let stopped: Promise<void> | null = null;
@@ -305,6 +367,13 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     host: address.address,
     nodeId,
     sealedValues: () => mirror.sealedValues(),
+    console: { handlers: consolePart.handlers, events, accounts: consolePart.accounts },
+    async consoleTokenAtStart(key) {
+      const atStart = await sharedConsoleTokenAtStart({ ...pgStore(pool).settings, putIfAbsent: pgConsoleTokenQueries(pool).putIfAbsent }, key);
+      // The token check reads the mirror's settings: it must hold the record stored just now.
+      await mirror.refresh();
+      return atStart;
+    },
     quiesce: (q) => quiesce(busyParts, q),
     stop() {
       stopped ??= (async () => {

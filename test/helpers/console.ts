@@ -27,15 +27,31 @@ export async function openConsole(h: Harness): Promise<ConsoleClient> {
     events: h.service.console.events,
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = await connectConsole(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, token);
+  return {
+    ...client,
+    async close() {
+      await client.close();
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** A console API client of the console listening at `base` (as a browser console uses it), its event stream open; `eventTimes[i]` is when events[i] arrived (Date.now()). */
+export async function connectConsole(base: string, token: string): Promise<ConsoleClient & { eventTimes: number[] }> {
   const call = async <M extends ConsoleMethod>(method: M, input: unknown = {}): Promise<ApiResult<ConsoleOutputs[M]>> => {
     const r = await fetch(`${base}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input) });
     return (await r.json()) as ApiResult<ConsoleOutputs[M]>;
   };
   const events: ConsoleEvent[] = [];
+  const eventTimes: number[] = [];
   const controller = new AbortController();
   const res = await fetch(`${base}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  const reading = readEventStream(res, events);
+  if (!res.ok) throw new Error(`event stream refused: ${res.status} ${await res.text()}`);
+  const reading = readEventStream(res, events, () => {
+    while (eventTimes.length < events.length) eventTimes.push(Date.now());
+  });
   return {
     call,
     async ok(method, input) {
@@ -44,11 +60,10 @@ export async function openConsole(h: Harness): Promise<ConsoleClient> {
       return r.value;
     },
     events,
+    eventTimes,
     async close() {
       controller.abort();
       await reading;
-      server.closeAllConnections();
-      server.close();
     },
   };
 }

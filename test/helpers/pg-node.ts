@@ -13,6 +13,8 @@ export interface PgNode {
   child: ChildProcess;
   endpoint: string;
   nodeId: string;
+  /** The console URL the node printed (`console: …/#token=…`), printed before its store line. */
+  console: string;
   stderr(): string;
   exit(): Promise<number | null>;
   /** SIGTERM and wait for the exit. */
@@ -23,7 +25,7 @@ export interface PgNode {
 export async function spawnPgNode(dataDir: string, storeUrl: string, keyFile: string, extra: string[] = []): Promise<PgNode> {
   const child = spawn(
     process.execPath,
-    [...MAIN_V8_FLAGS, 'src/main/headless.ts', '--port', '0', '--data-dir', dataDir, '--store', storeUrl, '--secret-key-file', keyFile, ...extra],
+    [...MAIN_V8_FLAGS, 'src/main/headless.ts', '--port', '0', '--console-port', '0', '--data-dir', dataDir, '--store', storeUrl, '--secret-key-file', keyFile, ...extra],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let err = '';
@@ -32,9 +34,11 @@ export async function spawnPgNode(dataDir: string, storeUrl: string, keyFile: st
   const lines = createInterface({ input: child.stdout! });
   let endpoint = '';
   let nodeId = '';
+  let consoleUrl = '';
   await new Promise<void>((resolve, reject) => {
     lines.on('line', (line) => {
       if (line.startsWith('endpoint: ')) endpoint = line.slice(10);
+      if (line.startsWith('console: ')) consoleUrl = line.slice(9);
       const store = /^store: .* \(node (.+)\)$/.exec(line);
       if (store) nodeId = store[1]!;
       if (endpoint && nodeId) resolve();
@@ -45,6 +49,7 @@ export async function spawnPgNode(dataDir: string, storeUrl: string, keyFile: st
     child,
     endpoint,
     nodeId,
+    console: consoleUrl,
     stderr: () => err,
     exit: () => exited,
     stop: async () => {

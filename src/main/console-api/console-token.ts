@@ -23,7 +23,10 @@ function sha256(token: string): Buffer {
 }
 
 function readStored(settings: Pick<TokenSettings, 'get'>): Stored | null {
-  const raw = settings.get(TOKEN_SETTING);
+  return parseStored(settings.get(TOKEN_SETTING));
+}
+
+function parseStored(raw: string | undefined): Stored | null {
   if (raw === undefined) return null;
   try {
     const parsed = storedSchema.safeParse(JSON.parse(raw));
@@ -42,8 +45,10 @@ export function deriveConsoleToken(key: string | Keyring, salt: string): string 
   return keyFileHmac(key, `switchboard-console-token:${salt}`).toString('base64url');
 }
 
+const recordOf = (salt: string, token: string): string => JSON.stringify({ salt, sha256: sha256(token).toString('base64url') } satisfies Stored);
+
 function store(settings: TokenSettings, salt: string, token: string): void {
-  settings.put(TOKEN_SETTING, JSON.stringify({ salt, sha256: sha256(token).toString('base64url') } satisfies Stored));
+  settings.put(TOKEN_SETTING, recordOf(salt, token));
   settings.delete(LEGACY_TOKEN_SETTING);
 }
 
@@ -61,6 +66,31 @@ export function consoleTokenAtStart(settings: TokenSettings, key: string | Keyri
   const token = deriveConsoleToken(key, salt);
   // A replaced key file derives another token: store its hash so the URL printed now works.
   if (!stored || stored.sha256 !== sha256(token).toString('base64url') || replacedPlainToken) store(settings, salt, token);
+  return { token, replacedPlainToken };
+}
+
+/** Settings shared by several nodes (PostgreSQL): `putIfAbsent` writes unless a value is stored, and returns the value stored then. */
+export interface SharedTokenSettings {
+  get(key: string): Promise<string | undefined> | string | undefined;
+  putIfAbsent(key: string, value: string): Promise<string>;
+  put(key: string, value: string): Promise<void> | void;
+  delete(key: string): Promise<void> | void;
+}
+
+/**
+ * consoleTokenAtStart for an installation whose nodes share one database and may start at once:
+ * the first salt stored wins and every node derives its token from that salt and the key they
+ * share, so each prints the same console URL.
+ */
+export async function sharedConsoleTokenAtStart(settings: SharedTokenSettings, key: string | Keyring): Promise<ConsoleTokenAtStart> {
+  const replacedPlainToken = (await settings.get(LEGACY_TOKEN_SETTING)) !== undefined;
+  const fresh = randomBytes(18).toString('base64url');
+  const stored = parseStored(await settings.putIfAbsent(TOKEN_SETTING, recordOf(fresh, deriveConsoleToken(key, fresh))));
+  const salt = stored?.salt ?? fresh;
+  const token = deriveConsoleToken(key, salt);
+  // Another key (or an unreadable record): this node's token is stored, as consoleTokenAtStart does.
+  if (!stored || stored.sha256 !== sha256(token).toString('base64url')) await settings.put(TOKEN_SETTING, recordOf(salt, token));
+  if (replacedPlainToken) await settings.delete(LEGACY_TOKEN_SETTING);
   return { token, replacedPlainToken };
 }
 

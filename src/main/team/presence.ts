@@ -87,6 +87,10 @@ export function createPresence(deps: PresenceDeps) {
     offlineSince(agentId: string): number {
       return seen.get(agentId)?.offlineSince ?? startedAt + offlineAfter;
     },
+    /** Everyone online or away here now (what this node tells the others again every PRESENCE_REPEAT_MS). */
+    present(): Array<{ agentId: string; presence: Presence }> {
+      return [...seen].flatMap(([agentId, s]) => (s.presence === 'offline' ? [] : [{ agentId, presence: s.presence }]));
+    },
     stop(): void {
       for (const s of seen.values()) s.cancel?.();
     },

@@ -16,8 +16,11 @@ export function createRemotePresence(deps: { clock: Pick<Clock, 'now'>; ttlMs?: 
   const ttl = deps.ttlMs ?? TEAM_TIMING.offlineAfterMs;
   /** By agent, then by node: what that node said and until when it holds. */
   const heard = new Map<string, Map<string, { presence: Exclude<Presence, 'offline'>; until: number }>>();
+  /** When some node last said anything of the agent: a sign of life, or the moment they left it. */
+  const lastHeard = new Map<string, number>();
   return {
     heard(nodeId: string, agentId: string, presence: Presence): void {
+      lastHeard.set(agentId, deps.clock.now());
       let nodes = heard.get(agentId);
       if (presence === 'offline') {
         nodes?.delete(nodeId);
@@ -36,6 +39,10 @@ export function createRemotePresence(deps: { clock: Pick<Clock, 'now'>; ttlMs?: 
         else best = 'away';
       }
       return best;
+    },
+    /** The last time another node spoke of the agent (−∞: never): their offline time there is no earlier. */
+    lastHeard(agentId: string): number {
+      return lastHeard.get(agentId) ?? Number.NEGATIVE_INFINITY;
     },
   };
 }

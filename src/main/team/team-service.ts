@@ -5,6 +5,7 @@ import type { EventBus } from '../console-api/events.ts';
 import type { TeamConfig } from '../config/team-config.ts';
 import type { ConsoleEvent, ConversationLabel, Operator, Presence, TeamMember } from '../../shared/console-api.ts';
 import { createPresence } from './presence.ts';
+import { presentest, type RemotePresence } from './remote-presence.ts';
 import { createActivity } from './activity.ts';
 import { createAutoAssign } from './auto-assign.ts';
 import { clip } from '../console-api/alerts.ts';
@@ -27,6 +28,8 @@ export interface TeamDeps {
   /** The console alert for a conversation that newly needs a human (alerts.ts), to these accounts or to every console. */
   raise: (conversationId: string, reason: AlertReason, recipients?: string[]) => Promise<void>;
   log: (line: string) => void;
+  /** Several nodes (PostgreSQL): who is online on the others; an agent is as present as their best console anywhere. */
+  remote?: RemotePresence;
 }
 
 /**
@@ -67,6 +70,8 @@ export function createTeam(deps: TeamDeps) {
       } else if (now === 'online') void track(autoAssign.pass());
     },
   });
+  const presenceOf = (agentId: string): Presence => (deps.remote ? presentest(presence.presenceOf(agentId), deps.remote.presenceOf(agentId)) : presence.presenceOf(agentId));
+  const offlineSince = (agentId: string): number => Math.max(presence.offlineSince(agentId), deps.remote?.lastHeard(agentId) ?? Number.NEGATIVE_INFINITY);
   const activity = createActivity({ clock, onChange: (conversationId, a) => events.emit({ type: 'activity', conversationId, ...a }) });
 
   async function labelOf(conversationId: string): Promise<{ said: string | null; who?: ConversationLabel }> {
@@ -89,7 +94,7 @@ export function createTeam(deps: TeamDeps) {
     enabled: autoAssignOn,
     candidates: async () =>
       (await accounts())
-        .filter((a) => a.capacity > 0 && presence.presenceOf(a.id) === 'online')
+        .filter((a) => a.capacity > 0 && presenceOf(a.id) === 'online')
         .map((a) => ({ id: a.id, capacity: a.capacity })),
     declined: (conversationId) => declined.get(conversationId),
     async onClaim(conversationId, agentId) {
@@ -125,15 +130,15 @@ export function createTeam(deps: TeamDeps) {
 
   function scheduleReturn(agentId: string): void {
     returnTimers.get(agentId)?.();
-    const at = presence.offlineSince(agentId) + returnAfterMs;
+    const at = offlineSince(agentId) + returnAfterMs;
     returnTimers.set(agentId, clock.after(at - clock.now(), () => void track(returnIfOffline(agentId))));
   }
 
   /** An agent offline long enough: their conversations that still need a human go back to the queue (and on to whoever can take them). */
   async function returnIfOffline(agentId: string): Promise<void> {
     returnTimers.delete(agentId);
-    if (stopped || presence.presenceOf(agentId) !== 'offline' || !(await teamMode())) return;
-    if (clock.now() < presence.offlineSince(agentId) + returnAfterMs) return scheduleReturn(agentId);
+    if (stopped || presenceOf(agentId) !== 'offline' || !(await teamMode())) return;
+    if (clock.now() < offlineSince(agentId) + returnAfterMs) return scheduleReturn(agentId);
     await returnNow(agentId, 'offline agent, back to the queue', `has been offline ${deps.config.returnAfterOfflineMinutes} min`);
   }
 
@@ -153,7 +158,7 @@ export function createTeam(deps: TeamDeps) {
     const disabled = new Set((await store.accounts.list()).flatMap((a) => (a.disabled ? [a.id] : [])));
     for (const agentId of await store.team.withOpen()) {
       if (disabled.has(agentId)) await returnNow(agentId, 'agent disabled, back to the queue', 'was disabled');
-      else if (presence.presenceOf(agentId) === 'offline') await returnIfOffline(agentId);
+      else if (presenceOf(agentId) === 'offline') await returnIfOffline(agentId);
     }
     await autoAssign.pass();
   }
@@ -197,7 +202,9 @@ export function createTeam(deps: TeamDeps) {
     /** An agent was disabled: what they held that still needs a human goes to the queue at once. */
     disabled: (agentId: string): Promise<void> => track(returnNow(agentId, 'agent disabled, back to the queue', 'was disabled')),
     /** Online, away or offline (the agents view shows it next to each account). */
-    presenceOf: (agentId: string) => presence.presenceOf(agentId),
+    presenceOf,
+    /** Who is online or away on this node's own consoles (told to the other nodes). */
+    present: () => presence.present(),
     /** A console of this account opened an event stream (presence); returns what its closing does. */
     streamOpened: (agentId: string): (() => void) => presence.streamOpened(agentId),
     heartbeat(agentId: string, input: { away: boolean; viewing: string | null; typing: string | null }): Presence {
@@ -207,7 +214,7 @@ export function createTeam(deps: TeamDeps) {
     },
     async members(): Promise<TeamMember[]> {
       const open = await store.team.openCounts();
-      return (await accounts()).map((a) => ({ id: a.id, name: a.name, role: a.role, owner: a.owner, presence: presence.presenceOf(a.id), openAssigned: open.get(a.id) ?? 0, capacity: a.capacity }));
+      return (await accounts()).map((a) => ({ id: a.id, name: a.name, role: a.role, owner: a.owner, presence: presenceOf(a.id), openAssigned: open.get(a.id) ?? 0, capacity: a.capacity }));
     },
     activity: () => activity.snapshot(),
     /** After the writer is up: the first sweep (conversations of agents not back after a restart return in time), then every TEAM_SWEEP_MS. */
