@@ -67,3 +67,21 @@ test('"viewing" and "typing" per account: events only on a change, gone 30 s aft
   assert.deepEqual(a.snapshot(), {});
   a.stop();
 });
+
+test('lingering: online only by the grace after the last stream closed, until a stream or a heartbeat', () => {
+  const clock = manualClock(0);
+  const p = createPresence({ clock, onChange: () => {} });
+  assert.equal(p.lingering('ann'), false, 'never seen');
+  const close = p.streamOpened('ann');
+  assert.equal(p.lingering('ann'), false, 'a stream is open');
+  close();
+  assert.equal(p.presenceOf('ann'), 'online');
+  assert.equal(p.lingering('ann'), true, 'the console left: only the grace holds');
+  p.heartbeat('ann', true);
+  assert.equal(p.lingering('ann'), false, 'a heartbeat here is a console here');
+  const again = p.streamOpened('ann');
+  again();
+  clock.advance(90_000);
+  assert.equal(p.presenceOf('ann'), 'offline');
+  assert.equal(p.lingering('ann'), false, 'offline is not lingering');
+});

@@ -13,6 +13,8 @@ interface Seen {
   streams: number;
   /** The last heartbeat, or when the last stream closed. */
   lastSeen: number;
+  /** The last sign was a stream closing: online only by the grace a reconnecting console gets. */
+  left: boolean;
   /** What the console said: set by hand, or after 10 minutes without input. */
   away: boolean;
   presence: Presence;
@@ -35,7 +37,7 @@ export function createPresence(deps: PresenceDeps) {
 
   function entry(agentId: string): Seen {
     let s = seen.get(agentId);
-    if (!s) seen.set(agentId, (s = { streams: 0, lastSeen: Number.NEGATIVE_INFINITY, away: false, presence: 'offline', offlineSince: startedAt + offlineAfter, cancel: null }));
+    if (!s) seen.set(agentId, (s = { streams: 0, lastSeen: Number.NEGATIVE_INFINITY, left: false, away: false, presence: 'offline', offlineSince: startedAt + offlineAfter, cancel: null }));
     return s;
   }
 
@@ -66,18 +68,25 @@ export function createPresence(deps: PresenceDeps) {
         open = false;
         s.streams--;
         s.lastSeen = clock.now();
+        s.left = true;
         update(agentId, s);
       };
     },
     heartbeat(agentId: string, away: boolean): Presence {
       const s = entry(agentId);
       s.lastSeen = clock.now();
+      s.left = false;
       s.away = away;
       update(agentId, s);
       return s.presence;
     },
     presenceOf(agentId: string): Presence {
       return seen.get(agentId)?.presence ?? 'offline';
+    },
+    /** Online or away here only because a console of theirs left a moment ago (no stream open, no heartbeat since). */
+    lingering(agentId: string): boolean {
+      const s = seen.get(agentId);
+      return s !== undefined && s.presence !== 'offline' && s.streams === 0 && s.left;
     },
     /**
      * When the account went offline. One not seen since the service started counts as gone

@@ -70,7 +70,15 @@ export function createTeam(deps: TeamDeps) {
       } else if (now === 'online') void track(autoAssign.pass());
     },
   });
-  const presenceOf = (agentId: string): Presence => (deps.remote ? presentest(presence.presenceOf(agentId), deps.remote.presenceOf(agentId)) : presence.presenceOf(agentId));
+  const presenceOf = (agentId: string): Presence => {
+    const here = presence.presenceOf(agentId);
+    if (!deps.remote) return here;
+    const there = deps.remote.presenceOf(agentId);
+    // A console that left this node (its 90 s grace) and is open on another one now is as that one
+    // says: set away there, the agent is away, not online by this node's stale grace.
+    if (there !== 'offline' && presence.lingering(agentId)) return there;
+    return presentest(here, there);
+  };
   const offlineSince = (agentId: string): number => Math.max(presence.offlineSince(agentId), deps.remote?.lastHeard(agentId) ?? Number.NEGATIVE_INFINITY);
   const activity = createActivity({ clock, onChange: (conversationId, a) => events.emit({ type: 'activity', conversationId, ...a }) });
 
