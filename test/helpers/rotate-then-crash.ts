@@ -8,11 +8,12 @@ import { createStore } from '../../src/main/store/index.ts';
 import { databasePath } from '../../src/main/store/data-dir.ts';
 import { openKeyring } from '../../src/main/auth/secret-box.ts';
 import { secretsCommand } from '../../src/main/cli/secrets-commands.ts';
+import { sqliteTarget } from '../../src/main/cli/store-target.ts';
 import { resolveKeySource } from '../../src/main/auth/sealing-key.ts';
 import type { RotationHooks } from '../../src/main/auth/key-rotation.ts';
 
 const [dataDir, keyFile, step] = process.argv.slice(2) as [string, string, keyof RotationHooks];
 const store = createStore(openDatabase(databasePath(dataDir)));
 const ring = openKeyring(resolveKeySource({ flagFile: keyFile, env: {}, dataDir }));
-secretsCommand(store, () => ring, ['rotate-key'], {}, { [step]: () => process.kill(process.pid, 'SIGKILL') });
+await secretsCommand(sqliteTarget(store), () => ring, ['rotate-key'], {}, { [step]: () => process.kill(process.pid, 'SIGKILL') });
 console.log('not killed');

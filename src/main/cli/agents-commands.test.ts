@@ -4,6 +4,7 @@ import { openDatabase } from '../store/db.ts';
 import { createStore } from '../store/index.ts';
 import { checkSession, digestOf, newSecret, SIGN_IN_LINK_MS } from '../accounts/sessions.ts';
 import { agentsCommand, linkOrigin } from './agents-commands.ts';
+import { sqliteTarget } from './store-target.ts';
 import { UsageError } from './args.ts';
 
 const T = Date.UTC(2026, 5, 1, 9, 0, 0);
@@ -12,7 +13,7 @@ const ORIGIN = 'http://127.0.0.1:8788';
 function setup() {
   const store = createStore(openDatabase(':memory:'));
   store.accounts.setOwner({ id: 'owner', name: 'Olga Owner', now: 0 });
-  const run = (args: string[], flags: Record<string, string> = {}, now = T): Promise<string> => agentsCommand(store, now, args, flags, ORIGIN);
+  const run = (args: string[], flags: Record<string, string> = {}, now = T): Promise<string> => agentsCommand(sqliteTarget(store), now, args, flags, ORIGIN);
   const linkOf = (out: string): string => {
     const m = /^sign-in link: (\S+)$/m.exec(out);
     assert.ok(m, out);
@@ -116,7 +117,7 @@ test('reset forgets the password, ends the sessions and prints a new link; the o
   assert.equal(store.accounts.peekSignInLink(digestOf(second), T + 1)!.agentId, 'ann');
   assert.deepEqual(audit().at(-1)!.detail, { change: 'reset', agent: 'ann', endedSessions: 1, via: 'cli' });
   // Without a known console address (config port 0, no --origin), the fragment and what to put before it.
-  const unknown = await agentsCommand(store, T, ['reset', 'ann'], {}, null);
+  const unknown = await agentsCommand(sqliteTarget(store), T, ['reset', 'ann'], {}, null);
   assert.match(unknown, /^sign-in link: <console address>\/#sign-in-link=\S+$/m);
   assert.match(unknown, /console address that serve printed/);
 });

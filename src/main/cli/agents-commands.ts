@@ -1,5 +1,4 @@
-import type { Store } from '../store/index.ts';
-import { sqliteInTransaction } from '../store/in-transaction.ts';
+import type { StoreTarget } from './store-target.ts';
 import type { Role } from '../store/accounts.ts';
 import { agentAdmin, AgentAdminError, type AgentAdmin } from '../accounts/agent-admin.ts';
 import { signInLinkView } from '../accounts/console-origin.ts';
@@ -94,15 +93,15 @@ async function run<T>(fn: () => Promise<T>): Promise<T> {
  * console's rules (src/main/accounts/agent-admin.ts). Each change is audited as action `agent`
  * with no operator and `via: "cli"`. A running server sees the change within a second: its
  * sessions are checked against the database that often, so a disabled agent's open console loses
- * access then.
+ * access then. The same on PostgreSQL: every node checks its sessions against the database.
  */
-export async function agentsCommand(store: Store, now: number, args: string[], flags: AgentFlags, configuredOrigin: string | null): Promise<string> {
+export async function agentsCommand({ store, transaction }: StoreTarget, now: number, args: string[], flags: AgentFlags, configuredOrigin: string | null): Promise<string> {
   const [action, idArg, extra] = args;
   if (extra !== undefined) throw new UsageError(`agents ${action ?? ''} takes one ID, got also "${extra}" (quote a name with spaces: --name "Ann Lee")`);
   const admin: AgentAdmin = agentAdmin({
     store,
     now: () => now,
-    transaction: sqliteInTransaction(store),
+    transaction,
     endSessions: async (tx, id, reason) => (await tx.accounts.endSessionsOf(id, reason, now)).length,
     audit: async (tx, detail) => {
       await tx.audit.insert({ at: now, operator: null, action: 'agent', conversationId: null, detail: JSON.stringify({ ...detail, via: 'cli' }) });
@@ -129,7 +128,7 @@ export async function agentsCommand(store: Store, now: number, args: string[], f
       const before = await run(() => admin.view(id));
       const { endedSessions } = await run(() => admin.setDisabled(id, action === 'disable'));
       if ((before.state === 'disabled') === (action === 'disable')) return `agent ${id} was already ${action}d`;
-      return action === 'disable' ? `agent ${id} disabled; ${ended(endedSessions)}` : `agent ${id} enabled${store.accounts.get(id)?.passwordHash === null ? ' (no password yet: "agents reset" makes a new link)' : ''}`;
+      return action === 'disable' ? `agent ${id} disabled; ${ended(endedSessions)}` : `agent ${id} enabled${(await store.accounts.get(id))?.passwordHash === null ? ' (no password yet: "agents reset" makes a new link)' : ''}`;
     }
     case 'reset': {
       const id = requireId(idArg, 'reset');

@@ -191,15 +191,18 @@ describe('clients commands on SQLite and on PostgreSQL', { skip: postgresSkipRea
 
 describe('a store URL for commands that do not run on PostgreSQL', () => {
   const PG = 'postgres://sb@127.0.0.1:9/none';
-  const refused = (group: string) => `error: "${group}" does not run on PostgreSQL yet (issue 30); clients, kb and engines do\n`;
+  const DO = 'These do: clients, kb, engines, agents, deliveries, secrets';
+  const WHY: Record<string, string> = {
+    backup: 'it copies the data folder\'s SQLite file; back up a PostgreSQL database with pg_dump (for example pg_dump -Fc -f switchboard.dump "$SWITCHBOARD_STORE")',
+    console: 'not yet (issue 30); each PostgreSQL node derives the console token at start from the shared sealing key, so a new key ("secrets rotate-key", then restart every node) makes a new token',
+    eval: 'not yet (issue 30): its replays are written for the data folder\'s SQLite file',
+  };
+  const refused = (group: string) => `error: "${group}" does not run on PostgreSQL: ${WHY[group]}. ${DO}\n`;
 
-  it('is refused in one line with exit 2, from the flag, the environment or config.json, before the data folder is touched', async () => {
+  it('is refused in one line with exit 2 and why, from the flag, the environment or config.json, before the data folder is touched', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sb-clients-refuse-'));
-    assert.deepEqual(await cliHereArgs(['agents', 'list', '--data-dir', dataDir, '--store', PG]), { status: 2, stdout: '', stderr: refused('agents') });
-    assert.deepEqual(await cliHereArgs(['deliveries', 'list', '--data-dir', dataDir], { env: { SWITCHBOARD_STORE: PG } }), { status: 2, stdout: '', stderr: refused('deliveries') });
-    for (const group of ['agents', 'backup', 'console', 'eval', 'secrets']) {
-      assert.deepEqual(await cliHereArgs([group, 'list', '--data-dir', dataDir, '--store', PG]), { status: 2, stdout: '', stderr: refused(group) }, group);
-    }
+    assert.deepEqual(await cliHereArgs(['backup', 'x.db', '--data-dir', dataDir, '--store', PG]), { status: 2, stdout: '', stderr: refused('backup') });
+    assert.deepEqual(await cliHereArgs(['eval', 'list', '--data-dir', dataDir], { env: { SWITCHBOARD_STORE: PG } }), { status: 2, stdout: '', stderr: refused('eval') });
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ store: PG }));
     assert.deepEqual(await cliHereArgs(['console', 'rotate-token', '--data-dir', dataDir]), { status: 2, stdout: '', stderr: refused('console') });
     assert.equal(existsSync(databasePath(dataDir)), false, 'no SQLite file made');

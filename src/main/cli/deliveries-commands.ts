@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
 import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.ts';
 import { UsageError } from './args.ts';
 
@@ -9,8 +9,12 @@ function table(header: string[], rows: string[][]): string {
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-/** `deliveries list [--state S] [--limit N]`, `deliveries show ID`, `deliveries retry ID`. */
-export function deliveriesCommand(store: Store, now: number, args: string[], flags: { state?: string; limit?: string }): string {
+/**
+ * `deliveries list [--state S] [--limit N]`, `deliveries show ID`, `deliveries retry ID`, on either
+ * store. A retried delivery is pending again: a running node's delivery lane takes it (on
+ * PostgreSQL, whichever node leases it first).
+ */
+export async function deliveriesCommand(store: Pick<StoreContract, 'deliveries'>, now: number, args: string[], flags: { state?: string; limit?: string }): Promise<string> {
   const [action, idArg] = args;
   const id = (): number => {
     if (!idArg || !/^\d+$/.test(idArg)) throw new UsageError('a delivery ID (a number from "deliveries list") is required');
@@ -23,7 +27,7 @@ export function deliveriesCommand(store: Store, now: number, args: string[], fla
       }
       const limit = flags.limit === undefined ? 50 : Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive whole number, got "${flags.limit}"`);
-      const rows = store.deliveries.list(flags.state as DeliveryState | undefined, limit);
+      const rows = await store.deliveries.list(flags.state as DeliveryState | undefined, limit);
       if (rows.length === 0) return `no ${flags.state ?? ''} deliveries`.replace('  ', ' ');
       return table(
         ['ID', 'STATE', 'ATTEMPTS', 'LAST', 'NEXT', 'REPLY', 'SEND_URL'],
@@ -39,9 +43,9 @@ export function deliveriesCommand(store: Store, now: number, args: string[], fla
       );
     }
     case 'show': {
-      const d = store.deliveries.get(id());
+      const d = await store.deliveries.get(id());
       if (!d) throw new UsageError(`no delivery ${idArg}`);
-      const attempts = store.deliveries.attempts(d.id);
+      const attempts = await store.deliveries.attempts(d.id);
       return [
         `delivery ${d.id}: ${d.state}, ${d.attempts} attempt(s), reply ${d.replyMsgId} in conversation ${d.conversationId}`,
         `send_url: ${d.sendUrl}`,
@@ -52,9 +56,9 @@ export function deliveriesCommand(store: Store, now: number, args: string[], fla
       ].join('\n');
     }
     case 'retry': {
-      const d = store.deliveries.get(id());
+      const d = await store.deliveries.get(id());
       if (!d) throw new UsageError(`no delivery ${idArg}`);
-      if (!store.deliveries.retry(d.id, now)) throw new UsageError(`delivery ${d.id} is ${d.state}; only dead deliveries can be retried`);
+      if (!(await store.deliveries.retry(d.id, now))) throw new UsageError(`delivery ${d.id} is ${d.state}; only dead deliveries can be retried`);
       return `delivery ${d.id} queued again with a fresh retry schedule; a running server sends it within a second`;
     }
     default:

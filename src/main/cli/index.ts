@@ -6,7 +6,6 @@ import { sqliteClientStore } from '../store/contract.ts';
 import { keyringBox, openKeyring, type Keyring, type SecretBox } from '../auth/secret-box.ts';
 import { KEY_ENV, KEY_FILE_ENV, keyFileModeWarning, resolveKeySource, SecretKeyError } from '../auth/sealing-key.ts';
 import { databasePath } from '../store/data-dir.ts';
-import { newKeyCommand, secretsCommand, SECRETS_USAGE } from './secrets-commands.ts';
 import { clientsCommand } from './clients-commands.ts';
 import { secretFrom } from './secret-input.ts';
 import { processCliIo, type CliIo } from './cli-io.ts';
@@ -14,21 +13,21 @@ import { ImportError } from './kb-import.ts';
 import { kbCommand, sqliteKbCliStore } from './kb-commands.ts';
 import { flagError, UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
-import { deliveriesCommand } from './deliveries-commands.ts';
 import { consoleCommand } from './console-commands.ts';
 import { backupCommand } from './backup-command.ts';
-import { planConsoleListener } from '../console-api/console-listener-plan.ts';
-import { agentsCommand, AGENTS_USAGE } from './agents-commands.ts';
-import { consoleOriginOf } from '../accounts/console-origin.ts';
 import { EVAL_USAGE, STORE_USAGE } from './command-usage.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { thresholdSource } from '../engines/kb-threshold.ts';
 import { StoreChoiceError } from '../config/store-choice.ts';
-import { cliStoreUrl, refuseOnPostgres } from './store-target.ts';
 import { ON_POSTGRES, postgresCommand } from './postgres-commands.ts';
+import { newKeyCommand, SECRETS_USAGE } from './secrets-commands.ts';
+import { AGENTS_USAGE } from './agents-commands.ts';
+import { cliStoreUrl, refuseOnPostgres, sqliteTarget } from './store-target.ts';
+import { CONTRACT_GROUPS, contractGroupCommand } from './contract-groups.ts';
 
 const USAGE = `usage: npm run cli -- <command> [--data-dir DIR] [--secret-key-file FILE] [--store postgres://USER@HOST/DB]
-  (--store, SWITCHBOARD_STORE or config.json store: clients, kb and engines work on that PostgreSQL database; the other commands refuse it)
+  (--store, SWITCHBOARD_STORE or config.json store: clients, kb, engines, agents, deliveries and secrets work on that PostgreSQL database;
+   backup (use pg_dump), console and eval refuse it)
   clients add ID [--secret-env NAME | --secret-stdin | --secret S] [SETTINGS]
   clients set ID SETTINGS
   clients show ID | clients list
@@ -69,26 +68,6 @@ function configuredConsolePort(dataDir: string): number | null {
     return loadServerConfig(dataDir).consolePort || null;
   } catch {
     return null;
-  }
-}
-
-/**
- * Where sign-in links point: the console `serve` prints with this data folder's config (its public
- * origin, the https:// name its certificate covers, or its console port on 127.0.0.1); unknown
- * when the port is 0 (any free port). A certificate the CLI cannot read falls back to the plain rule.
- */
-function configuredConsoleOrigin(dataDir: string): string | null {
-  let config: ReturnType<typeof loadServerConfig>;
-  try {
-    config = loadServerConfig(dataDir);
-  } catch {
-    return null;
-  }
-  if (config.consolePort === 0 || config.publicOrigin) return consoleOriginOf(config);
-  try {
-    return planConsoleListener(config, dataDir).originFor(config.consolePort);
-  } catch {
-    return consoleOriginOf(config);
   }
 }
 
@@ -234,7 +213,7 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
     }
     // store copy (above) has its own --to, and a new key file touches no store: every other group follows the store setting.
     const storeUrl = cliStoreUrl(values.store, io.env, dataDir);
-    if (storeUrl !== null && !ON_POSTGRES.includes(group)) throw refuseOnPostgres(group);
+    if (storeUrl !== null && !ON_POSTGRES.includes(group)) throw refuseOnPostgres(group, ON_POSTGRES);
     if (group === 'backup') {
       io.out(await backupCommand(databasePath(dataDir), rest));
       return 0;
@@ -244,31 +223,24 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
     const keys = (): Keyring => (ring ??= keyringFor(values['secret-key-file'], dataDir, io));
     const box: SecretBox = { scheme: 'keyfile', seal: (secret) => keyringBox(keys()).seal(secret), open: (sealed) => keyringBox(keys()).open(sealed) };
     const now = io.nowMs();
-    if (storeUrl !== null) {
-      io.out(await postgresCommand(group, storeUrl, io, box, now, rest, values));
-      return 0;
-    }
-    const opened = createStore(openDatabase(databasePath(dataDir)));
-    store = opened;
-    if (group === 'secrets') {
-      const outcome = secretsCommand(store, keys, rest, values);
+    const context = { dataDir, keys, now, args: rest, flags: values };
+    if (storeUrl !== null || CONTRACT_GROUPS.includes(group)) {
+      const outcome = storeUrl !== null ? await postgresCommand(group, storeUrl, io, box, context) : await contractGroupCommand(group, sqliteTarget((store = createStore(openDatabase(databasePath(dataDir))))), context);
       io.out(outcome.out);
       return outcome.status;
     }
+    const opened = createStore(openDatabase(databasePath(dataDir)));
+    store = opened;
     const out =
       group === 'clients'
         ? await clientsCommand(sqliteClientStore(store), box, now, rest, { ...values, secret: await secretFrom(values, io) })
-        : group === 'deliveries'
-          ? deliveriesCommand(store, now, rest, values)
-          : group === 'engines'
-            ? await enginesOnSqlite(store, box, now, rest, values, io)
-            : group === 'console'
-              ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
-              : group === 'agents'
-                ? await agentsCommand(store, now, rest, values, configuredConsoleOrigin(dataDir))
-                : group === 'eval'
-                  ? await (await import('./eval-commands.ts')).evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
-                  : await kbCommand(sqliteKbCliStore(store), now, rest, values);
+        : group === 'engines'
+          ? await enginesOnSqlite(store, box, now, rest, values, io)
+          : group === 'console'
+            ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
+            : group === 'eval'
+              ? await (await import('./eval-commands.ts')).evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
+              : await kbCommand(sqliteKbCliStore(store), now, rest, values);
     io.out(out);
     return 0;
   } catch (error) {

@@ -11,6 +11,7 @@ import { parseKey, type KeySource } from '../auth/sealing-key.ts';
 import { V1_SEALED } from '../auth/secret-box.fixture.ts';
 import { newKeyCommand, secretsCommand } from './secrets-commands.ts';
 import { UsageError } from './args.ts';
+import { sqliteTarget } from './store-target.ts';
 
 function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'sb-secrets-cli-'));
@@ -27,9 +28,9 @@ function setup() {
   return { dir, keyPath, store, ring, id: parseKey(V1_SEALED.key, 'k').id };
 }
 
-test('secrets check names this node\'s key, counts values by the key that sealed them, and exits 0 when all open', () => {
+test('secrets check names this node\'s key, counts values by the key that sealed them, and exits 0 when all open', async () => {
   const s = setup();
-  const { out, status } = secretsCommand(s.store, s.ring, ['check'], {});
+  const { out, status } = await secretsCommand(sqliteTarget(s.store), s.ring, ['check'], {});
   assert.equal(status, 0);
   assert.equal(out, [
     `this node's key: ${s.id} (${s.keyPath})`,
@@ -39,28 +40,29 @@ test('secrets check names this node\'s key, counts values by the key that sealed
     "all 2 values open with this node's keys",
     `1 not under this node's key ${s.id}: "secrets reseal" moves them`,
   ].join('\n'));
-  assert.equal(secretsCommand(s.store, s.ring, ['reseal'], {}).out, `re-sealed 1 value under key ${s.id}`);
-  assert.doesNotMatch(secretsCommand(s.store, s.ring, ['check'], {}).out, /older format|reseal/);
+  assert.equal((await secretsCommand(sqliteTarget(s.store), s.ring, ['reseal'], {})).out, `re-sealed 1 value under key ${s.id}`);
+  assert.doesNotMatch((await secretsCommand(sqliteTarget(s.store), s.ring, ['check'], {})).out, /older format|reseal/);
 });
 
-test('rotate-key with --new-key-file installs that key; check then says when the previous key may go', () => {
+test('rotate-key with --new-key-file installs that key; check then says when the previous key may go', async () => {
   const s = setup();
   const file = join(s.dir, 'next.key');
   assert.match(newKeyCommand([file]), /^wrote a new key to .*next\.key \(key [0-9a-f]{8}, 0600\)$/);
   assert.equal(statSync(file).mode & 0o777, 0o600);
   const next = parseKey(readFileSync(file, 'utf8'), 'n');
-  const { out } = secretsCommand(s.store, s.ring, ['rotate-key'], { 'new-key-file': file });
+  const { out } = await secretsCommand(sqliteTarget(s.store), s.ring, ['rotate-key'], { 'new-key-file': file });
   assert.match(out, new RegExp(`^re-sealed 2 values: key ${s.id} → ${next.id}\n1 sealed by the desktop app's OS keychain left as they were`));
   assert.equal(readFileSync(s.keyPath, 'utf8').trim(), readFileSync(file, 'utf8').trim());
-  assert.match(secretsCommand(s.store, s.ring, ['check'], {}).out, new RegExp(`no value needs the previous key: once every node runs key ${next.id}, remove .*secret\\.key\\.old$`));
+  assert.match((await secretsCommand(sqliteTarget(s.store), s.ring, ['check'], {})).out, new RegExp(`no value needs the previous key: once every node runs key ${next.id}, remove .*secret\\.key\\.old$`));
 });
 
-test('usage errors: stray arguments, --new-key-file elsewhere, new-key over an existing file, unknown actions', () => {
+test('usage errors: stray arguments, --new-key-file elsewhere, new-key over an existing file, unknown actions', async () => {
   const s = setup();
   const usage = (fn: () => unknown, message: RegExp) => assert.throws(fn, (e: Error) => e instanceof UsageError && message.test(e.message));
-  usage(() => secretsCommand(s.store, s.ring, ['check', 'x'], {}), /^secrets check takes no argument, got "x"$/);
-  usage(() => secretsCommand(s.store, s.ring, ['check'], { 'new-key-file': 'k' }), /^--new-key-file goes with secrets rotate-key$/);
-  usage(() => secretsCommand(s.store, s.ring, ['spin'], {}), /^unknown secrets command "spin"; use check, rotate-key, reseal or new-key$/);
+  const refused = (fn: () => Promise<unknown>, message: RegExp) => assert.rejects(fn, (e: Error) => e instanceof UsageError && message.test(e.message));
+  await refused(() => secretsCommand(sqliteTarget(s.store), s.ring, ['check', 'x'], {}), /^secrets check takes no argument, got "x"$/);
+  await refused(() => secretsCommand(sqliteTarget(s.store), s.ring, ['check'], { 'new-key-file': 'k' }), /^--new-key-file goes with secrets rotate-key$/);
+  await refused(() => secretsCommand(sqliteTarget(s.store), s.ring, ['spin'], {}), /^unknown secrets command "spin"; use check, rotate-key, reseal or new-key$/);
   usage(() => newKeyCommand([s.keyPath]), /secret\.key exists; secrets new-key never overwrites a key$/);
   usage(() => newKeyCommand([]), /^secrets new-key needs a FILE/);
   assert.equal(readFileSync(s.keyPath, 'utf8').trim(), V1_SEALED.key);

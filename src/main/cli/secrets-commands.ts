@@ -1,6 +1,7 @@
-import type { Store } from '../store/index.ts';
 import type { Keyring } from '../auth/secret-box.ts';
-import { checkSecrets, resealSecrets, rotateKey, type CheckReport, type RotationHooks } from '../auth/key-rotation.ts';
+import type { CheckReport, RotationHooks } from '../auth/key-rotation.ts';
+import { checkStoredSecrets, resealStoredSecrets, rotateStoredKey } from './key-rotation-on-store.ts';
+import type { StoreTarget } from './store-target.ts';
 import { ensurePrivateFile } from '../store/data-dir.ts';
 import { KEY_ENV, keyFileText, newKey, readKeyFile, SecretKeyError } from '../auth/sealing-key.ts';
 import { UsageError } from './args.ts';
@@ -41,7 +42,13 @@ function checkText(report: CheckReport): string {
   return lines.join('\n');
 }
 
-export function secretsCommand(store: Store, ring: () => Keyring, args: string[], flags: { 'new-key-file'?: string | undefined }, hooks: RotationHooks = {}): SecretsOutcome {
+/**
+ * `secrets check | reseal | rotate-key` on the data folder's SQLite file or on PostgreSQL (each
+ * re-seal one transaction of that store). On PostgreSQL every node opens the same rows: each must
+ * be restarted with the new key (a node started with the old key only refuses to start: none of
+ * the stored values opens with it).
+ */
+export async function secretsCommand(target: StoreTarget, ring: () => Keyring, args: string[], flags: { 'new-key-file'?: string | undefined }, hooks: RotationHooks = {}): Promise<SecretsOutcome> {
   const [action] = args;
   const noArgument = (n: number): void => {
     const stray = args[n];
@@ -51,19 +58,19 @@ export function secretsCommand(store: Store, ring: () => Keyring, args: string[]
   switch (action) {
     case 'check': {
       noArgument(1);
-      const report = checkSecrets(store, ring());
+      const report = await checkStoredSecrets(target.store, ring());
       return { out: checkText(report), status: report.failures.length > 0 ? 1 : 0 };
     }
     case 'reseal': {
       noArgument(1);
       const keyring = ring();
-      const n = resealSecrets(store, keyring);
+      const n = await resealStoredSecrets(target, keyring);
       return { out: `re-sealed ${n} value${n === 1 ? '' : 's'} under key ${keyring.keys().current.id}`, status: 0 };
     }
     case 'rotate-key': {
       noArgument(1);
       const given = flags['new-key-file'] === undefined ? null : readKeyFile(flags['new-key-file'], `--new-key-file ${flags['new-key-file']}`);
-      const r = rotateKey(store, ring(), given, hooks);
+      const r = await rotateStoredKey(target, ring(), given, hooks);
       const lines = [`re-sealed ${r.resealed} value${r.resealed === 1 ? '' : 's'}: key ${r.from.id} → ${r.to.id}`];
       if (r.foreign > 0) lines.push(`${r.foreign} sealed by the desktop app's OS keychain left as they were (that key is not this one)`);
       if (r.wrote) {
@@ -78,6 +85,7 @@ export function secretsCommand(store: Store, ring: () => Keyring, args: string[]
           'until then a node with the old key cannot open these values (its signed requests are refused)',
         );
       }
+      if (r.resealed > 0) lines.push(`a node started with only the old key ${r.from.id} refuses to start (none of the stored values opens with it)`);
       return { out: lines.join('\n'), status: 0 };
     }
     case 'new-key':

@@ -2,6 +2,17 @@ import { loadServerConfig } from '../config/server-config.ts';
 import { storeOf, STORE_ENV, StoreChoiceError } from '../config/store-choice.ts';
 import type pg from 'pg';
 import type { CliIo } from './cli-io.ts';
+import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
+import { sqliteInTransaction, type InTransaction } from '../store/in-transaction.ts';
+
+/** A store and its transactions: the data folder's SQLite file, or PostgreSQL (pgStore, pgInTransaction). */
+export interface StoreTarget {
+  store: StoreContract;
+  transaction: InTransaction;
+}
+
+export const sqliteTarget = (store: Store): StoreTarget => ({ store, transaction: sqliteInTransaction(store) });
 
 /**
  * The store a CLI command works on, chosen as serve chooses it (--store, SWITCHBOARD_STORE,
@@ -12,12 +23,20 @@ export function cliStoreUrl(flag: string | undefined, env: NodeJS.ProcessEnv, da
   return storeOf(flag, env[STORE_ENV], () => loadServerConfig(dataDir).store);
 }
 
+/** Why each group that does not run on PostgreSQL is refused there, as the refusal says it. */
+const NOT_ON_POSTGRES: Record<string, string> = {
+  backup: 'it copies the data folder\'s SQLite file; back up a PostgreSQL database with pg_dump (for example pg_dump -Fc -f switchboard.dump "$SWITCHBOARD_STORE")',
+  console: 'not yet (issue 30); each PostgreSQL node derives the console token at start from the shared sealing key, so a new key ("secrets rotate-key", then restart every node) makes a new token',
+  eval: 'not yet (issue 30): its replays are written for the data folder\'s SQLite file',
+};
+
 /**
- * A command group that cannot work on PostgreSQL yet is refused in one line, rather than quietly
+ * A command group that does not work on PostgreSQL is refused in one line, rather than quietly
  * working on the data folder's SQLite file, which no node of that installation reads.
  */
-export function refuseOnPostgres(group: string): StoreChoiceError {
-  return new StoreChoiceError(`"${group}" does not run on PostgreSQL yet (issue 30); clients, kb and engines do`);
+export function refuseOnPostgres(group: string, onPostgres: readonly string[]): StoreChoiceError {
+  const why = NOT_ON_POSTGRES[group] ?? 'not yet (issue 30)';
+  return new StoreChoiceError(`"${group}" does not run on PostgreSQL: ${why}. These do: ${onPostgres.join(', ')}`);
 }
 
 /**
