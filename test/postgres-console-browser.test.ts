@@ -161,6 +161,10 @@ describe('the console of a PostgreSQL node in Chromium', { skip, timeout: 120_00
     // Latest minute, peak and total: the four accepted requests (the refused one is not among them).
     const accepted = page.getByRole('table', { name: 'Requests per minute' }).getByRole('row', { name: /^accepted/ });
     assert.equal(await accepted.locator('td').last().textContent(), '4');
+    // The auto replies: alice's and dave's answers, bob's handoff, dave's reply that died at its receiver.
+    const replies = page.getByRole('table', { name: 'Auto replies per minute' });
+    const total = (series: RegExp) => replies.getByRole('row', { name: series }).locator('td').last().textContent();
+    assert.deepEqual([await total(/^replies/), await total(/^handoffs/), await total(/^delivery failures/)], ['2', '1', '1']);
     await check('dashboard');
   });
 
