@@ -192,6 +192,8 @@ describe('the console of a PostgreSQL node in Chromium', { skip, timeout: 120_00
     await nav(page, 'clients');
     await page.waitForSelector('[data-client="shop"]');
     await page.waitForSelector('[data-client="acme"]');
+    // A secret is named by its last four characters, as the CLI and the console store it.
+    assert.match((await page.locator('[data-client="shop"]').textContent()) ?? '', /active secrets: …6789/);
     await check('clients');
     await nav(page, 'kb');
     await page.waitForSelector('[data-testid=kb-table] td:has-text("What are your opening hours?")');
