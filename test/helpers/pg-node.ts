@@ -77,7 +77,7 @@ export async function addPgClient(storeUrl: string, keyFile: string, id: string,
   await db.connect();
   try {
     await db.query('INSERT INTO clients (id, enabled, settings, created_at, updated_at) VALUES ($1, 1, $2, 1, 1)', [id, JSON.stringify(settings)]);
-    await db.query('INSERT INTO client_secrets (client_id, sealed, hint, created_at) VALUES ($1, $2, $3, 1)', [id, keyFileBox(keyFile).seal(secret), secret.slice(0, 4)]);
+    await db.query('INSERT INTO client_secrets (client_id, sealed, hint, created_at) VALUES ($1, $2, $3, 1)', [id, keyFileBox(keyFile).seal(secret), secret.slice(-4)]);
   } finally {
     await db.end();
   }
