@@ -13,16 +13,24 @@ const fromBytes = (b: Uint8Array, dims: number): Float32Array => {
   return new Float32Array(b.slice().buffer);
 };
 
+const storedOf = (raw: unknown): StoredVector => {
+  const v = rowSchema.parse(raw);
+  return { entryId: v.entry_id, textHash: v.text_hash, vector: fromBytes(v.vector, v.dims) };
+};
+
+/** The stored vectors of some entries under a model: what other nodes saved since this one loaded (entry-vectors.ts storedFor). */
+export async function pgKbVectorsFor(db: PgQueryable, model: string, entryIds: readonly number[]): Promise<StoredVector[]> {
+  const r = await db.query('SELECT entry_id, text_hash, dims, vector FROM kb_vectors WHERE model = $1 AND entry_id = ANY($2::bigint[]) ORDER BY entry_id, text_hash COLLATE "C"', [model, entryIds]);
+  return r.rows.map(storedOf);
+}
+
 /** Embeddings of the knowledge base's texts (kb-vectors.ts) on PostgreSQL: the same rows and order. */
 export function pgKbVectorQueries(db: PgQueryable): StoreContract['kbVectors'] {
   return {
     // SQLite's index (model, entry_id) of a WITHOUT ROWID table ends in the key's text_hash: ties go by its bytes.
     async forModel(model: string): Promise<StoredVector[]> {
       const r = await db.query('SELECT entry_id, text_hash, dims, vector FROM kb_vectors WHERE model = $1 ORDER BY entry_id, text_hash COLLATE "C"', [model]);
-      return r.rows.map((raw) => {
-        const v = rowSchema.parse(raw);
-        return { entryId: v.entry_id, textHash: v.text_hash, vector: fromBytes(v.vector, v.dims) };
-      });
+      return r.rows.map(storedOf);
     },
     /**
      * One statement (the prune and the upserts), so it is whole whoever opened the transaction. The
