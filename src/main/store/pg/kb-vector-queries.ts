@@ -7,10 +7,11 @@ const rowSchema = z.object({ entry_id: int8, text_hash: z.string(), dims: z.numb
 
 // float32 little-endian, the bytes SQLite's BLOB holds (a copy from SQLite moves them unchanged).
 const toBytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-// Copied into a buffer of its own: a Buffer's bytes sit at any offset of a shared pool.
+// Copied into a buffer of its own: a Buffer's bytes sit at any offset of a shared pool, and
+// Buffer#slice is a view of it, not a copy (a 137-float vector read as the pool's 16384 floats).
 const fromBytes = (b: Uint8Array, dims: number): Float32Array => {
   if (b.byteLength !== dims * 4) throw new Error(`kb_vectors: a vector of ${b.byteLength} bytes is not ${dims} floats`);
-  return new Float32Array(b.slice().buffer);
+  return new Float32Array(new Uint8Array(b).buffer);
 };
 
 const storedOf = (raw: unknown): StoredVector => {
