@@ -6,43 +6,32 @@ import { BUILTIN_ENGINE } from '../shared/engine-config.ts';
 import type { ServerConfig } from './config/server-config.ts';
 import type { SecretBox } from './auth/secret-box.ts';
 import { createClientRegistry } from './auth/client-registry.ts';
-import { pruneSignatures, ReplayedSignature } from './auth/pg-replay-claims.ts';
+import { startReplayPruning } from './auth/pg-replay-pruning.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.ts';
-import { openPgPool, isPgUnavailable } from './store/pg/pool.ts';
-import { migratePg } from './store/pg/migrate.ts';
-import { replyLeaseMsFor } from './store/pg/leases/pg-leases.ts';
+import { openPgPool } from './store/pg/pool.ts';
+import { migratePgAtStart } from './store/pg/migrate-at-start.ts';
 import { createConfigMirror } from './store/pg/config-mirror.ts';
-import { pgMessageReads } from './store/pg/message-reads.ts';
-import { pgIngestStore } from './store/pg/ingest-queries.ts';
-import { pgReplyStore, restoreDueReplies } from './store/pg/reply-queries.ts';
+import { restoreDueReplies } from './store/pg/reply-queries.ts';
 import type { Engine } from './engines/engine.ts';
-import { createKbEngine } from './engines/kb-engine.ts';
-import { createIndexedKnowledge } from './engines/kb-index.ts';
-import { thresholdSource } from './engines/kb-threshold.ts';
-import { createEngineRouter } from './engines/router.ts';
-import { createMessageService, type MessageReads } from './conversations/message-service.ts';
-import { createPgIngestRunner } from './conversations/pg-ingest-runner.ts';
+import { createPgEngine } from './pg-engine.ts';
+import { createMessageService } from './conversations/message-service.ts';
+import { countedPgRunner, pgEndpointReads } from './conversations/pg-endpoint-writes.ts';
 import { startPgMaintenance } from './conversations/pg-maintenance.ts';
-import type { IngestCommand } from './conversations/ingest-commands.ts';
-import { createChatMessagesHandler } from './http/chat-messages.ts';
-import { HttpProblem } from './http/problem.ts';
+import { createPgChatMessagesHandler } from './http/pg-chat-messages.ts';
 import { createHttpServer, CHAT_PATH, listen } from './http/server.ts';
 import { createMetrics, eventLoopDelayGauges, monitorLoopDelay } from './http/metrics.ts';
 import { createRequestLogger } from './http/request-logger.ts';
 import { createIntakeBudget } from './http/intake-budget.ts';
-import { createSender, type Resolver } from './delivery/sender.ts';
-import { createPgOutbox } from './delivery/pg-outbox.ts';
-import { createPgReplyWorker } from './autoreply/pg-reply-worker.ts';
+import type { Resolver } from './delivery/sender.ts';
+import { createPgWork } from './pg-work.ts';
 import { createTurnSlicer, INGEST_TURN_BUDGET_MS } from './loop/turn-slicer.ts';
 import { nextTurn, quiesce, type BusyPart, type QuiesceOptions } from './loop/quiesce.ts';
-import { idleWaiters } from './loop/quiesce.ts';
 import { createEventBus, type EventBus } from './console-api/events.ts';
 import { sharedConsoleTokenAtStart, type ConsoleTokenAtStart } from './console-api/console-token.ts';
 import type { Keyring } from './auth/secret-box.ts';
 import type { ConsoleAccounts } from './accounts/console-accounts.ts';
-import type { ConsoleHandlers } from '../shared/console-api.ts';
-import type { ConsoleEvent } from '../shared/console-api.ts';
+import type { ConsoleEvent, ConsoleHandlers } from '../shared/console-api.ts';
 import { startPgConsole } from './pg-console.ts';
 import { pgStore } from './store/pg/pg-store.ts';
 import { pgConsoleTokenQueries } from './store/pg/console-token-queries.ts';
@@ -82,12 +71,6 @@ export interface RunningPgService {
   stop(): Promise<void>;
 }
 
-/** U+0000 as JSON writes it: \u0000 after an even number of backslashes (an odd one would make the text a literal backslash). */
-const HOLDS_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
-
-/** Replay pairs older than the window leave the shared table this often (any node may prune). */
-const REPLAY_PRUNE_MS = 60_000;
-
 /**
  * A node of a Switchboard that keeps its data in PostgreSQL (issue 30): the integrator's endpoint,
  * the quiet-period auto replies and the outbox, any number of them on one database. It holds no
@@ -109,20 +92,7 @@ export async function startPgService(options: PgServiceOptions): Promise<Running
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
-    // One node at a time (an advisory lock); the others wait, then find nothing left to apply.
-    // A connection of its own, without the query time-out: a migration's DDL may take longer.
-    const migrating = openPgPool(options.storeUrl, { max: 1, applicationName: `switchboard ${nodeId} migrate`.slice(0, 63), queryTimeoutMs: 0, onIdleError: () => {} });
-    try {
-      const client = await migrating.connect();
-      try {
-        const migrated = await migratePg(client);
-        if (migrated.applied.length > 0) log(`PostgreSQL: applied migrations ${migrated.applied.map((m) => m.version).join(', ')}`);
-      } finally {
-        client.release();
-      }
-    } finally {
-      await migrating.end();
-    }
+    await migratePgAtStart(options.storeUrl, nodeId, log);
     const mirror = createConfigMirror(pool, log);
     await mirror.refresh();
     mirror.start();
@@ -150,27 +120,19 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   const registry = createClientRegistry(mirror, box, log);
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
   const replayWindowMs = config.replayWindowSeconds * 1000;
-  const pruneTimer = setInterval(() => {
-    pruneSignatures(pool, clock.now() - replayWindowMs).catch((error: unknown) => log(`replay protection: pruning failed: ${(error as Error).message}`));
-  }, REPLAY_PRUNE_MS);
-  pruneTimer.unref();
-  closers.push(() => clearInterval(pruneTimer));
-
-  const knowledge = createIndexedKnowledge(mirror.kb);
-  const kbOptions = { threshold: thresholdSource(mirror.settings, config.kbThreshold), queryMessages: 3 };
-  const engine: Engine =
-    options.engine ??
-    createEngineRouter({
-      builtin: createKbEngine(knowledge, kbOptions),
-      knowledge,
-      engineOf: (clientId) => lookupClient(clientId)?.settings.engine ?? BUILTIN_ENGINE,
-      load: (name) => {
-        const row = mirror.engines.get(name);
-        if (!row) return undefined;
-        const sealed = row.apiKeySealed;
-        return { name, config: row.config, apiKey: () => (sealed ? box.open(sealed) : null), updatedAt: row.updatedAt };
-      },
-    });
+  closers.push(startReplayPruning(pool, clock, replayWindowMs, log));
+  const { engine, knowledge, threshold, close: closeEngine } = createPgEngine({
+    pool,
+    mirror,
+    box,
+    clock,
+    log,
+    kbThreshold: config.kbThreshold,
+    engineOf: (clientId) => lookupClient(clientId)?.settings.engine ?? BUILTIN_ENGINE,
+    ...(options.engine ? { engine: options.engine } : {}),
+  });
+  // Its background vector refresh stops before the pool closes (closers run in reverse).
+  closers.push(closeEngine);
 
   const metrics = createMetrics();
   const events = createEventBus();
@@ -178,64 +140,26 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   // Bound once the console's team workflow is up (after the endpoint listens); nothing alerts before.
   let needsHuman: (conversationId: string, reason: Extract<ConsoleEvent, { type: 'alert' }>['reason']) => void = () => {};
   let customerWaits: (conversationId: string) => void = () => {};
-  const runner = createPgIngestRunner(pool, { replayWindowMs });
-  // Commands in flight on this node (a transaction each), for quiesce.
-  let running = 0;
-  const ran = idleWaiters();
-  const submit = async (command: IngestCommand) => {
-    running++;
-    try {
-      return await runner.run(command);
-    } finally {
-      running--;
-      ran.release();
-    }
-  };
-  const ingest = pgIngestStore(pool);
-  const reads: MessageReads = {
-    ...pgMessageReads(pool),
-    messages: { ...pgMessageReads(pool).messages, context: pgReplyStore(pool).messages.context },
-    conversations: ingest.conversations,
-    idempotency: ingest.idempotency,
-  };
-
+  const commands = countedPgRunner(pool, replayWindowMs);
+  const submit = commands.submit;
+  const reads = pgEndpointReads(pool);
   const slicer = createTurnSlicer({ onError: (error) => log(`sliced task failed: ${(error as Error).message}`) });
   const ingestSlicer = createTurnSlicer({ budgetMs: INGEST_TURN_BUDGET_MS, onError: (error) => log(`sliced request failed: ${(error as Error).message}`) });
-  const sender = createSender({ resolve: options.resolve, timeoutMs: config.deliveryTimeoutMs, maxSockets: config.deliveryConcurrency });
-  closers.push(() => sender.close());
-  const outbox = createPgOutbox({
+  const { sender, outbox, replies } = createPgWork({
+    config,
     pool,
-    send: sender,
     clock,
     nodeId,
-    lookupClient,
-    concurrency: config.deliveryConcurrency,
-    perClient: config.deliveryConcurrencyPerClient,
-    perOrigin: config.deliveryConcurrencyPerOrigin,
-    random: options.random,
-    ...(config.deliveryLeaseSeconds !== undefined ? { leaseMs: config.deliveryLeaseSeconds * 1000 } : {}),
-    onAttempt: (verdict, conversationId) => {
-      metrics.deliveryAttempt(verdict);
-      events.emit({ type: 'delivery', conversationId, state: verdict });
-    },
-    onAlert: (conversationId, reason) => needsHuman(conversationId, reason),
-    log,
-  });
-  const replies = createPgReplyWorker({
-    pool,
     engine,
-    clock,
-    nodeId,
     lookupClient,
-    engineTimeoutMs: config.engineTimeoutMs,
-    contextLines: 50,
-    // Outlives the engine's longest call with room for the commit (store/pg/leases/pg-leases.ts).
-    leaseMs: config.replyLeaseSeconds !== undefined ? config.replyLeaseSeconds * 1000 : replyLeaseMsFor(config.engineTimeoutMs),
-    onDelivery: () => outbox.notify(),
-    onChange: changed,
-    onAlert: (conversationId, reason) => needsHuman(conversationId, reason),
+    metrics,
+    events,
+    needsHuman: (conversationId, reason) => needsHuman(conversationId, reason),
+    resolve: options.resolve,
+    random: options.random,
     log,
   });
+  closers.push(() => sender.close());
   const service = createMessageService(reads, { submit }, engine, clock, {
     engineTimeoutMs: config.engineTimeoutMs,
     defaultFallbackText: config.fallbackText,
@@ -254,36 +178,13 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   });
   const intake = createIntakeBudget(config.intake);
   const http = createHttpServer({
-    chatMessages: createChatMessagesHandler({
-      registry: {
-        // A client this node has not seen yet may have been added a moment ago on another machine.
-        lookup: (id, now) => registry.lookup(id, now) ?? mirror.refresh().then(() => registry.recheck(id, now)),
-        recheck: (id, now) => mirror.refresh().then(() => registry.recheck(id, now)),
-      },
-      // The signature is claimed in the request's own transaction (createPgIngestRunner), not before it.
-      replay: { reserve: () => true, confirm: () => {}, release: () => {} },
+    chatMessages: createPgChatMessagesHandler({
+      registry,
+      mirror,
+      service,
       rateLimiter: createRateLimiter(config.rateLimit),
-      service: {
-        handle: (a) => {
-          // PostgreSQL's text cannot hold U+0000 (SQLite's can): refused before anything is stored, naming why.
-          if (HOLDS_NUL.test(a.canonicalInfo)) {
-            return Promise.reject(new HttpProblem('validation_failed', 'message_info contains U+0000 (a NUL character), which this installation\'s database (PostgreSQL) cannot store; remove it and send again', {
-              errors: [{ path: 'message_info', message: 'contains U+0000' }],
-            }));
-          }
-          return service.handle(a).catch(async (error: unknown) => {
-            if (!(error instanceof ReplayedSignature)) throw error;
-            // As the in-memory guard's refusal: an exact retry of an accepted msg_id gets its first response.
-            const stored = a.info.msg_id ? await service.storedResponse(a.client.id, a.info.event_type, a.info.msg_id, a.contentHash) : null;
-            if (stored) return stored;
-            throw new HttpProblem('replayed_request', 'this exact signed request was already accepted; sign each new request anew');
-          });
-        },
-        storedResponse: service.storedResponse,
-      },
       clock,
       timestampToleranceSeconds: config.timestampToleranceSeconds,
-      storeUnavailable: isPgUnavailable,
     }),
     metrics,
     clock,
@@ -326,7 +227,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
     knowledge,
     lookupClient,
     mirror,
-    kbThreshold: kbOptions.threshold,
+    kbThreshold: threshold,
     outbox,
     replies,
     endpoint: () => endpointUrl,
@@ -351,7 +252,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
 
   const busyParts: BusyPart[] = [
     { name: 'requests in flight', busy: () => http.inFlight() + ingestSlicer.pending(), settled: () => (http.inFlight() > 0 ? http.requestEnded() : nextTurn()) },
-    { name: 'commands in their transaction', busy: () => running, settled: () => ran.wait() },
+    { name: 'commands in their transaction', busy: () => commands.running(), settled: () => commands.ended() },
     { name: 'timers due on the clock', busy: () => clock.due?.() ?? 0, settled: () => new Promise((r) => setTimeout(r, 0)) },
     { name: 'sliced work queued', busy: () => slicer.pending() },
     { name: 'replies being made', busy: () => replies.firing(), settled: () => replies.fireEnded() },
@@ -384,7 +285,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
         await replies.stop();
         await outbox.stop();
         // The last request-log writes and lease releases before the pool closes.
-        while (running > 0) await ran.wait();
+        while (commands.running() > 0) await commands.ended();
         await closeAll();
       })();
       return stopped;

@@ -12,11 +12,10 @@ import { createClientRegistry } from './auth/client-registry.ts';
 import { createReplayGuard } from './auth/replay-guard.ts';
 import { createRateLimiter } from './auth/rate-limiter.ts';
 import { createAddressLimiter, createPreAuthGate } from './auth/address-limiter.ts';
-import { createKbEngine } from './engines/kb-engine.ts';
 import { createIndexedKnowledge } from './engines/kb-index.ts';
 import { thresholdSource } from './engines/kb-threshold.ts';
 import type { Engine } from './engines/engine.ts';
-import { createEngineRouter } from './engines/router.ts';
+import { configuredEngineLoader, createServiceEngine } from './engines/service-engine.ts';
 import { startWorkerEngine } from './engines/worker-engine.ts';
 import { createSemantic } from './engines/embeddings/semantic.ts';
 import type { KbVectorsWrite } from './engines/embeddings/entry-vectors.ts';
@@ -139,12 +138,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const team = createTeam({ store, writer, clock, events, config: config.team, raise: createAlerts(store, events), log });
   const alert = team.needsHuman;
   const stopWatchingStreams = events.watchStreams((agentId) => team.streamOpened(agentId));
-  const loadEngine = (name: string) => {
-    const row = store.engines.get(name);
-    if (!row) return undefined;
-    const sealed = row.apiKeySealed;
-    return { name, config: row.config, apiKey: () => (sealed ? box.open(sealed) : null), updatedAt: row.updatedAt };
-  };
+  const loadEngine = configuredEngineLoader(store.engines, box);
   const engineOf = (clientId: string): string => registry.lookup(clientId, clock.now())?.settings.engine ?? BUILTIN_ENGINE;
   const saveVectors = (write: KbVectorsWrite): void => writer.send({ kind: 'kb_vectors', write, now: clock.now() });
   // Injected engines (tests' scripted ones) answer in-process; otherwise the engine thread does.
@@ -159,17 +153,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const knowledge = createIndexedKnowledge(store.kb);
   const semantic = options.engine || engineWorker ? null : createSemantic({ knowledge, access: { entries: () => store.kb.all(), version: () => store.kb.version(), stored: (model) => store.kbVectors.forModel(model), save: saveVectors }, clock, log });
   const kbThreshold = thresholdSource(store.settings, config.kbThreshold);
-  const kbOptions = { threshold: kbThreshold, queryMessages: 3 };
-  const engine: Engine =
-    options.engine ??
-    engineWorker ??
-    createEngineRouter({
-      builtin: createKbEngine(knowledge, kbOptions),
-      knowledge,
-      ...(semantic ? { semantic: { rankerFor: semantic.rankerFor, kbOptions } } : {}),
-      engineOf,
-      load: loadEngine,
-    });
+  const engine: Engine = options.engine ?? engineWorker ?? createServiceEngine({ knowledge, threshold: kbThreshold, semantic, engineOf, load: loadEngine });
   const lookupClient = (clientId: string) => registry.lookup(clientId, clock.now());
   // One budget per turn for both bursts: due replies and delivery starts share the loop's time.
   const slicer = createTurnSlicer({ now: options.turnClock, onError: (error) => log(`sliced task failed: ${(error as Error).message}`) });

@@ -82,6 +82,8 @@ export function createHybridRanker(deps: HybridDeps): RankFn {
     const lexical = rankKnowledge(deps.knowledge, recent, CANDIDATES);
     const wordsOnly = (cause: string): { ranked: Ranked[]; cause: string } => ({ ranked: lexical.slice(0, limit), cause: `matched by words only: ${cause}` });
     if (recent.length === 0) return { ranked: [] };
+    // Once per model and node on PostgreSQL (one query); nothing to wait for on SQLite.
+    await deps.vectors.loaded();
     const snap = deps.vectors.snapshot();
     if (snap.rows.length === 0) return snap.total === 0 ? { ranked: [] } : wordsOnly(`the knowledge base's vectors (${deps.client.model}) are still being computed`);
     const now = deps.clock.now();

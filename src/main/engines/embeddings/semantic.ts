@@ -11,6 +11,8 @@ export interface SemanticDeps {
   log: (line: string) => void;
   /** Tests point engines at a fake server with other limits; default: DEFAULT_EMBEDDINGS. */
   makeClient?: (baseUrl: string, model: string, apiKey: string | null) => EmbeddingsClient;
+  /** Where in the entries this node starts computing (entry-vectors.ts; several nodes). */
+  startAt?: number;
 }
 
 /**
@@ -28,7 +30,7 @@ export function createSemantic(deps: SemanticDeps) {
       const client = makeClient(baseUrl, model, apiKey);
       let vectors = sets.get(model);
       if (!vectors) {
-        vectors = createEntryVectors(model, deps.access, { clock: deps.clock, log: deps.log });
+        vectors = createEntryVectors(model, deps.access, { clock: deps.clock, log: deps.log, ...(deps.startAt !== undefined ? { startAt: deps.startAt } : {}) });
         sets.set(model, vectors);
       }
       vectors.useClient(client);

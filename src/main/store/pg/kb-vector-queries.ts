@@ -7,11 +7,23 @@ const rowSchema = z.object({ entry_id: int8, text_hash: z.string(), dims: z.numb
 
 // float32 little-endian, the bytes SQLite's BLOB holds (a copy from SQLite moves them unchanged).
 const toBytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-// Copied into a buffer of its own: a Buffer's bytes sit at any offset of a shared pool.
+// Copied into a buffer of its own: a Buffer's bytes sit at any offset of a shared pool, and
+// Buffer#slice is a view of it, not a copy (a 137-float vector read as the pool's 16384 floats).
 const fromBytes = (b: Uint8Array, dims: number): Float32Array => {
   if (b.byteLength !== dims * 4) throw new Error(`kb_vectors: a vector of ${b.byteLength} bytes is not ${dims} floats`);
-  return new Float32Array(b.slice().buffer);
+  return new Float32Array(new Uint8Array(b).buffer);
 };
+
+const storedOf = (raw: unknown): StoredVector => {
+  const v = rowSchema.parse(raw);
+  return { entryId: v.entry_id, textHash: v.text_hash, vector: fromBytes(v.vector, v.dims) };
+};
+
+/** The stored vectors of some entries under a model: what other nodes saved since this one loaded (entry-vectors.ts storedFor). */
+export async function pgKbVectorsFor(db: PgQueryable, model: string, entryIds: readonly number[]): Promise<StoredVector[]> {
+  const r = await db.query('SELECT entry_id, text_hash, dims, vector FROM kb_vectors WHERE model = $1 AND entry_id = ANY($2::bigint[]) ORDER BY entry_id, text_hash COLLATE "C"', [model, entryIds]);
+  return r.rows.map(storedOf);
+}
 
 /** Embeddings of the knowledge base's texts (kb-vectors.ts) on PostgreSQL: the same rows and order. */
 export function pgKbVectorQueries(db: PgQueryable): StoreContract['kbVectors'] {
@@ -19,10 +31,7 @@ export function pgKbVectorQueries(db: PgQueryable): StoreContract['kbVectors'] {
     // SQLite's index (model, entry_id) of a WITHOUT ROWID table ends in the key's text_hash: ties go by its bytes.
     async forModel(model: string): Promise<StoredVector[]> {
       const r = await db.query('SELECT entry_id, text_hash, dims, vector FROM kb_vectors WHERE model = $1 ORDER BY entry_id, text_hash COLLATE "C"', [model]);
-      return r.rows.map((raw) => {
-        const v = rowSchema.parse(raw);
-        return { entryId: v.entry_id, textHash: v.text_hash, vector: fromBytes(v.vector, v.dims) };
-      });
+      return r.rows.map(storedOf);
     },
     /**
      * One statement (the prune and the upserts), so it is whole whoever opened the transaction. The
