@@ -26,6 +26,8 @@ const SLOWEST_FIRST = [
   'test/auto-replies.test.ts',
   'test/replay-past-questions.test.ts',
   'test/store-copy.test.ts',
+  'test/postgres-nodes.test.ts',
+  'test/postgres-console-browser.test.ts',
 ];
 
 const args = [
