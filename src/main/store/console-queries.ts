@@ -1,20 +1,14 @@
 import type { Db } from './db.ts';
-import type { ConversationPage, ConversationSummary, DeliveryWait, Operator, QuotedLine, TranscriptEntry } from '../../shared/console-api.ts';
+import { finishTranscript, mentionedIds, messageEntry, noteEntry, replyEntry, waitOfFor, type TranscriptNoteRow, type TranscriptReplyRow } from './transcript-entries.ts';
+import type { ConversationPage, ConversationSummary, Operator, QuotedLine, TranscriptEntry } from '../../shared/console-api.ts';
 import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { RawConversation } from './conversations.ts';
 import { conversationPage, LAST_TEXT, toSummary, type ConversationFilter } from './console-list.ts';
-import { interleave } from './message-context.ts';
 import { quoteQueries } from './quotes.ts';
 import { peopleQueries } from './people.ts';
 import { shownOf } from './info-sql.ts';
 import { parseShown, shownInfo } from './shown-info.ts';
 import { UNREAD_FOR, type Reader } from './team.ts';
-
-/** A reply's reply_to as stored (a JSON array of msg_ids); anything else reads as none. */
-function msgIds(json: string): string[] {
-  const v = JSON.parse(json) as unknown;
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
 
 type RawConv = RawConversation & { last_line: string | null; my_unread?: number };
 
@@ -95,134 +89,25 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
         delivery_error: string | null;
         delivery_next: number | null;
       }>).reverse();
-      const first = head.get(conversationId) as { id: number; attempts: number; next_attempt_at: number } | undefined;
-      const waitOf = (id: number, state: string, next: number | null): DeliveryWait | Record<string, never> => {
-        if (state !== 'pending') return {};
-        const behind = first && first.id < id ? { id: first.id, failing: first.attempts > 0, nextAttemptAt: first.next_attempt_at } : null;
-        return { nextAttemptAt: next, behind };
-      };
+      const waitOf = waitOfFor(head.get(conversationId) as { id: number; attempts: number; next_attempt_at: number } | undefined);
       const firstId = rows[0]?.id ?? 0;
       const shown = rows.map((m) => shownInfo(parseShown(m.info), m.info_bytes));
       const clientId = rows[0]?.client_id;
       const quotes = clientId !== undefined ? quoted(clientId, shown.flatMap((v) => v.quotedId ?? [])) : new Map<string, QuotedLine>();
-      const messageEntries: TranscriptEntry[] = rows.map((m, i) => {
-        const { messageInfo, stored, name, quotedId: quote, mentions } = shown[i]!;
-        return {
-          kind: 'message',
-          id: m.id,
-          msgId: m.msg_id,
-          role: m.role,
-          speaker: m.from_user_id,
-          // The latest name this sender was sent under, else the one on this line.
-          speakerName: m.known_name ?? name,
-          ...(quote ? { quoted: quotes.get(quote) ?? null } : {}),
-          // Named below, with the replies' mentions, in one lookup.
-          ...(mentions.length > 0 ? { mentions: mentions.map((id) => ({ id, name: null })) } : {}),
-          content: m.content ?? '',
-          at: m.received_at,
-          decision: m.reply_reason
-            ? {
-                scheduled: m.reply_scheduled === 1,
-                reason: m.reply_reason,
-                outcome: m.reply_outcome,
-                note: m.reply_note,
-                delivery:
-                  m.delivery_state === null
-                    ? null
-                    : { id: m.delivery_id!, state: m.delivery_state, attempts: m.delivery_attempts!, lastError: m.delivery_error, ...waitOf(m.delivery_id!, m.delivery_state, m.delivery_next) },
-              }
-            : null,
-          messageInfo,
-          stored,
-        };
-      });
-      const replyEntries: Array<TranscriptEntry & { afterMessageId: number; tie?: number }> = [];
-      for (const r of replies.all(conversationId, firstId, beforeId) as Array<{
-        id: number;
-        kind: string;
-        msg_id: string;
-        after_message_id: number;
-        content: string;
-        handoff: number;
-        confidence: number | null;
-        cause: string | null;
-        created_at: number;
-        sources: string;
-        engine: string;
-        operator: string | null;
-        instruction: string | null;
-        reply_to: string;
-        delivery_id: number | null;
-        delivery_state: string | null;
-        delivery_attempts: number | null;
-        delivery_error: string | null;
-        delivery_next: number | null;
-        delivery_at: string | null;
-      }>) {
-        // An operator reply is a staff line, named by the operator who sent it from the console.
-        const operator = r.operator ? (JSON.parse(r.operator) as Operator) : undefined;
-        replyEntries.push({
-          kind: r.kind === 'suggestion' ? 'suggestion' : 'reply',
-          id: r.id,
-          msgId: r.msg_id,
-          role: operator ? 'staff' : 'ai',
-          speaker: operator?.id ?? null,
-          ...(operator ? { operator, speakerName: operator.name } : {}),
-          ...(r.kind === 'suggestion' ? { instruction: r.instruction } : {}),
-          // A bot's reply names what it answered: the console teaches the bot from the pair.
-          ...(r.kind === 'auto' || r.kind === 'website' ? { replyTo: msgIds(r.reply_to) } : {}),
-          content: r.content,
-          at: r.created_at,
-          handoff: r.handoff === 1,
-          confidence: r.confidence,
-          cause: r.cause,
-          sources: JSON.parse(r.sources) as Array<{ id: number; score: number }>,
-          engine: r.engine,
-          delivery:
-            r.delivery_id === null
-              ? null
-              : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error, ...waitOf(r.delivery_id, r.delivery_state!, r.delivery_next) },
-          afterMessageId: r.after_message_id,
-          // In a group a reply @-mentions whom it answers (protocol section 7).
-          ...(r.delivery_at ? { mentions: (JSON.parse(r.delivery_at) as string[]).map((id) => ({ id, name: null })) } : {}),
-        });
-      }
-      // Notes sit after the replies that were there when they were written (tie: just after that reply's id).
-      const noteRows = notes.all(conversationId, firstId, beforeId) as Array<{ id: number; msg_id: string; after_message_id: number; after_reply_id: number; author: string; content: string; mentions: string; created_at: number }>;
-      const mentioned = noteRows.flatMap((n) => JSON.parse(n.mentions) as string[]);
-      const named = new Map(mentioned.length ? (accountNames.all(JSON.stringify([...new Set(mentioned)])) as Array<{ id: string; name: string }>).map((a) => [a.id, a.name]) : []);
-      const noteEntries = noteRows.map((n) => {
-        const author = JSON.parse(n.author) as Operator;
-        const ids = JSON.parse(n.mentions) as string[];
-        return {
-          kind: 'note' as const,
-          id: n.id,
-          msgId: n.msg_id,
-          role: 'staff' as const,
-          speaker: author.id,
-          speakerName: author.name,
-          operator: author,
-          content: n.content,
-          at: n.created_at,
-          ...(ids.length ? { mentions: ids.map((id) => ({ id, name: named.get(id) ?? null })) } : {}),
-          afterMessageId: n.after_message_id,
-          tie: n.after_reply_id + 0.5,
-        };
-      });
-      // Who every line of the page @-mentions, by the latest names sent: one lookup for the page.
-      const mentioning = [...messageEntries, ...replyEntries].filter((e) => e.mentions !== undefined);
-      const names = clientId !== undefined ? people.names(clientId, mentioning.flatMap((e) => e.mentions!.map((m) => m.id))) : new Map<string, string>();
-      for (const e of mentioning) e.mentions = e.mentions!.map((m) => ({ id: m.id, name: names.get(m.id) ?? null }));
-      // Sources name their knowledge-base question (one lookup for the page); a deleted entry has none.
+      const messageEntries = rows.map((m, i) => messageEntry(m, shown[i]!, quotes, waitOf));
+      const replyEntries = (replies.all(conversationId, firstId, beforeId) as Array<Omit<TranscriptReplyRow, 'sources' | 'operator' | 'delivery_at'> & { sources: string; operator: string | null; delivery_at: string | null }>).map((r) =>
+        replyEntry({ ...r, sources: JSON.parse(r.sources) as TranscriptReplyRow['sources'], operator: r.operator ? (JSON.parse(r.operator) as Operator) : null, delivery_at: r.delivery_at ? (JSON.parse(r.delivery_at) as string[]) : null }, waitOf),
+      );
+      const noteRows = (notes.all(conversationId, firstId, beforeId) as Array<Omit<TranscriptNoteRow, 'author' | 'mentions'> & { author: string; mentions: string }>).map(
+        (n): TranscriptNoteRow => ({ ...n, author: JSON.parse(n.author) as Operator, mentions: JSON.parse(n.mentions) as string[] }),
+      );
+      const mentioned = [...new Set(noteRows.flatMap((n) => n.mentions))];
+      const named = new Map(mentioned.length ? (accountNames.all(JSON.stringify(mentioned)) as Array<{ id: string; name: string }>).map((a) => [a.id, a.name]) : []);
+      const noteEntries = noteRows.map((n) => noteEntry(n, named));
+      // Who every line of the page @-mentions, by the latest names sent; the knowledge-base question of every source: one lookup each.
+      const names = clientId !== undefined ? people.names(clientId, mentionedIds([...messageEntries, ...replyEntries])) : new Map<string, string>();
       const questions = kbQuestions(replyEntries.flatMap((e) => (e.sources ?? []).map((src) => src.id)));
-      for (const e of replyEntries) {
-        e.sources = e.sources?.map((src) => (questions.has(src.id) ? { ...src, question: questions.get(src.id)! } : src));
-      }
-      return interleave(messageEntries, [...replyEntries, ...noteEntries]).map((e) => {
-        if (!('afterMessageId' in e)) return e;
-        const { afterMessageId: _after, tie: _tie, ...entry } = e;
-        return entry;
-      });
+      return finishTranscript(messageEntries, replyEntries, noteEntries, names, questions);
     },
   };
 }

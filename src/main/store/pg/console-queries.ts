@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { StoreContract, Awaitable } from '../contract.ts';
-import type { ConversationSummary, DeliveryWait, Operator, QuotedLine, TranscriptEntry } from '../../../shared/console-api.ts';
+import type { ConversationSummary, Operator, QuotedLine, TranscriptEntry } from '../../../shared/console-api.ts';
 import type { MessageRole, ReplyReason } from '../../../shared/conversation.ts';
-import { interleave } from '../message-context.ts';
+import { finishTranscript, mentionedIds, messageEntry, noteEntry, replyEntry, waitOfFor, type TranscriptReplyRow } from '../transcript-entries.ts';
 import { shownInfoText } from '../shown-compute.ts';
 import { shownInfo, type ShownInfoRow } from '../shown-info.ts';
 import type { Reader } from '../team.ts';
@@ -94,10 +94,6 @@ const REPLIES_SQL = `
   WHERE r.conversation_id = $1 AND r.after_message_id >= $2 AND r.after_message_id < $3 ORDER BY r.id, d.id`;
 
 /** A reply's reply_to as stored (a JSON array of msg_ids); anything else reads as none. */
-function msgIds(json: string): string[] {
-  const v = JSON.parse(json) as unknown;
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
 
 /** A row's `shown`: as stored, else computed from its message_info (null: not JSON), as SQLite's shownOf. */
 function shownOf(shown: Record<string, unknown> | null, info: string | null, role: MessageRole): ShownInfoRow | null {
@@ -125,74 +121,17 @@ export function pgConsoleQueries(db: PgQueryable, kbQuestions: (ids: readonly nu
     async transcript(conversationId: string, limit: number, beforeId = Number.MAX_SAFE_INTEGER): Promise<TranscriptEntry[]> {
       const rows = (await db.query(MESSAGES_SQL, [conversationId, beforeId, limit])).rows.map((r) => messageRow.parse(r)).reverse();
       const head = (await db.query("SELECT id, attempts, next_attempt_at FROM deliveries WHERE conversation_id = $1 AND state = 'pending' ORDER BY id LIMIT 1", [conversationId])).rows[0];
-      const first = head && z.object({ id: int8, attempts: z.number(), next_attempt_at: int8 }).parse(head);
-      const waitOf = (id: number, state: string, next: number | null): DeliveryWait | Record<string, never> => {
-        if (state !== 'pending') return {};
-        const behind = first && first.id < id ? { id: first.id, failing: first.attempts > 0, nextAttemptAt: first.next_attempt_at } : null;
-        return { nextAttemptAt: next, behind };
-      };
+      const waitOf = waitOfFor(head && z.object({ id: int8, attempts: z.number(), next_attempt_at: int8 }).parse(head));
       const firstId = rows[0]?.id ?? 0;
       const shown = rows.map((m) => shownInfo(shownOf(m.shown, m.info, m.role), m.info_bytes));
       const clientId = rows[0]?.client_id;
       const quotes = clientId !== undefined ? await pgQuoted(db, clientId, shown.flatMap((v) => v.quotedId ?? [])) : new Map<string, QuotedLine>();
-      const messageEntries: TranscriptEntry[] = rows.map((m, i) => {
-        const { messageInfo, stored, name, quotedId: quote, mentions } = shown[i]!;
-        return {
-          kind: 'message',
-          id: m.id,
-          msgId: m.msg_id,
-          role: m.role,
-          speaker: m.from_user_id,
-          speakerName: m.known_name ?? name,
-          ...(quote ? { quoted: quotes.get(quote) ?? null } : {}),
-          ...(mentions.length > 0 ? { mentions: mentions.map((id) => ({ id, name: null })) } : {}),
-          content: m.content ?? '',
-          at: m.received_at,
-          decision: m.reply_reason
-            ? {
-                scheduled: m.reply_scheduled === 1,
-                reason: m.reply_reason as ReplyReason,
-                outcome: m.reply_outcome,
-                note: m.reply_note,
-                delivery:
-                  m.delivery_state === null
-                    ? null
-                    : { id: m.delivery_id!, state: m.delivery_state, attempts: m.delivery_attempts!, lastError: m.delivery_error, ...waitOf(m.delivery_id!, m.delivery_state, m.delivery_next) },
-              }
-            : null,
-          messageInfo,
-          stored,
-        };
-      });
-      const replyEntries: Array<TranscriptEntry & { afterMessageId: number; tie?: number }> = [];
-      for (const raw of (await db.query(REPLIES_SQL, [conversationId, firstId, beforeId])).rows) {
+      const messageEntries = rows.map((m, i) => messageEntry({ ...m, reply_reason: m.reply_reason as ReplyReason | null }, shown[i]!, quotes, waitOf));
+      const replyEntries = (await db.query(REPLIES_SQL, [conversationId, firstId, beforeId])).rows.map((raw) => {
         const r = replyRow.parse(raw);
-        // An operator reply is a staff line, named by the operator who sent it (as stored, as SQLite's JSON.parse gives it).
-        const operator: Operator | undefined = r.operator ?? undefined;
-        replyEntries.push({
-          kind: r.kind === 'suggestion' ? 'suggestion' : 'reply',
-          id: r.id,
-          msgId: r.msg_id,
-          role: operator ? 'staff' : 'ai',
-          speaker: operator?.id ?? null,
-          ...(operator ? { operator, speakerName: operator.name } : {}),
-          ...(r.kind === 'suggestion' ? { instruction: r.instruction } : {}),
-          ...(r.kind === 'auto' || r.kind === 'website' ? { replyTo: msgIds(r.reply_to) } : {}),
-          content: r.content,
-          at: r.created_at,
-          handoff: r.handoff === 1,
-          confidence: r.confidence,
-          cause: r.cause,
-          sources: r.sources as Array<{ id: number; score: number }>,
-          engine: r.engine,
-          delivery:
-            r.delivery_id === null
-              ? null
-              : { id: r.delivery_id, state: r.delivery_state!, attempts: r.delivery_attempts!, lastError: r.delivery_error, ...waitOf(r.delivery_id, r.delivery_state!, r.delivery_next) },
-          afterMessageId: r.after_message_id,
-          ...(r.delivery_at ? { mentions: (r.delivery_at as string[]).map((id) => ({ id, name: null })) } : {}),
-        });
-      }
+        // The operator as stored, as SQLite's JSON.parse gives it.
+        return replyEntry({ ...r, operator: (r.operator as Operator | null) ?? null, sources: r.sources as TranscriptReplyRow['sources'], delivery_at: (r.delivery_at as string[] | null) ?? null }, waitOf);
+      });
       const noteRows = (await db.query('SELECT * FROM notes WHERE conversation_id = $1 AND after_message_id >= $2 AND after_message_id < $3 ORDER BY id', [conversationId, firstId, beforeId])).rows.map((n) =>
         noteRow.parse(n),
       );
@@ -200,32 +139,10 @@ export function pgConsoleQueries(db: PgQueryable, kbQuestions: (ids: readonly nu
       const named = new Map(
         mentioned.length ? (await db.query('SELECT id, name FROM agents WHERE id = ANY ($1::text[])', [mentioned])).rows.map((a: { id: string; name: string }) => [a.id, a.name]) : [],
       );
-      const noteEntries = noteRows.map((n) => ({
-        kind: 'note' as const,
-        id: n.id,
-        msgId: n.msg_id,
-        role: 'staff' as const,
-        speaker: n.author.id,
-        speakerName: n.author.name,
-        operator: n.author as Operator,
-        content: n.content,
-        at: n.created_at,
-        ...(n.mentions.length ? { mentions: n.mentions.map((id) => ({ id, name: named.get(id) ?? null })) } : {}),
-        afterMessageId: n.after_message_id,
-        tie: n.after_reply_id + 0.5,
-      }));
-      const mentioning = [...messageEntries, ...replyEntries].filter((e) => e.mentions !== undefined);
-      const names = clientId !== undefined ? await people.names(clientId, mentioning.flatMap((e) => e.mentions!.map((m) => m.id))) : new Map<string, string>();
-      for (const e of mentioning) e.mentions = e.mentions!.map((m) => ({ id: m.id, name: names.get(m.id) ?? null }));
+      const noteEntries = noteRows.map((n) => noteEntry({ ...n, author: n.author as Operator }, named));
+      const names = clientId !== undefined ? await people.names(clientId, mentionedIds([...messageEntries, ...replyEntries])) : new Map<string, string>();
       const questions = await kbQuestions(replyEntries.flatMap((e) => (e.sources ?? []).map((src) => src.id)));
-      for (const e of replyEntries) {
-        e.sources = e.sources?.map((src) => (questions.has(src.id) ? { ...src, question: questions.get(src.id)! } : src));
-      }
-      return interleave(messageEntries, [...replyEntries, ...noteEntries]).map((e) => {
-        if (!('afterMessageId' in e)) return e;
-        const { afterMessageId: _after, tie: _tie, ...entry } = e;
-        return entry;
-      });
+      return finishTranscript(messageEntries, replyEntries, noteEntries, names, questions);
     },
   };
 }
