@@ -23,51 +23,57 @@ export interface PendingChanges {
   phrasings: Array<{ entryId: number; text: string }>;
 }
 
-// Rows re-read from storage are checked: the table's CHECKs hold today, a hand edit may not.
-const rowSchema = z.object({
-  id: z.number(),
-  kind: z.enum(PROPOSAL_KINDS),
-  state: z.enum(PROPOSAL_STATES),
-  source: z.enum(PROPOSAL_SOURCES),
-  question: z.string(),
-  answer: z.string(),
-  entry_id: z.number().nullable(),
-  conversation_id: z.string().nullable(),
-  message_ids: z.string().transform((s) => z.array(z.string()).parse(JSON.parse(s))),
-  operator_id: z.string().nullable(),
-  operator_name: z.string().nullable(),
-  created_at: z.number(),
-  updated_at: z.number(),
-  decided_by_id: z.string().nullable(),
-  decided_by_name: z.string().nullable(),
-  decided_at: z.number().nullable(),
-  reason: z.string().nullable(),
-  result_entry_id: z.number().nullable(),
-});
-
-const person = (id: string | null, name: string | null): Operator | null => (id !== null && name !== null ? { id, name } : null);
-
-function toProposal(raw: unknown): KbProposal {
-  const r = rowSchema.parse(raw);
-  return {
-    id: r.id,
-    kind: r.kind,
-    state: r.state,
-    source: r.source,
-    question: r.question,
-    answer: r.answer,
-    entryId: r.entry_id,
-    conversationId: r.conversation_id,
-    messageIds: r.message_ids,
-    operator: person(r.operator_id, r.operator_name),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    decidedBy: person(r.decided_by_id, r.decided_by_name),
-    decidedAt: r.decided_at,
-    reason: r.reason,
-    resultEntryId: r.result_entry_id,
+/**
+ * A proposal as re-read from either store: rows are checked, since the table's CHECKs hold today
+ * and a hand edit may not. `int` reads an integer column and `ids` the message ids column as each
+ * database returns them (SQLite: numbers and JSON text; PostgreSQL: int8 and a JSON array).
+ */
+export function proposalReader(int: z.ZodType<number, unknown>, ids: z.ZodType<string[], unknown>): (raw: unknown) => KbProposal {
+  const rowSchema = z.object({
+    id: int,
+    kind: z.enum(PROPOSAL_KINDS),
+    state: z.enum(PROPOSAL_STATES),
+    source: z.enum(PROPOSAL_SOURCES),
+    question: z.string(),
+    answer: z.string(),
+    entry_id: int.nullable(),
+    conversation_id: z.string().nullable(),
+    message_ids: ids,
+    operator_id: z.string().nullable(),
+    operator_name: z.string().nullable(),
+    created_at: int,
+    updated_at: int,
+    decided_by_id: z.string().nullable(),
+    decided_by_name: z.string().nullable(),
+    decided_at: int.nullable(),
+    reason: z.string().nullable(),
+    result_entry_id: int.nullable(),
+  });
+  const person = (id: string | null, name: string | null): Operator | null => (id !== null && name !== null ? { id, name } : null);
+  return (raw) => {
+    const r = rowSchema.parse(raw);
+    return {
+      id: r.id,
+      kind: r.kind,
+      state: r.state,
+      source: r.source,
+      question: r.question,
+      answer: r.answer,
+      entryId: r.entry_id,
+      conversationId: r.conversation_id,
+      messageIds: r.message_ids,
+      operator: person(r.operator_id, r.operator_name),
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      decidedBy: person(r.decided_by_id, r.decided_by_name),
+      decidedAt: r.decided_at,
+      reason: r.reason,
+      resultEntryId: r.result_entry_id,
+    };
   };
 }
+
+const toProposal = proposalReader(z.number(), z.string().transform((s) => z.array(z.string()).parse(JSON.parse(s))));
 
 /**
  * Pending proposals as one candidate knowledge-base change (the replay's "with proposals"): each

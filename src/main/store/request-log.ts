@@ -39,7 +39,8 @@ export interface RequestLogRow extends LoggedRequest {
   lastAt: number;
 }
 
-interface Raw {
+/** A request_log row as stored (either database, integers read as numbers). */
+export interface RequestLogRaw {
   id: number;
   at: number;
   request_id: string;
@@ -59,6 +60,31 @@ interface Raw {
   last_at: number | null;
   verified: number;
   claimed_client: string | null;
+}
+
+/** A stored row as the console reads it (either store). */
+export function toRequestLogRow(r: RequestLogRaw): RequestLogRow {
+  return {
+    id: r.id,
+    at: r.at,
+    requestId: r.request_id,
+    method: r.method,
+    path: r.path,
+    clientId: r.client_id,
+    claimedClientId: r.claimed_client,
+    verified: r.verified === 1,
+    eventType: r.event_type,
+    msgId: r.msg_id,
+    conversationId: r.conversation_id,
+    status: r.status,
+    code: r.code,
+    latencyMs: r.latency_ms,
+    replayed: r.replayed === 1,
+    problem: r.problem,
+    remote: r.remote,
+    count: r.count,
+    lastAt: r.last_at ?? r.at,
+  };
 }
 
 /** The console's request log filters; every one narrows an index seek, and the result is capped. */
@@ -91,7 +117,7 @@ export interface PruneLimits {
  * The longest an aggregated row keeps counting (requestLogAggregation.windowSeconds is at most an
  * hour): the since-bound stays an index range on `at` yet still finds a row that began earlier.
  */
-const AGGREGATE_SPAN_MS = 3_600_000;
+export const AGGREGATE_SPAN_MS = 3_600_000;
 
 export function requestLogQueries(db: Db) {
   const insert = db.prepare(
@@ -115,27 +141,7 @@ export function requestLogQueries(db: Db) {
   // log rows never changes the counts, which keep the history as it happened.
   const rollup = statsRollupPrune(db);
 
-  const toRow = (r: Raw): RequestLogRow => ({
-    id: r.id,
-    at: r.at,
-    requestId: r.request_id,
-    method: r.method,
-    path: r.path,
-    clientId: r.client_id,
-    claimedClientId: r.claimed_client,
-    verified: r.verified === 1,
-    eventType: r.event_type,
-    msgId: r.msg_id,
-    conversationId: r.conversation_id,
-    status: r.status,
-    code: r.code,
-    latencyMs: r.latency_ms,
-    replayed: r.replayed === 1,
-    problem: r.problem,
-    remote: r.remote,
-    count: r.count,
-    lastAt: r.last_at ?? r.at,
-  });
+  const toRow = toRequestLogRow;
   const rowCounts = (): { verified: number; unverified: number } => {
     const r = sizes.get() as { verified: number | null; unverified: number | null };
     return { verified: r.verified ?? 0, unverified: r.unverified ?? 0 };
@@ -173,7 +179,7 @@ export function requestLogQueries(db: Db) {
       if (close) closeAggregate.run(aggKey);
     },
     recent(limit: number, onlyFailed = false): RequestLogRow[] {
-      return ((onlyFailed ? recentFailed : recent).all(limit) as unknown as Raw[]).map(toRow);
+      return ((onlyFailed ? recentFailed : recent).all(limit) as unknown as RequestLogRaw[]).map(toRow);
     },
     /**
      * Newest first. An exact request_id or msg_id is one seek of its own index; a client walks
@@ -194,9 +200,9 @@ export function requestLogQueries(db: Db) {
       if (f.onlyFailed) add('status >= 400');
       const read = (clause?: string, value?: string): RequestLogRow[] => {
         const all = clause === undefined ? where : [...where, clause];
-        if (all.length === 0) return (recent.all(f.limit) as unknown as Raw[]).map(toRow);
+        if (all.length === 0) return (recent.all(f.limit) as unknown as RequestLogRaw[]).map(toRow);
         const sql = `SELECT * FROM request_log WHERE ${all.join(' AND ')} ORDER BY id DESC LIMIT ?`;
-        return (db.prepare(sql).all(...args, ...(value === undefined ? [] : [value]), f.limit) as unknown as Raw[]).map(toRow);
+        return (db.prepare(sql).all(...args, ...(value === undefined ? [] : [value]), f.limit) as unknown as RequestLogRaw[]).map(toRow);
       };
       if (!f.clientId) return read();
       const own = read('client_id = ?', f.clientId);
@@ -205,7 +211,7 @@ export function requestLogQueries(db: Db) {
       return [...own, ...read('claimed_client = ?', f.clientId)].sort((a, b) => b.id - a.id).slice(0, f.limit);
     },
     byRequestId(requestId: string): RequestLogRow[] {
-      return (byRequestId.all(requestId) as unknown as Raw[]).map(toRow);
+      return (byRequestId.all(requestId) as unknown as RequestLogRaw[]).map(toRow);
     },
     /** Rows of each kind now in the log. */
     rowCounts,

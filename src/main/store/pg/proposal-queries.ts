@@ -1,55 +1,11 @@
 import { z } from 'zod';
 import type { StoreContract } from '../contract.ts';
-import { pendingChangesOf, type NewProposal, type PendingChanges } from '../proposals.ts';
-import { PROPOSAL_KINDS, PROPOSAL_SOURCES, PROPOSAL_STATES, type KbProposal, type ProposalState } from '../../../shared/console-learn.ts';
+import { pendingChangesOf, proposalReader, type NewProposal, type PendingChanges } from '../proposals.ts';
+import type { KbProposal, ProposalState } from '../../../shared/console-learn.ts';
 import type { Operator } from '../../../shared/console-workspace.ts';
 import { int8, type PgQueryable } from './pool.ts';
 
-// As on SQLite, rows are re-read through a schema: the table's CHECKs hold today, a hand edit may not.
-const rowSchema = z.object({
-  id: int8,
-  kind: z.enum(PROPOSAL_KINDS),
-  state: z.enum(PROPOSAL_STATES),
-  source: z.enum(PROPOSAL_SOURCES),
-  question: z.string(),
-  answer: z.string(),
-  entry_id: int8.nullable(),
-  conversation_id: z.string().nullable(),
-  message_ids: z.array(z.string()),
-  operator_id: z.string().nullable(),
-  operator_name: z.string().nullable(),
-  created_at: int8,
-  updated_at: int8,
-  decided_by_id: z.string().nullable(),
-  decided_by_name: z.string().nullable(),
-  decided_at: int8.nullable(),
-  reason: z.string().nullable(),
-  result_entry_id: int8.nullable(),
-});
-
-const person = (id: string | null, name: string | null): Operator | null => (id !== null && name !== null ? { id, name } : null);
-
-function toProposal(raw: unknown): KbProposal {
-  const r = rowSchema.parse(raw);
-  return {
-    id: r.id,
-    kind: r.kind,
-    state: r.state,
-    source: r.source,
-    question: r.question,
-    answer: r.answer,
-    entryId: r.entry_id,
-    conversationId: r.conversation_id,
-    messageIds: r.message_ids,
-    operator: person(r.operator_id, r.operator_name),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    decidedBy: person(r.decided_by_id, r.decided_by_name),
-    decidedAt: r.decided_at,
-    reason: r.reason,
-    resultEntryId: r.result_entry_id,
-  };
-}
+const toProposal = proposalReader(int8, z.array(z.string()));
 
 const changed = (r: { rowCount: number | null }): number => r.rowCount ?? 0;
 

@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import type { StoreContract } from '../contract.ts';
-import type { RequestFilter, RequestLogRow } from '../request-log.ts';
+import { AGGREGATE_SPAN_MS, toRequestLogRow, type RequestFilter, type RequestLogRow } from '../request-log.ts';
 import { pgIngestStore } from './ingest-queries.ts';
 import { int8, type PgQueryable } from './pool.ts';
 import { pgPruneQueries } from './prune-queries.ts';
 
-/** As request-log.ts's AGGREGATE_SPAN_MS: the since-bound stays a range on `at` yet finds a row that began earlier. */
-const AGGREGATE_SPAN_MS = 3_600_000;
 
 const logRow = z.object({
   id: int8,
@@ -30,30 +28,7 @@ const logRow = z.object({
   claimed_client: z.string().nullable(),
 });
 
-function toRow(raw: unknown): RequestLogRow {
-  const r = logRow.parse(raw);
-  return {
-    id: r.id,
-    at: r.at,
-    requestId: r.request_id,
-    method: r.method,
-    path: r.path,
-    clientId: r.client_id,
-    claimedClientId: r.claimed_client,
-    verified: r.verified === 1,
-    eventType: r.event_type,
-    msgId: r.msg_id,
-    conversationId: r.conversation_id,
-    status: r.status,
-    code: r.code,
-    latencyMs: r.latency_ms,
-    replayed: r.replayed === 1,
-    problem: r.problem,
-    remote: r.remote,
-    count: r.count,
-    lastAt: r.last_at ?? r.at,
-  };
-}
+const toRow = (raw: unknown): RequestLogRow => toRequestLogRow(logRow.parse(raw));
 
 /**
  * The request log on PostgreSQL (request-log.ts): the writes ingest makes (pgIngestStore), the
