@@ -3,7 +3,7 @@ import { DELIVERY_STATES, toDeliveryRow, type AttemptRow, type DeliveryRow } fro
 import { int8 } from './pool.ts';
 
 /** A deliveries row as PostgreSQL returns it (SELECT *: the lease columns are read and dropped). */
-const deliveryRowSchema = z.object({
+export const deliveryRowSchema = z.object({
   id: int8,
   kind: z.enum(['auto', 'operator']),
   reply_id: int8,

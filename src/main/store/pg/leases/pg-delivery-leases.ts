@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { assertNever } from '../../../../shared/assert-never.ts';
-import { DELIVERY_STATES, toDeliveryRow, type DeliveryRow } from '../../deliveries.ts';
+import { toDeliveryRow, type DeliveryRow } from '../../deliveries.ts';
+import { deliveryRowSchema } from '../delivery-rows.ts';
 import { checkClaim, int8, leaseArrays, leaseColumns, leaseOf, type Lease, type Queryable } from './lease.ts';
 
 /** A pending delivery this node now holds: send it, then completeDelivery with its lease. */
@@ -27,26 +27,7 @@ export interface DeliveryAttempt {
   now: number;
 }
 
-const rowSchema = z.object({
-  id: int8,
-  kind: z.enum(['auto', 'operator']),
-  reply_id: int8,
-  reply_msg_id: z.string(),
-  conversation_id: z.string(),
-  client_id: z.string(),
-  send_url: z.string(),
-  origin: z.string(),
-  message_info: z.string(),
-  state: z.enum(DELIVERY_STATES),
-  attempts: z.number().int(),
-  round_attempts: z.number().int(),
-  next_attempt_at: int8,
-  last_status: z.number().int().nullable(),
-  last_error: z.string().nullable(),
-  created_at: int8,
-  updated_at: int8,
-  ...leaseColumns,
-});
+const rowSchema = deliveryRowSchema.extend(leaseColumns);
 
 const toClaimed = (raw: unknown): ClaimedDelivery => {
   const r = rowSchema.parse(raw);
