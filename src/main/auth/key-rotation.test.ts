@@ -9,7 +9,14 @@ import { createStore, type Store } from '../store/index.ts';
 import { clientSettingsSchema } from '../../shared/client-settings.ts';
 import { engineConfigSchema } from '../../shared/engine-config.ts';
 import { keyringBox, openKeyring, sealedFormat } from './secret-box.ts';
-import { checkSecrets, resealSecrets, rotateKey, type RotationHooks } from './key-rotation.ts';
+import { checkSecrets, resealStoredSecrets, rotateStoredKey, type RotationHooks } from './key-rotation.ts';
+import { sqliteInTransaction } from '../store/in-transaction.ts';
+import type { Keyring } from './secret-box.ts';
+import type { SealingKey } from './sealing-key.ts';
+
+/** The SQLite store as the rotation's target (the CLI's data folder). */
+const rotateKey = (store: Store, ring: Keyring, given: SealingKey | null, hooks?: RotationHooks) => rotateStoredKey({ transaction: sqliteInTransaction(store) }, ring, given, hooks);
+const resealSecrets = (store: Store, ring: Keyring) => resealStoredSecrets({ transaction: sqliteInTransaction(store) }, ring);
 import { KEY_ENV, parseKey, type KeySource } from './sealing-key.ts';
 import { V1_SEALED } from './secret-box.fixture.ts';
 
@@ -54,10 +61,10 @@ const keyIds = (s: Setup): string[] => [...s.store.clients.sealedSecrets().map((
   return f.kind === 'v2' ? f.keyId : f.kind;
 });
 
-test('rotate-key re-seals every client secret (retired ones too) and engine key under a new key, keeps the old as .old, leaves keychain values', () => {
+test('rotate-key re-seals every client secret (retired ones too) and engine key under a new key, keeps the old as .old, leaves keychain values', async () => {
   const s = setup();
   const before = parseKey(V1_SEALED.key, 'fixture');
-  const report = rotateKey(s.store, openKeyring(s.source), null);
+  const report = await rotateKey(s.store, openKeyring(s.source), null);
   assert.equal(report.from.id, before.id);
   assert.equal(report.resealed, 5);
   assert.equal(report.foreign, 1);
@@ -76,15 +83,15 @@ test('rotate-key re-seals every client secret (retired ones too) and engine key 
 const STEPS: Array<keyof RotationHooks> = ['afterResealUnderCurrent', 'afterPreviousKeyWritten', 'afterKeyFileWritten', 'beforeCommit'];
 
 for (const step of STEPS) {
-  test(`a rotation stopped at ${step} leaves every value openable from the files on disk, and so does a second one stopped anywhere; a third completes`, () => {
+  test(`a rotation stopped at ${step} leaves every value openable from the files on disk, and so does a second one stopped anywhere; a third completes`, async () => {
     for (const second of STEPS) {
       const s = setup();
       const crash = (at: keyof RotationHooks): RotationHooks => ({ [at]: () => { throw new Error(`crash at ${at}`); } });
-      assert.throws(() => rotateKey(s.store, openKeyring(s.source), null, crash(step)), new RegExp(`crash at ${step}`));
+      await assert.rejects(() => rotateKey(s.store, openKeyring(s.source), null, crash(step)), new RegExp(`crash at ${step}`));
       everyValueOpens(s);
-      assert.throws(() => rotateKey(s.store, openKeyring(s.source), null, crash(second)), new RegExp(`crash at ${second}`));
+      await assert.rejects(() => rotateKey(s.store, openKeyring(s.source), null, crash(second)), new RegExp(`crash at ${second}`));
       everyValueOpens(s);
-      const again = rotateKey(s.store, openKeyring(s.source), null);
+      const again = await rotateKey(s.store, openKeyring(s.source), null);
       assert.equal(again.resealed, 5);
       everyValueOpens(s);
       assert.deepEqual(new Set(keyIds(s)), new Set([again.to.id, 'other']));
@@ -92,29 +99,29 @@ for (const step of STEPS) {
   });
 }
 
-test('a value that does not open stops the rotation before anything is written', () => {
+test('a value that does not open stops the rotation before anything is written', async () => {
   const s = setup();
   const stranger = keyringBox(openKeyring({ kind: 'env', text: randomBytes(32).toString('base64'), label: 'x' }));
   s.store.clients.addSecret('old', stranger.seal('sealed elsewhere'), 'else', 5);
   const keyBefore = readFileSync(s.keyPath, 'utf8');
-  assert.throws(() => rotateKey(s.store, openKeyring(s.source), null), (e: Error) => /^1 stored value does not open with this node's keys, so nothing was changed \(client old secret …else: secret sealed with key [0-9a-f]{8}, this node has key/.test(e.message));
+  await assert.rejects(() => rotateKey(s.store, openKeyring(s.source), null), (e: Error) => /^1 stored value does not open with this node's keys, so nothing was changed \(client old secret …else: secret sealed with key [0-9a-f]{8}, this node has key/.test(e.message));
   assert.equal(readFileSync(s.keyPath, 'utf8'), keyBefore);
   assert.equal(existsSync(`${s.keyPath}.old`), false);
 });
 
-test('a key from the environment: rotate-key needs the new key in a file, writes nothing, and re-seals under it', () => {
+test('a key from the environment: rotate-key needs the new key in a file, writes nothing, and re-seals under it', async () => {
   const s = setup();
   const env: KeySource = { kind: 'env', text: V1_SEALED.key, label: KEY_ENV };
-  assert.throws(() => rotateKey(s.store, openKeyring(env), null), /comes from SWITCHBOARD_SECRET_KEY, which this command cannot change: make a new key with "npm run cli -- secrets new-key FILE"/);
+  await assert.rejects(() => rotateKey(s.store, openKeyring(env), null), /comes from SWITCHBOARD_SECRET_KEY, which this command cannot change: make a new key with "npm run cli -- secrets new-key FILE"/);
   const next = parseKey(randomBytes(32).toString('base64'), '--new-key-file k');
-  const report = rotateKey(s.store, openKeyring(env), next);
+  const report = await rotateKey(s.store, openKeyring(env), next);
   assert.equal(report.wrote, null);
   assert.deepEqual(readdirSync(s.dir).sort(), ['secret.key', 'switchboard.db', 'switchboard.db-shm', 'switchboard.db-wal'].filter((f) => existsSync(join(s.dir, f))));
   assert.deepEqual(new Set(keyIds(s)), new Set([next.id, 'other']));
-  assert.throws(() => rotateKey(s.store, openKeyring({ kind: 'env', text: next.bytes.toString('base64'), label: KEY_ENV }), next), /the new key is this node's key already/);
+  await assert.rejects(() => rotateKey(s.store, openKeyring({ kind: 'env', text: next.bytes.toString('base64'), label: KEY_ENV }), next), /the new key is this node's key already/);
 });
 
-test('reseal moves every value under the current key after the key was changed by hand (old key kept as .old)', () => {
+test('reseal moves every value under the current key after the key was changed by hand (old key kept as .old)', async () => {
   const s = setup();
   writeFileSync(`${s.keyPath}.old`, readFileSync(s.keyPath));
   writeFileSync(s.keyPath, randomBytes(32).toString('base64url') + '\n');
@@ -122,18 +129,17 @@ test('reseal moves every value under the current key after the key was changed b
   const check = checkSecrets(s.store, ring);
   assert.equal(check.failures.length, 0);
   assert.equal(check.notUnderCurrent, 5);
-  assert.equal(resealSecrets(s.store, ring), 5);
-  assert.equal(resealSecrets(s.store, ring), 0, 'nothing left to move');
+  assert.equal(await resealSecrets(s.store, ring), 5);
+  assert.equal(await resealSecrets(s.store, ring), 0, 'nothing left to move');
   assert.deepEqual(new Set(keyIds(s)), new Set([ring.keys().current.id, 'other']));
   everyValueOpens(s);
 });
 
-test('a rotation that another finished meanwhile stops before it writes a key file; every value opens under the other\'s key', () => {
+test('a rotation that another finished meanwhile stops before it writes a key file; every value opens under the other\'s key', async () => {
   const s = setup();
   const other = createStore(openDatabase(join(s.dir, 'switchboard.db')));
   let theirs = '';
-  assert.throws(
-    () => rotateKey(s.store, openKeyring(s.source), null, { afterResealUnderCurrent: () => void (theirs = rotateKey(other, openKeyring(s.source), null).to.id) }),
+  await assert.rejects(() => rotateKey(s.store, openKeyring(s.source), null, { afterResealUnderCurrent: async () => void (theirs = (await rotateKey(other, openKeyring(s.source), null)).to.id) }),
     /the key changed while this rotation ran \(another rotation\?\); nothing more was changed/,
   );
   assert.equal(parseKey(readFileSync(s.keyPath, 'utf8'), 'k').id, theirs);

@@ -1,27 +1,30 @@
 import type { Store } from '../store/index.ts';
+import type { StoreContract } from '../store/contract.ts';
+import type { InTransaction } from '../store/in-transaction.ts';
 import { keyringBox, sealedFormat, type Keyring, type KeyringKeys } from './secret-box.ts';
 import { keyFileText, newKey, previousKeyPath, SecretKeyError, writeFileAtomic, type SealingKey } from './sealing-key.ts';
+
+type SealedStore = Pick<StoreContract, 'clients' | 'engines'>;
 
 /** One stored sealed value: a client secret (retired ones too) or an engine's API key. */
 interface SealedValue {
   label: string;
   sealed: string;
-  /** Writes the value sealed again; false when the row changed meanwhile. */
-  reseal(to: string): boolean;
+  /** Writes the value sealed again; false when the row changed meanwhile (another rotation committed first). */
+  reseal(to: string): Promise<boolean>;
 }
 
-function sealedValues(store: Store): SealedValue[] {
+type SecretRows = ReturnType<Store['clients']['sealedSecrets']>;
+type KeyRows = ReturnType<Store['engines']['sealedKeys']>;
+
+const secretLabel = (s: SecretRows[number]): string => `client ${s.clientId} secret …${s.hint}${s.retired ? ' (retired)' : ''}`;
+const keyLabel = (k: KeyRows[number]): string => `engine ${k.name} API key`;
+
+async function sealedValues(store: SealedStore): Promise<SealedValue[]> {
+  const [secrets, keys] = [await store.clients.sealedSecrets(), await store.engines.sealedKeys()];
   return [
-    ...store.clients.sealedSecrets().map((s) => ({
-      label: `client ${s.clientId} secret …${s.hint}${s.retired ? ' (retired)' : ''}`,
-      sealed: s.sealed,
-      reseal: (to: string) => store.clients.resealSecret(s.id, s.sealed, to),
-    })),
-    ...store.engines.sealedKeys().map((k) => ({
-      label: `engine ${k.name} API key`,
-      sealed: k.sealed,
-      reseal: (to: string) => store.engines.resealKey(k.name, k.sealed, to),
-    })),
+    ...secrets.map((s) => ({ label: secretLabel(s), sealed: s.sealed, reseal: async (to: string) => await store.clients.resealSecret(s.id, s.sealed, to) })),
+    ...keys.map((k) => ({ label: keyLabel(k), sealed: k.sealed, reseal: async (to: string) => await store.engines.resealKey(k.name, k.sealed, to) })),
   ];
 }
 
@@ -47,7 +50,7 @@ export interface CheckReport {
 
 /** Opens every sealed value with this node's keys (nothing is written). */
 export function checkSecrets(store: Store, ring: Keyring): CheckReport {
-  return checkSealed(sealedValues(store), ring);
+  return checkSealed([...store.clients.sealedSecrets().map((s) => ({ label: secretLabel(s), sealed: s.sealed })), ...store.engines.sealedKeys().map((k) => ({ label: keyLabel(k), sealed: k.sealed }))], ring);
 }
 
 /** As checkSecrets, over values read elsewhere (a PostgreSQL node's mirror of its clients and engines). */
@@ -74,49 +77,12 @@ export function checkSealed(values: Iterable<{ label: string; sealed: string }>,
 
 /** Steps of a rotation a test can stop at, as a crash would. */
 export interface RotationHooks {
-  /** After step 1 committed, before step 2 takes the lock again. */
-  afterResealUnderCurrent?(): void;
+  /** After step 1 committed, before step 2 takes the lock again (awaited: a test may run another rotation here). */
+  afterResealUnderCurrent?(): void | Promise<void>;
   afterPreviousKeyWritten?(): void;
   afterKeyFileWritten?(): void;
   /** Inside the transaction, after every value was re-sealed. */
   beforeCommit?(): void;
-}
-
-/**
- * Re-seals every value not sealed with `to` (opened with `from`'s keys); call inside a transaction.
- * A value that does not open throws, so the transaction re-seals nothing.
- */
-function resealEvery(store: Store, from: KeyringKeys, to: SealingKey): number {
-  const box = keyringBox(staticKeyring({ current: to, previous: null }));
-  const opener = keyringBox(staticKeyring(from));
-  let count = 0;
-  for (const value of sealedValues(store)) {
-    if (isForeign(value.sealed) || sealedWith(value.sealed) === to.id) continue;
-    let plain: string;
-    try {
-      plain = opener.open(value.sealed);
-    } catch (error) {
-      throw new SecretKeyError(`${value.label} does not open with this node's keys, so nothing was re-sealed: ${(error as Error).message}`);
-    }
-    if (!value.reseal(box.seal(plain))) throw new SecretKeyError(`${value.label} changed while it was being re-sealed; nothing was re-sealed: run the command again`);
-    count++;
-  }
-  return count;
-}
-
-/** `secrets reseal`: every value under this node's current key (after the key was changed by hand on every node). */
-export function resealSecrets(store: Store, ring: Keyring): number {
-  return store.transaction(() => {
-    const keys = ring.fresh();
-    return resealEvery(store, keys, keys.current);
-  });
-}
-
-function refuseUnopened(check: CheckReport): void {
-  if (check.failures.length === 0) return;
-  const first = check.failures[0]!;
-  const n = check.failures.length;
-  throw new SecretKeyError(`${n} stored value${n === 1 ? '' : 's'} do${n === 1 ? 'es' : ''} not open with this node's keys, so nothing was changed (${first.label}: ${first.error}); run "npm run cli -- secrets check"`);
 }
 
 export interface RotationReport {
@@ -129,42 +95,91 @@ export interface RotationReport {
   wrote: { key: string; previous: string } | null;
 }
 
+/** Where a rotation reads and writes: a store's transactions (SQLite's immediate one, or one PostgreSQL transaction). */
+export interface SealedTarget {
+  transaction: InTransaction<SealedStore>;
+}
+
+/** `secrets check`: opens every stored value with this node's keys; nothing is written. */
+export async function checkStoredSecrets(store: SealedStore, ring: Keyring): Promise<CheckReport> {
+  return checkSealed(await sealedValues(store), ring);
+}
+
+/** Keys fixed for one step of a rotation, whatever the files say meanwhile. */
+function staticKeyring(keys: KeyringKeys): Keyring {
+  return { source: { kind: 'env', text: '', label: 'rotation' }, keys: () => keys, fresh: () => keys };
+}
+
 /**
- * `secrets rotate-key`. The order makes every crash safe, since every value is always under a key
- * on disk that this node reads (`<key file>` or `<key file>.old`):
- *  1. values not under the current key (the older format, or the previous key) are re-sealed
- *     under it first, in a transaction, so the `.old` file may be replaced (a rotation may follow
- *     an interrupted one);
- *  2. the current key is written to `<key file>.old` (atomically: temp file, fsync, rename);
- *  3. the new key replaces `<key file>` (the same way);
- *  4. every value is re-sealed under the new key in one transaction.
- * Steps 2 to 4 are one transaction: another rotation waits for its lock, then finds the new key
- * files (and if it began before, sees the key changed and stops). A crash before 4 commits leaves
- * values under the old key, which `.old` opens; after, under the new one. `.old` stays until the operator removes it (`secrets check` says when nothing needs it):
- * a process that read the old key may still seal one value with it. When the key comes from the
- * environment nothing is written: the new key must already be in a file (`newKey`), and the
- * operator changes the variable.
+ * Re-seals every value not sealed with `to` (opened with `from`'s keys); call inside a transaction.
+ * A value that does not open, or that another writer changed first, throws: the transaction
+ * re-seals nothing. On PostgreSQL the compare-and-set of each row is what stops a second rotation
+ * (another machine, its own key file): its UPDATE waits for the first one's commit, then finds the
+ * row changed.
  */
-export function rotateKey(store: Store, ring: Keyring, given: SealingKey | null, hooks: RotationHooks = {}): RotationReport {
+async function resealEvery(store: SealedStore, from: KeyringKeys, to: SealingKey): Promise<number> {
+  const box = keyringBox(staticKeyring({ current: to, previous: null }));
+  const opener = keyringBox(staticKeyring(from));
+  let count = 0;
+  for (const value of await sealedValues(store)) {
+    if (isForeign(value.sealed) || sealedWith(value.sealed) === to.id) continue;
+    let plain: string;
+    try {
+      plain = opener.open(value.sealed);
+    } catch (error) {
+      throw new SecretKeyError(`${value.label} does not open with this node's keys, so nothing was re-sealed: ${(error as Error).message}`);
+    }
+    if (!(await value.reseal(box.seal(plain)))) throw new SecretKeyError(`${value.label} changed while it was being re-sealed; nothing was re-sealed: run the command again`);
+    count++;
+  }
+  return count;
+}
+
+/** `secrets reseal`: every value under this node's current key, in one transaction. */
+export async function resealStoredSecrets(target: SealedTarget, ring: Keyring): Promise<number> {
+  return target.transaction(async (tx) => {
+    const keys = ring.fresh();
+    return resealEvery(tx, keys, keys.current);
+  });
+}
+
+function refuseUnopened(check: CheckReport): void {
+  if (check.failures.length === 0) return;
+  const first = check.failures[0]!;
+  const n = check.failures.length;
+  throw new SecretKeyError(`${n} stored value${n === 1 ? '' : 's'} do${n === 1 ? 'es' : ''} not open with this node's keys, so nothing was changed (${first.label}: ${first.error}); run "npm run cli -- secrets check"`);
+}
+
+/**
+ * `secrets rotate-key`, on either store. Every value is always under a key
+ * on disk that this node reads (`<key file>` or `<key file>.old`):
+ *  1. values not under the current key are re-sealed under it first, in a transaction, so the
+ *     `.old` file may be replaced;
+ *  2. in one transaction: every value is re-sealed under the new key, then the current key is
+ *     written to `<key file>.old` and the new key to `<key file>` (each atomically), then commit.
+ * The rows are written before the files: a re-seal refused (a value that does not open, a row
+ * another rotation changed first) leaves the files as they were. A crash after the files and
+ * before the commit leaves values under the old key, which `.old` opens.
+ */
+export async function rotateStoredKey(target: SealedTarget, ring: Keyring, given: SealingKey | null, hooks: RotationHooks = {}): Promise<RotationReport> {
   const source = ring.source;
   if (source.kind === 'env' && !given) {
     throw new SecretKeyError(`this node's key comes from ${source.label}, which this command cannot change: make a new key with "npm run cli -- secrets new-key FILE" and give it with --new-key-file FILE`);
   }
-  // Each step reads the key files while it holds the database's write lock, so a second rotation
-  // (another shell, another node) waits for it and then sees its files, never half of them.
-  const { before, foreign } = store.transaction(() => {
+  const { before, foreign } = await target.transaction(async (tx) => {
     const keys = ring.fresh();
-    const check = checkSecrets(store, ring);
+    const check = await checkStoredSecrets(tx, ring);
     refuseUnopened(check);
-    resealEvery(store, keys, keys.current);
+    await resealEvery(tx, keys, keys.current);
     return { before: keys, foreign: check.foreign };
   });
-  hooks.afterResealUnderCurrent?.();
+  await hooks.afterResealUnderCurrent?.();
   const to = given ?? newKey(source.kind === 'file' ? source.path : source.label);
   if (to.id === before.current.id) throw new SecretKeyError(`the new key is this node's key already (key ${to.id}); to re-seal every value under it run "npm run cli -- secrets reseal"`);
   let wrote: RotationReport['wrote'] = null;
-  const resealed = store.transaction(() => {
+  const resealed = await target.transaction(async (tx) => {
     if (ring.fresh().current.id !== before.current.id) throw new SecretKeyError(`the key changed while this rotation ran (another rotation?); nothing more was changed: run "npm run cli -- secrets check", then rotate again if needed`);
+    const n = await resealEvery(tx, before, to);
     if (source.kind === 'file') {
       const previous = previousKeyPath(source.path);
       writeFileAtomic(previous, keyFileText(before.current.bytes));
@@ -173,14 +188,8 @@ export function rotateKey(store: Store, ring: Keyring, given: SealingKey | null,
       hooks.afterKeyFileWritten?.();
       wrote = { key: source.path, previous };
     }
-    const n = resealEvery(store, before, to);
     hooks.beforeCommit?.();
     return n;
   });
   return { from: before.current, to, resealed, foreign, wrote };
-}
-
-/** Keys fixed for one step of a rotation, whatever the files say meanwhile. */
-function staticKeyring(keys: KeyringKeys): Keyring {
-  return { source: { kind: 'env', text: '', label: 'rotation' }, keys: () => keys, fresh: () => keys };
 }

@@ -1,6 +1,5 @@
 import type { Keyring } from '../auth/secret-box.ts';
-import type { CheckReport, RotationHooks } from '../auth/key-rotation.ts';
-import { checkStoredSecrets, resealStoredSecrets, rotateStoredKey } from './key-rotation-on-store.ts';
+import { checkStoredSecrets, resealStoredSecrets, rotateStoredKey, type CheckReport, type RotationHooks } from '../auth/key-rotation.ts';
 import type { StoreTarget } from './store-target.ts';
 import { ensurePrivateFile } from '../store/data-dir.ts';
 import { KEY_ENV, keyFileText, newKey, readKeyFile, SecretKeyError } from '../auth/sealing-key.ts';
