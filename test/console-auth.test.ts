@@ -186,7 +186,7 @@ except Exception as e:
 
   it('a rotated token is refused by the running server once it re-reads the hash', async () => {
     const old = token;
-    const fresh = rotateConsoleToken(h.admin.settings, secretKeyPath(h.dataDir));
+    const fresh = await rotateConsoleToken(h.admin.settings, secretKeyPath(h.dataDir));
     h.clock.advance(1000);
     assert.equal((await status(json())).status, 401);
     token = fresh;

@@ -10,7 +10,10 @@ import { cliHereArgs } from '../../../test/helpers/cli-here.ts';
 import { spawnPgNode } from '../../../test/helpers/pg-node.ts';
 import { newKeyCommand } from './secrets-commands.ts';
 import type { CliResult } from '../../../test/helpers/processes.ts';
-import { keyFileBox } from '../auth/secret-box.ts';
+import { keyFileBox, openKeyring } from '../auth/secret-box.ts';
+import { openPgPool } from '../store/pg/pool.ts';
+import { pgConsoleTokenQueries } from '../store/pg/console-token-queries.ts';
+import { sharedConsoleTokenAtStart } from '../console-api/console-token.ts';
 import { createStore } from '../store/index.ts';
 import { openDatabase } from '../store/db.ts';
 import { databasePath } from '../store/data-dir.ts';
@@ -111,6 +114,24 @@ describe('agents, deliveries and secrets on SQLite and on PostgreSQL', { skip: p
     const audit = (await db.query("SELECT detail FROM audit WHERE action = 'agent' ORDER BY id")).rows as Array<{ detail: string }>;
     await db.end();
     assert.ok(audit.length >= 5 && audit.every((a) => (JSON.parse(a.detail) as { via: string }).via === 'cli'), JSON.stringify(audit));
+  });
+
+  it('console rotate-token: the same lines on both stores; on PostgreSQL every node derives the new token from the stored salt', async () => {
+    const s = await stores();
+    const on = async (dir: string, extra: string[]) => cliHereArgs(['console', 'rotate-token', '--data-dir', dir, '--secret-key-file', join(dir, 'node.key'), ...extra]);
+    const [sqlite, postgres] = [await on(s.sqliteDir, []), await on(s.pgDir, ['--store', s.url])];
+    const masked = (r: CliResult) => ({ ...r, stdout: r.stdout.replace(/#token=[\w-]+/g, '#token=<token>') });
+    assert.deepEqual(masked(postgres), masked(sqlite));
+    assert.equal(postgres.status, 0);
+    const printed = /#token=([\w-]+)/.exec(postgres.stdout)![1]!;
+    const pool = openPgPool(s.url, { max: 1, onIdleError: () => {} });
+    try {
+      const settings = { ...pgStore(pool).settings, putIfAbsent: pgConsoleTokenQueries(pool).putIfAbsent };
+      const atStart = await sharedConsoleTokenAtStart(settings, openKeyring({ kind: 'file', path: join(s.pgDir, 'node.key'), label: 'k', createIfMissing: false }));
+      assert.equal(atStart.token, printed, 'a node started now prints the rotated token');
+    } finally {
+      await pool.end();
+    }
   });
 
   it('deliveries: list, show and retry print the same; a retried dead delivery is pending again on PostgreSQL', async () => {

@@ -5,7 +5,7 @@ import { consoleOriginOf } from '../accounts/console-origin.ts';
 import type { StoreTarget } from './store-target.ts';
 
 /** The groups written once against the store contract: the same code on SQLite (sqliteTarget) and PostgreSQL (pgStore). */
-export const CONTRACT_GROUPS: readonly string[] = ['agents', 'deliveries', 'secrets'];
+export const CONTRACT_GROUPS: readonly string[] = ['agents', 'deliveries', 'secrets', 'console'];
 
 export interface CommandOutcome {
   out: string;
@@ -40,6 +40,15 @@ function configuredConsoleOrigin(dataDir: string): string | null {
   }
 }
 
+/** For the hint only: serve may be started with another --console-port. */
+function configuredConsolePort(dataDir: string): number | null {
+  try {
+    return loadServerConfig(dataDir).consolePort || null;
+  } catch {
+    return null;
+  }
+}
+
 /** One of CONTRACT_GROUPS on `target`; each module is loaded by the group that runs. */
 export async function contractGroupCommand(group: string, target: StoreTarget, ctx: GroupContext): Promise<CommandOutcome> {
   const { args, flags, now } = ctx;
@@ -54,6 +63,10 @@ export async function contractGroupCommand(group: string, target: StoreTarget, c
   if (group === 'secrets') {
     const { secretsCommand } = await import('./secrets-commands.ts');
     return secretsCommand(target, ctx.keys, args, flags as { 'new-key-file'?: string });
+  }
+  if (group === 'console') {
+    const { consoleCommand } = await import('./console-commands.ts');
+    return { out: await consoleCommand(target.store, ctx.keys(), configuredConsolePort(ctx.dataDir), args), status: 0 };
   }
   throw new Error(`"${group}" is not written against the store contract`);
 }

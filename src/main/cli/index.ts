@@ -13,7 +13,6 @@ import { ImportError } from './kb-import.ts';
 import { kbCommand, sqliteKbCliStore } from './kb-commands.ts';
 import { flagError, UsageError } from './args.ts';
 import { SETTING_FLAGS } from './settings-flags.ts';
-import { consoleCommand } from './console-commands.ts';
 import { backupCommand } from './backup-command.ts';
 import { EVAL_USAGE, STORE_USAGE } from './command-usage.ts';
 import { systemClock } from '../../shared/clock.ts';
@@ -62,14 +61,6 @@ integrator tools (no data folder needed; "npm run cli -- send --help" and "recei
   receive [--port 9000] [--host 127.0.0.1] [--client ID --secret S] [--status 200]
        (a send_url receiver: prints each delivery, checks its signature and timestamp, answers --status)`;
 
-/** For the hint only: serve may be started with another --console-port. */
-function configuredConsolePort(dataDir: string): number | null {
-  try {
-    return loadServerConfig(dataDir).consolePort || null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * What a replay needs besides the store: serve's settings (the built-in engine's threshold, the
@@ -236,11 +227,9 @@ export async function runCli(argv: string[], io: CliIo = processCliIo): Promise<
         ? await clientsCommand(sqliteClientStore(store), box, now, rest, { ...values, secret: await secretFrom(values, io) })
         : group === 'engines'
           ? await enginesOnSqlite(store, box, now, rest, values, io)
-          : group === 'console'
-            ? consoleCommand(store, keys(), configuredConsolePort(dataDir), rest)
-            : group === 'eval'
-              ? await (await import('./eval-commands.ts')).evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
-              : await kbCommand(sqliteKbCliStore(store), now, rest, values);
+          : group === 'eval'
+            ? await (await import('./eval-commands.ts')).evalCommand(store, { ...evalDeps(dataDir, keys()), kbThreshold: thresholdSource(opened.settings, loadServerConfig(dataDir).kbThreshold), pendingChanges: () => opened.proposals.pendingChanges() }, rest, values)
+            : await kbCommand(sqliteKbCliStore(store), now, rest, values);
     io.out(out);
     return 0;
   } catch (error) {

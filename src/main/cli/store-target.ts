@@ -26,7 +26,6 @@ export function cliStoreUrl(flag: string | undefined, env: NodeJS.ProcessEnv, da
 /** Why each group that does not run on PostgreSQL is refused there, as the refusal says it. */
 const NOT_ON_POSTGRES: Record<string, string> = {
   backup: 'it copies the data folder\'s SQLite file; back up a PostgreSQL database with pg_dump (for example pg_dump -Fc -f switchboard.dump "$SWITCHBOARD_STORE")',
-  console: 'not yet (issue 30); each PostgreSQL node derives the console token at start from the shared sealing key, so a new key ("secrets rotate-key", then restart every node) makes a new token',
   eval: 'not yet (issue 30): its replays are written for the data folder\'s SQLite file',
 };
 

@@ -41,13 +41,13 @@ test('a plain-text token of an older version is replaced by salt and hash, and s
   assert.equal(consoleTokenAtStart(store.settings, keyPath).replacedPlainToken, false);
 });
 
-test('the check refuses a rotated token once it re-reads the hash (at most once a second)', () => {
+test('the check refuses a rotated token once it re-reads the hash (at most once a second)', async () => {
   const { store, keyPath } = setup();
   const old = consoleTokenAtStart(store.settings, keyPath).token;
   const clock = manualClock();
   const check = createTokenCheck(store.settings, clock);
   assert.equal(check(old), true);
-  const fresh = rotateConsoleToken(store.settings, keyPath);
+  const fresh = await rotateConsoleToken(store.settings, keyPath);
   assert.notEqual(fresh, old);
   assert.equal(check(old), true, 'cached for up to a second');
   clock.advance(1000);

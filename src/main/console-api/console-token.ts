@@ -94,11 +94,16 @@ export async function sharedConsoleTokenAtStart(settings: SharedTokenSettings, k
   return { token, replacedPlainToken };
 }
 
-/** `console rotate-token`: a fresh salt, hence a fresh token; the old one stops working. */
-export function rotateConsoleToken(settings: TokenSettings, key: string | Keyring): string {
+/**
+ * `console rotate-token`: a fresh salt, hence a fresh token; the old one stops working. On either
+ * store (PostgreSQL's nodes read the stored hash again within a second, and derive the new token
+ * from it at their next start).
+ */
+export async function rotateConsoleToken(settings: { put(key: string, value: string): Promise<void> | void; delete(key: string): Promise<void> | void }, key: string | Keyring): Promise<string> {
   const salt = randomBytes(18).toString('base64url');
   const token = deriveConsoleToken(key, salt);
-  store(settings, salt, token);
+  await settings.put(TOKEN_SETTING, recordOf(salt, token));
+  await settings.delete(LEGACY_TOKEN_SETTING);
   return token;
 }
 

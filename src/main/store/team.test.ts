@@ -186,7 +186,8 @@ describe('auto-assignment claims from two connections at once', () => {
       { agentId: 'omar', capacity: 1000, ids },
     ]);
     t.diagnostic(`claims won: Ann ${ann!.length}, Omar ${omar!.length}`);
-    assert.ok(ann!.length > 0 && omar!.length > 0, `both won some: the claims interleaved (Ann ${ann!.length}, Omar ${omar!.length})`);
+    // Who wins each claim is up to the scheduler (on a loaded machine one thread may win them all):
+    // the rule is that no conversation is won twice, which holds whichever way they fall.
     assert.equal(ann!.length + omar!.length, ids.length, 'no conversation was claimed twice, none was lost');
     assert.equal(new Set([...ann!, ...omar!]).size, ids.length);
     const store = createStore(openDatabase(path));
