@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * npm test after the build: node's test runner on every test file, three at a time. Files start in
@@ -80,9 +81,21 @@ chmodSync(pgTemplates, 0o1777);
 // Ctrl-C reaches the runner too (one process group): this launcher outlives it, to remove the
 // folder, which would otherwise hold its files in memory until the machine restarts.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => {});
+/**
+ * Node's compile cache for every process of the run (each test file's, and the serve and CLI
+ * processes they start): the suite loads the same TypeScript modules in a few hundred processes,
+ * and without it each one strips and compiles them again. Measured on one unit file: 0.64 → 0.45 s
+ * of CPU once the cache is warm (a fresh clone fills it during its first run). The folder serve
+ * uses (headless.ts); an operator's own NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE wins.
+ */
+function compileCache(): Record<string, string> {
+  if (process.env['NODE_COMPILE_CACHE'] !== undefined || process.env['NODE_DISABLE_COMPILE_CACHE'] !== undefined) return {};
+  return { NODE_COMPILE_CACHE: join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'node-compile') };
+}
+
 const run = spawnSync(process.execPath, args, {
   stdio: 'inherit',
-  env: { ...process.env, SWITCHBOARD_TEST_BUILT: '1', SWITCHBOARD_PG_TEMPLATES: pgTemplates, ...(tmp ? { TMPDIR: tmp } : {}) },
+  env: { ...process.env, SWITCHBOARD_TEST_BUILT: '1', SWITCHBOARD_PG_TEMPLATES: pgTemplates, ...compileCache(), ...(tmp ? { TMPDIR: tmp } : {}) },
 });
 // Whatever the tests left there is memory: gone with the run.
 rmSync(pgTemplates, { recursive: true, force: true });
