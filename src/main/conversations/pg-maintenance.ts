@@ -2,11 +2,9 @@ import type pg from 'pg';
 import type { Clock } from '../../shared/clock.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import { pgPruneQueries } from '../store/pg/prune-queries.ts';
-import { PRUNE_BATCH } from './maintenance.ts';
+import { idempotencyBefore, PRUNE_BATCH, requestLogLimits } from './maintenance.ts';
+import { startMinutePass, type MinutePass } from '../loop/minute-pass.ts';
 
-const MINUTE = 60_000;
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 /** pg_try_advisory_lock's key ("SBPRUNE1"): one node prunes at a time; the others skip that minute. */
 export const PRUNE_LOCK = '5999445968159655217';
 
@@ -24,24 +22,21 @@ export interface PgMaintenanceDeps {
  * it, and the node that holds the advisory lock does the work, so nodes never delete the same
  * rows at once; a node that dies mid-pass lets go of the lock with its connection.
  */
-export function startPgMaintenance(deps: PgMaintenanceDeps): { stop(): Promise<void>; busy(): number; settled(): Promise<void> } {
+export function startPgMaintenance(deps: PgMaintenanceDeps): MinutePass {
   const { pool, clock, config } = deps;
-  let pruning: Promise<void> | null = null;
-  let stopping = false;
-
-  const prune = async (): Promise<void> => {
+  const prune = async (stopping: () => boolean): Promise<void> => {
     const client = await pool.connect();
     try {
       const locked = (await client.query('SELECT pg_try_advisory_lock($1::bigint) AS locked', [PRUNE_LOCK])).rows[0] as { locked: boolean };
       if (!locked.locked) return;
       try {
         const q = pgPruneQueries(client);
-        const limits = { before: clock.now() - config.requestLogRetentionDays * DAY, maxRows: config.requestLogMaxRows, maxUnverifiedRows: config.requestLogMaxUnverifiedRows };
+        const limits = requestLogLimits(config, clock.now());
         if (await q.requestLogNeedsPrune(limits)) {
-          while (!stopping && (await q.requestLog({ ...limits, batch: PRUNE_BATCH })) > 0);
+          while (!stopping() && (await q.requestLog({ ...limits, batch: PRUNE_BATCH })) > 0);
         }
-        const before = clock.now() - config.idempotencyRetentionHours * HOUR;
-        while (!stopping && (await q.idempotency(before, PRUNE_BATCH)) > 0);
+        const before = idempotencyBefore(config, clock.now());
+        while (!stopping() && (await q.idempotency(before, PRUNE_BATCH)) > 0);
       } finally {
         await client.query('SELECT pg_advisory_unlock($1::bigint)', [PRUNE_LOCK]);
       }
@@ -49,32 +44,6 @@ export function startPgMaintenance(deps: PgMaintenanceDeps): { stop(): Promise<v
       client.release();
     }
   };
-  const maintain = (): void => {
-    if (pruning) return;
-    pruning = prune()
-      .catch((error: unknown) => deps.log(`pruning failed: ${(error as Error).message}`))
-      .finally(() => {
-        pruning = null;
-      });
-  };
-  let cancel = (): void => {};
-  const schedule = (): void => {
-    cancel = clock.after(MINUTE, () => {
-      maintain();
-      schedule();
-    });
-  };
-  maintain();
-  schedule();
-  return {
-    busy: () => (pruning ? 1 : 0),
-    settled: async () => {
-      await pruning;
-    },
-    async stop() {
-      stopping = true;
-      cancel();
-      await pruning;
-    },
-  };
+  // A minute that comes during a pass is skipped: the lock holder's next minute catches up.
+  return startMinutePass({ clock, pass: prune, rerun: false, log: deps.log });
 }
