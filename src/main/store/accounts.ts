@@ -4,18 +4,6 @@ import type { Db } from './db.ts';
 export const ROLES = ['admin', 'agent'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** An agent as stored, checked as it is read back (a hand-edited row is refused, not trusted). */
-const agentRow = z.object({
-  id: z.string().min(1).max(64),
-  name: z.string().min(1).max(200),
-  role: z.enum(ROLES),
-  capacity: z.number().int().min(0),
-  password_hash: z.string().nullable(),
-  disabled: z.union([z.literal(0), z.literal(1)]),
-  owner: z.union([z.literal(0), z.literal(1)]),
-  created_at: z.number().int(),
-  updated_at: z.number().int(),
-});
 
 export interface Agent {
   id: string;
@@ -31,15 +19,6 @@ export interface Agent {
   updatedAt: number;
 }
 
-const sessionRow = z.object({
-  digest: z.string(),
-  agent_id: z.string(),
-  address: z.string().nullable(),
-  created_at: z.number().int(),
-  last_seen_at: z.number().int(),
-  ended_at: z.number().int().nullable(),
-  ended_reason: z.string().nullable(),
-});
 
 export interface SessionRow {
   digest: string;
@@ -51,15 +30,45 @@ export interface SessionRow {
   endedReason: string | null;
 }
 
-function toAgent(raw: unknown): Agent {
-  const r = agentRow.parse(raw);
-  return { id: r.id, name: r.name, role: r.role, capacity: r.capacity, passwordHash: r.password_hash, disabled: r.disabled === 1, owner: r.owner === 1, createdAt: r.created_at, updatedAt: r.updated_at };
+/**
+ * Agent and session rows as either store reads them back, checked (a hand-edited row is refused,
+ * not trusted); `int` reads an integer column as the database returns it (SQLite: a number;
+ * PostgreSQL: int8).
+ */
+export function accountReaders(int: z.ZodType<number, unknown>): { toAgent(raw: unknown): Agent; toSession(raw: unknown): SessionRow } {
+  const agentRow = z.object({
+    id: z.string().min(1).max(64),
+    name: z.string().min(1).max(200),
+    role: z.enum(ROLES),
+    capacity: z.number().int().min(0),
+    password_hash: z.string().nullable(),
+    disabled: z.union([z.literal(0), z.literal(1)]),
+    owner: z.union([z.literal(0), z.literal(1)]),
+    created_at: int,
+    updated_at: int,
+  });
+  const sessionRow = z.object({
+    digest: z.string(),
+    agent_id: z.string(),
+    address: z.string().nullable(),
+    created_at: int,
+    last_seen_at: int,
+    ended_at: int.nullable(),
+    ended_reason: z.string().nullable(),
+  });
+  return {
+    toAgent(raw) {
+      const r = agentRow.parse(raw);
+      return { id: r.id, name: r.name, role: r.role, capacity: r.capacity, passwordHash: r.password_hash, disabled: r.disabled === 1, owner: r.owner === 1, createdAt: r.created_at, updatedAt: r.updated_at };
+    },
+    toSession(raw) {
+      const r = sessionRow.parse(raw);
+      return { digest: r.digest, agentId: r.agent_id, address: r.address, createdAt: r.created_at, lastSeenAt: r.last_seen_at, endedAt: r.ended_at, endedReason: r.ended_reason };
+    },
+  };
 }
 
-function toSession(raw: unknown): SessionRow {
-  const r = sessionRow.parse(raw);
-  return { digest: r.digest, agentId: r.agent_id, address: r.address, createdAt: r.created_at, lastSeenAt: r.last_seen_at, endedAt: r.ended_at, endedReason: r.ended_reason };
-}
+const { toAgent, toSession } = accountReaders(z.number().int());
 
 /** Agents, their one-time sign-in links and their sessions. Links and tokens are stored only as digests. */
 export function accountQueries(db: Db) {

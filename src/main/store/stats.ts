@@ -4,8 +4,8 @@ import { STATS_RETENTION_MINUTES } from './migrations/012-stats-rollup.ts';
 /** The dashboard's per-minute series. */
 export type StatsSeries = Record<'requests' | 'rejected' | 'replies' | 'handoffs' | 'deliveryFailures', Map<number, number>>;
 
-/** Rollup metric names (migration 012) and the series each one feeds. */
-const METRICS = {
+/** Rollup metric names (migration 012; PostgreSQL's migration 4) and the series each one feeds. */
+export const METRICS = {
   requests: 'requests',
   rejected: 'rejected',
   replies: 'replies',

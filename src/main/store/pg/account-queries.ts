@@ -1,43 +1,11 @@
-import { z } from 'zod';
 import type { StoreContract } from '../contract.ts';
-import { ROLES, type Agent, type Role, type SessionRow } from '../accounts.ts';
+import { accountReaders, type Agent, type Role, type SessionRow } from '../accounts.ts';
 import { int8, type PgQueryable } from './pool.ts';
 
 type Accounts = StoreContract['accounts'];
 type Activity = { lastSignInAt: number | null; openSessions: number; linkExpiresAt: number | null };
 
-/** An agent row as PostgreSQL gives it (bigint as text from a plain client), checked as SQLite's is. */
-const agentRow = z.object({
-  id: z.string().min(1).max(64),
-  name: z.string().min(1).max(200),
-  role: z.enum(ROLES),
-  capacity: z.number().int().min(0),
-  password_hash: z.string().nullable(),
-  disabled: z.union([z.literal(0), z.literal(1)]),
-  owner: z.union([z.literal(0), z.literal(1)]),
-  created_at: int8,
-  updated_at: int8,
-});
-
-const sessionRow = z.object({
-  digest: z.string(),
-  agent_id: z.string(),
-  address: z.string().nullable(),
-  created_at: int8,
-  last_seen_at: int8,
-  ended_at: int8.nullable(),
-  ended_reason: z.string().nullable(),
-});
-
-function toAgent(raw: unknown): Agent {
-  const r = agentRow.parse(raw);
-  return { id: r.id, name: r.name, role: r.role, capacity: r.capacity, passwordHash: r.password_hash, disabled: r.disabled === 1, owner: r.owner === 1, createdAt: r.created_at, updatedAt: r.updated_at };
-}
-
-function toSession(raw: unknown): SessionRow {
-  const r = sessionRow.parse(raw);
-  return { digest: r.digest, agentId: r.agent_id, address: r.address, createdAt: r.created_at, lastSeenAt: r.last_seen_at, endedAt: r.ended_at, endedReason: r.ended_reason };
-}
+const { toAgent, toSession } = accountReaders(int8);
 
 /**
  * The accounts group (store/accounts.ts) on PostgreSQL: the same functions and results. Where

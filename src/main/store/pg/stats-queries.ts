@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import type { StoreContract } from '../contract.ts';
-import type { StatsSeries } from '../stats.ts';
+import { METRICS, type StatsSeries } from '../stats.ts';
 import { int8, type PgQueryable } from './pool.ts';
 
-/** Rollup metric names (migration 4) and the series each one feeds, as stats.ts's METRICS. */
-const METRICS = {
-  requests: 'requests',
-  rejected: 'rejected',
-  replies: 'replies',
-  handoffs: 'handoffs',
-  delivery_failures: 'deliveryFailures',
-} as const satisfies Record<string, keyof StatsSeries>;
 
 const cell = z.object({ minute: int8, metric: z.enum(Object.keys(METRICS) as [keyof typeof METRICS, ...Array<keyof typeof METRICS>]), n: int8 });
 
