@@ -1,7 +1,6 @@
 import type { Db } from './db.ts';
-import { finishTranscript, mentionedIds, messageEntry, noteEntry, replyEntry, waitOfFor, type TranscriptNoteRow, type TranscriptReplyRow } from './transcript-entries.ts';
+import { finishTranscript, mentionedIds, messageEntry, noteEntry, replyEntry, waitOfFor, type TranscriptMessageRow, type TranscriptNoteRow, type TranscriptReplyRow } from './transcript-entries.ts';
 import type { ConversationPage, ConversationSummary, Operator, QuotedLine, TranscriptEntry } from '../../shared/console-api.ts';
-import type { MessageRole, ReplyReason } from '../../shared/conversation.ts';
 import type { RawConversation } from './conversations.ts';
 import { conversationPage, LAST_TEXT, toSummary, type ConversationFilter } from './console-list.ts';
 import { quoteQueries } from './quotes.ts';
@@ -68,27 +67,7 @@ export function consoleQueries(db: Db, kbQuestions: (ids: readonly number[]) => 
       return earlier.get(conversationId, id) !== undefined;
     },
     transcript(conversationId: string, limit: number, beforeId = Number.MAX_SAFE_INTEGER): TranscriptEntry[] {
-      const rows = (messages.all(conversationId, beforeId, limit) as Array<{
-        id: number;
-        msg_id: string;
-        client_id: string;
-        role: MessageRole;
-        from_user_id: string | null;
-        known_name: string | null;
-        content: string | null;
-        received_at: number;
-        reply_scheduled: number | null;
-        reply_reason: ReplyReason | null;
-        reply_outcome: string | null;
-        reply_note: string | null;
-        info_bytes: number;
-        info: string | null;
-        delivery_id: number | null;
-        delivery_state: string | null;
-        delivery_attempts: number | null;
-        delivery_error: string | null;
-        delivery_next: number | null;
-      }>).reverse();
+      const rows = (messages.all(conversationId, beforeId, limit) as unknown as Array<TranscriptMessageRow & { client_id: string; info_bytes: number; info: string | null }>).reverse();
       const waitOf = waitOfFor(head.get(conversationId) as { id: number; attempts: number; next_attempt_at: number } | undefined);
       const firstId = rows[0]?.id ?? 0;
       const shown = rows.map((m) => shownInfo(parseShown(m.info), m.info_bytes));
