@@ -1,14 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { postgresSkipReason, startPostgres, type PgServer } from './helpers/postgres.ts';
 import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
-import { createInstallationDatabase, addPgClient, post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
+import { addPgClient, nodeConsole, post, preparePgInstallation, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
 import { connectConsole } from './helpers/console.ts';
-import { keyFileBox } from '../src/main/auth/secret-box.ts';
 import type { ConsoleEvent } from '../src/shared/console-api.ts';
 
 const SECRET = 'pg-console-secret-0123456789';
@@ -17,10 +16,8 @@ type Console = Awaited<ReturnType<typeof connectConsole>>;
 
 /** The console of `node` as its printed URL opens it: the origin and the token in the fragment. */
 async function consoleOf(node: PgNode): Promise<Console> {
-  const url = new URL(node.console);
-  const token = new URLSearchParams(url.hash.slice(1)).get('token');
-  assert.ok(token, `a console URL with a token: ${node.console}`);
-  return connectConsole(url.origin, token);
+  const { base, token } = nodeConsole(node);
+  return connectConsole(base, token);
 }
 
 /** When the first event matching `test` arrived on `c` (Date.now()), waiting for it. */
@@ -37,21 +34,13 @@ describe('consoles on two PostgreSQL nodes', { skip: postgresSkipReason(), timeo
   let server: PgServer;
   let receiver: Receiver;
   let nodes: PgNode[] = [];
-  let storeUrl = '';
   const consoles: Console[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'sb-pg-console-'));
-  const keyFile = join(dir, 'shared.key');
 
   before(async () => {
     server = await startPostgres();
-    storeUrl = await createInstallationDatabase(server.url);
-    keyFileBox(keyFile).seal('make the key file');
+    const { storeUrl, keyFile, dataDirs } = await preparePgInstallation(server.url, mkdtempSync(join(tmpdir(), 'sb-pg-console-')), ['a', 'b'], { consolePort: 0 });
     receiver = await startReceiver();
-    for (const n of ['a', 'b']) {
-      mkdirSync(join(dir, n), { recursive: true });
-      writeFileSync(join(dir, n, 'config.json'), JSON.stringify({ consolePort: 0 }));
-    }
-    nodes = await Promise.all(['a', 'b'].map((n) => spawnPgNode(join(dir, n), storeUrl, keyFile)));
+    nodes = await Promise.all(dataDirs.map((d) => spawnPgNode(d, storeUrl, keyFile)));
     await addPgClient(storeUrl, keyFile, 'shop', SECRET, { sendUrl: receiver.url, quietSeconds: 0.2, quietMaxSeconds: 1, fallbackText: 'A person will answer soon.' });
     const db = new pg.Client({ connectionString: storeUrl });
     await db.connect();

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { postgresSkipReason, startPostgres, type PgServer } from './helpers/postgres.ts';
 import { startReceiver, eventually, verifyDelivery, type Receiver } from './helpers/receiver.ts';
-import { createInstallationDatabase, addPgClient, post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
-import { keyFileBox } from '../src/main/auth/secret-box.ts';
+import { addPgClient, post, preparePgInstallation, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { MAIN_V8_FLAGS } from '../src/main/runtime-flags.ts';
@@ -60,18 +59,14 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
 
   before(async () => {
     server = await startPostgres();
-    storeUrl = await createInstallationDatabase(server.url);
-    keyFileBox(keyFile).seal('make the key file');
-    receiver = await startReceiver();
     // Started together: one migrates under the advisory lock, the other waits and finds nothing to do.
     // A short query time-out, so that the frozen-server test below sees its 503 in seconds; 10 s
     // leases, so that a claim whose commit was acknowledged into a dropped connection (the node
     // never learns it holds it) is free again well within the outage test's wait.
-    for (const n of ['a', 'b']) {
-      mkdirSync(join(dir, n), { recursive: true });
-      writeFileSync(join(dir, n, 'config.json'), JSON.stringify({ storeQueryTimeoutMs: 2000, deliveryLeaseSeconds: 10, replyLeaseSeconds: 10 }));
-    }
-    nodes = await Promise.all(['a', 'b'].map((n) => spawnPgNode(join(dir, n), storeUrl, keyFile)));
+    const prepared = await preparePgInstallation(server.url, dir, ['a', 'b'], { storeQueryTimeoutMs: 2000, deliveryLeaseSeconds: 10, replyLeaseSeconds: 10 });
+    storeUrl = prepared.storeUrl;
+    receiver = await startReceiver();
+    nodes = await Promise.all(prepared.dataDirs.map((d) => spawnPgNode(d, storeUrl, prepared.keyFile)));
     await addPgClient(storeUrl, keyFile, 'shop', SECRET, { sendUrl: receiver.url, quietSeconds: 0.2, quietMaxSeconds: 1, fallbackText: 'A person will answer soon.' });
     const db = new pg.Client({ connectionString: storeUrl });
     await db.connect();

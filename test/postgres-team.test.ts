@@ -1,13 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postgresSkipReason, startPostgres, type PgServer } from './helpers/postgres.ts';
 import { startReceiver, eventually, type Receiver } from './helpers/receiver.ts';
-import { createInstallationDatabase, addPgClient, post, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
+import { addPgClient, nodeConsole, post, preparePgInstallation, spawnPgNode, type PgNode } from './helpers/pg-node.ts';
 import { readEventStream } from './helpers/event-stream.ts';
-import { keyFileBox } from '../src/main/auth/secret-box.ts';
 import type { ApiResult, ConsoleEvent, ConsoleMethod, ConsoleOutputs } from '../src/shared/console-api.ts';
 
 const SECRET = 'pg-team-secret-0123456789';
@@ -78,8 +77,8 @@ async function auth(base: string, route: 'signIn' | 'usePasswordLink', input: Re
   return body.value.token;
 }
 
-const consoleBase = (node: PgNode): string => new URL(node.console).origin;
-const consoleToken = (node: PgNode): string => new URLSearchParams(new URL(node.console).hash.slice(1)).get('token')!;
+const consoleBase = (node: PgNode): string => nodeConsole(node).base;
+const consoleToken = (node: PgNode): string => nodeConsole(node).token;
 
 /**
  * Team mode on a PostgreSQL installation (issue 30), as an admin and an agent see it when their
@@ -99,7 +98,6 @@ describe('team mode on two PostgreSQL nodes', { skip: postgresSkipReason(), time
   let adminB: Console;
   const streams: Stream[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'sb-pg-team-'));
-  const keyFile = join(dir, 'shared.key');
   let visitors = 0;
   /** A website visitor asks something the (empty) knowledge base cannot answer: a handoff, so it needs a human. Returns its conversation. */
   const handoff = async (node: PgNode): Promise<string> => {
@@ -113,14 +111,9 @@ describe('team mode on two PostgreSQL nodes', { skip: postgresSkipReason(), time
 
   before(async () => {
     server = await startPostgres();
-    const storeUrl = await createInstallationDatabase(server.url);
-    keyFileBox(keyFile).seal('make the key file');
+    const { storeUrl, keyFile, dataDirs } = await preparePgInstallation(server.url, dir, ['a', 'b'], { consolePort: 0 });
     receiver = await startReceiver();
-    for (const n of ['a', 'b']) {
-      mkdirSync(join(dir, n), { recursive: true });
-      writeFileSync(join(dir, n, 'config.json'), JSON.stringify({ consolePort: 0 }));
-    }
-    nodes = await Promise.all(['a', 'b'].map((n) => spawnPgNode(join(dir, n), storeUrl, keyFile)));
+    nodes = await Promise.all(dataDirs.map((d) => spawnPgNode(d, storeUrl, keyFile)));
     [a, b] = nodes as [PgNode, PgNode];
     await addPgClient(storeUrl, keyFile, 'shop', SECRET, { sendUrl: receiver.url, fallbackText: 'A person will answer soon.' });
     adminA = consoleAt(consoleBase(a), consoleToken(a));

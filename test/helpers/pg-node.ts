@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { MAIN_V8_FLAGS } from '../../src/main/runtime-flags.ts';
 import { keyFileBox } from '../../src/main/auth/secret-box.ts';
@@ -88,4 +90,25 @@ export async function post(endpoint: string, client: string, secret: string, inf
   const sent = body ?? signBody(client, secret, info, Math.floor(Date.now() / 1000));
   const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sent) });
   return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown>, sent };
+}
+
+/** A node's console address and the token its printed `console:` URL carries in the fragment. */
+export function nodeConsole(node: PgNode): { base: string; token: string } {
+  const url = new URL(node.console);
+  const token = new URLSearchParams(url.hash.slice(1)).get('token');
+  if (!token) throw new Error(`no token in the console URL the node printed: ${node.console}`);
+  return { base: url.origin, token };
+}
+
+/** An installation's database on `serverUrl`, the key file its nodes share, and a data folder per name under `dir` holding `config` as its config.json. */
+export async function preparePgInstallation(serverUrl: string, dir: string, names: readonly string[], config: Record<string, unknown>): Promise<{ storeUrl: string; keyFile: string; dataDirs: string[] }> {
+  const storeUrl = await createInstallationDatabase(serverUrl);
+  const keyFile = join(dir, 'shared.key');
+  keyFileBox(keyFile).seal('make the key file');
+  const dataDirs = names.map((name) => {
+    mkdirSync(join(dir, name), { recursive: true });
+    writeFileSync(join(dir, name, 'config.json'), JSON.stringify(config));
+    return join(dir, name);
+  });
+  return { storeUrl, keyFile, dataDirs };
 }
