@@ -75,18 +75,18 @@ export function createPgWriter(deps: PgWriterDeps): PgWriter {
       if (running === 0) idle.release();
     }
   };
+  const settled = async (): Promise<void> => {
+    while (running > 0) await idle.wait();
+  };
   return {
     submit,
     send(command) {
       submit(command).catch((error: unknown) => log(`background write (${command.kind}) failed: ${(error as Error).message}`));
     },
     // Every command runs at once in its own transaction: "all before this call" is "all now running".
-    async drain() {
-      while (running > 0) await idle.wait();
-    },
-    async close() {
-      while (running > 0) await idle.wait();
-    },
+    drain: settled,
+    // Nothing to close (the pool is the node's): the commands under way end.
+    close: settled,
     pending: () => running,
     stats,
   };
