@@ -36,6 +36,8 @@ export function createConfigMirror(db: PgQueryable, log: (line: string) => void 
   let version = 0;
   let fingerprint = '';
   let refreshing: Promise<void> | null = null;
+  /** The one refresh that starts when the one in flight ends, shared by every caller who asked meanwhile. */
+  let queued: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
 
   async function load(): Promise<void> {
@@ -80,11 +82,24 @@ export function createConfigMirror(db: PgQueryable, log: (line: string) => void 
     }
   }
 
+  /**
+   * Resolves after a read that started after this call. Joining a read already under way is not
+   * enough: its SELECTs may have run before the change the caller knows of (a client the CLI added
+   * a moment ago), and the request would be refused as unknown. Callers who ask during one read
+   * share the next, so a stream of unknown client ids costs one read at a time.
+   */
   function refresh(): Promise<void> {
-    refreshing ??= load().finally(() => {
-      refreshing = null;
+    if (!refreshing) {
+      refreshing = load().finally(() => {
+        refreshing = null;
+      });
+      return refreshing;
+    }
+    queued ??= refreshing.catch(() => {}).then(() => {
+      queued = null;
+      return refresh();
     });
-    return refreshing;
+    return queued;
   }
 
   const kbVersionBytes = (): Uint8Array => {

@@ -52,6 +52,41 @@ describe("a PostgreSQL node's reads", { skip: postgresSkipReason() }, () => {
     assert.equal(shop?.keys.length, 2, 'newest first, both active during a rotation');
   });
 
+  it('a refresh asked for after a change reads after it, even while an older read is still under way', async () => {
+    const pool = (await nodes(1))[0]!.pool;
+    let hold: Promise<void> | null = null;
+    let heldRead: () => void = () => {};
+    const readDone = new Promise<void>((resolve) => (heldRead = resolve));
+    // The first read's SELECTs run at once, but their answers wait: the read is "under way".
+    const db = {
+      query: ((...args: Parameters<typeof pool.query>) => {
+        const result = (pool.query as (...x: unknown[]) => Promise<unknown>).apply(pool, args);
+        const gate = hold;
+        if (!gate) return result;
+        if (String(args[0]).includes('FROM clients')) void result.then(() => heldRead());
+        return result.then(async (r) => {
+          await gate;
+          return r;
+        });
+      }) as typeof pool.query,
+    };
+    const mirror = createConfigMirror(db);
+    let release: () => void = () => {};
+    hold = new Promise<void>((resolve) => (release = resolve));
+    const older = mirror.refresh();
+    hold = null;
+    await readDone;
+    await pool.query(`INSERT INTO clients (id, enabled, settings, created_at, updated_at) VALUES ('late', 1, '{}', 1, 1)`);
+    const asked = mirror.refresh();
+    const askedAgain = mirror.refresh();
+    release();
+    await older;
+    assert.deepEqual(mirror.clients.list().map((c) => c.id).filter((id) => id === 'late'), [], 'the older read ran before the insert');
+    await asked;
+    assert.deepEqual(mirror.clients.list().map((c) => c.id).filter((id) => id === 'late'), ['late']);
+    assert.equal(askedAgain, asked, 'callers during one read share the next');
+  });
+
   it('reads names, quotes and the message a suggestion is for as SQLite does', async () => {
     const [a] = await nodes(1);
     const db = a!.pool;
