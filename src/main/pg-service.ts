@@ -185,6 +185,8 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
       rateLimiter: createRateLimiter(config.rateLimit),
       clock,
       timestampToleranceSeconds: config.timestampToleranceSeconds,
+      db: pool,
+      replayWindowMs,
     }),
     metrics,
     clock,

@@ -28,6 +28,19 @@ export async function claimSignature(tx: PgQueryable, clientId: string, signatur
   return (r.rowCount ?? 0) > 0;
 }
 
+/**
+ * Whether the pair was claimed within the window, without claiming it: asked before the engine
+ * for a website or assist request (their claim comes with the answer's write) and when the rate
+ * limit refuses a request, so a replay is refused first, as the protocol orders the checks.
+ */
+export async function signatureSeen(db: PgQueryable, clientId: string, signature: string, now: number, windowMs: number): Promise<boolean> {
+  const r = await db.query(
+    'SELECT 1 FROM replay_signatures WHERE client_id = $1 AND signature = $2 AND seen_at > $3::bigint - $4::bigint',
+    [clientId, signature, now, windowMs],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
 /** Deletes the pairs seen before `before` (now less the window); any node may, at any time. */
 export async function pruneSignatures(db: PgQueryable, before: number): Promise<number> {
   return (await db.query('DELETE FROM replay_signatures WHERE seen_at <= $1', [before])).rowCount ?? 0;

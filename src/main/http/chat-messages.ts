@@ -40,9 +40,16 @@ export interface ChatMessagesDeps {
   };
   /** (client, signature) pairs accepted within the replay window (auth/replay-guard.ts; on PostgreSQL, a table every node shares). */
   replay: {
-    reserve(clientId: string, signature: string, now: number): Awaitable<boolean>;
+    /** False when the pair was seen within the window; `eventType` lets a store that claims later check early where it must. */
+    reserve(clientId: string, signature: string, now: number, eventType: string | null): Awaitable<boolean>;
     confirm(clientId: string, signature: string, now: number): Awaitable<void>;
     release(clientId: string, signature: string): Awaitable<void>;
+    /**
+     * Asked only when the rate limit refuses a request whose pair `reserve` let through: a store
+     * whose claim comes later (PostgreSQL's, in the request's transaction) says whether the pair
+     * was seen, so a replay is answered 409 before 429, in the protocol's order.
+     */
+    seen?(clientId: string, signature: string, now: number): Promise<boolean>;
   };
   rateLimiter: RateLimiter;
   service: {
@@ -140,17 +147,20 @@ export function createChatMessagesHandler(deps: ChatMessagesDeps) {
     if (large) await nextTurn();
     const contentHash = createHash('sha256').update(canonical).digest('hex');
 
-    if (!(await deps.replay.reserve(client.id, env.signature, nowMs))) {
+    // A replay, unless it is an exact retry of an accepted msg_id: that one gets its first response.
+    const refuseReplay = async (): Promise<Reply> => {
       const stored =
         facts.eventType && facts.msgId ? await deps.service.storedResponse(client.id, facts.eventType, facts.msgId, contentHash) : null;
       if (stored?.kind === 'ok') return success(stored, facts);
       throw new HttpProblem('replayed_request', 'this exact signed request was already accepted; sign each new request anew');
-    }
+    };
+    if (!(await deps.replay.reserve(client.id, env.signature, nowMs, facts.eventType))) return refuseReplay();
 
     let accepted = false;
     try {
       const rate = deps.rateLimiter.take(client.id, nowMs);
       if (!rate.allowed) {
+        if (await deps.replay.seen?.(client.id, env.signature, nowMs)) return await refuseReplay();
         throw new HttpProblem('rate_limited', `client "${client.id}" exceeds its request rate`, {
           headers: { 'retry-after': String(rate.retryAfterSeconds) },
           extra: { retry_after: rate.retryAfterSeconds },

@@ -1,8 +1,8 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { ActiveClient } from '../auth/client-registry.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
-import { ReplayedSignature } from '../auth/pg-replay-claims.ts';
-import { isPgUnavailable } from '../store/pg/pool.ts';
+import { ReplayedSignature, signatureSeen } from '../auth/pg-replay-claims.ts';
+import { isPgUnavailable, type PgQueryable } from '../store/pg/pool.ts';
 import { createChatMessagesHandler, type ChatMessagesDeps } from './chat-messages.ts';
 import { HttpProblem } from './problem.ts';
 
@@ -17,24 +17,40 @@ export interface PgChatMessagesDeps {
   rateLimiter: RateLimiter;
   clock: Clock;
   timestampToleranceSeconds: number;
+  /** The replay window's table (auth/pg-replay-claims.ts) and its length. */
+  db: PgQueryable;
+  replayWindowMs: number;
 }
+
+/** Answered by the engine before anything is written: their replay is looked for first, or a replay would cost an answer. */
+const ANSWERED_BEFORE_WRITE = new Set(['website_dialog', 'assist_dialog']);
 
 /**
  * The integrator's endpoint on a PostgreSQL node (issue 30): the same handler as SQLite's, with
  * what differs on a shared database. A client unknown here may have been added on another
  * machine a moment ago; U+0000, which PostgreSQL's text cannot hold, is refused before anything
  * is stored; and the replay window is claimed in the request's own transaction, its refusal
- * (ReplayedSignature) turned into the first response for an exact retry, else 409.
+ * (ReplayedSignature) turned into the first response for an exact retry, else 409. A replay
+ * already committed is found before the engine answers a website or assist request, and before
+ * a rate-limit refusal.
  */
 export function createPgChatMessagesHandler(d: PgChatMessagesDeps) {
   const { registry, mirror, service } = d;
+  const seen = (clientId: string, signature: string, now: number): Promise<boolean> => signatureSeen(d.db, clientId, signature, now, d.replayWindowMs);
   return createChatMessagesHandler({
     registry: {
       lookup: (id, now) => registry.lookup(id, now) ?? mirror.refresh().then(() => registry.recheck(id, now)),
       recheck: (id, now) => mirror.refresh().then(() => registry.recheck(id, now)),
     },
-    // The signature is claimed in the request's own transaction (createPgIngestRunner), not before it.
-    replay: { reserve: () => true, confirm: () => {}, release: () => {} },
+    // The signature is claimed in the request's own transaction (createPgIngestRunner), not before it;
+    // a claim made apart from it would have to be released, and a release lost in an outage would
+    // refuse the integrator's honest retry. Reads answer the two questions the protocol's order asks earlier.
+    replay: {
+      reserve: async (clientId, signature, now, eventType) => !(eventType && ANSWERED_BEFORE_WRITE.has(eventType) && (await seen(clientId, signature, now))),
+      confirm: () => {},
+      release: () => {},
+      seen,
+    },
     rateLimiter: d.rateLimiter,
     service: {
       handle: (a) => {
