@@ -98,6 +98,7 @@ describe('team mode on two PostgreSQL nodes', { skip: postgresSkipReason(), time
   let adminB: Console;
   const streams: Stream[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'sb-pg-team-'));
+  let installation: { storeUrl: string; keyFile: string } | undefined;
   let visitors = 0;
   /** A website visitor asks something the (empty) knowledge base cannot answer: a handoff, so it needs a human. Returns its conversation. */
   const handoff = async (node: PgNode): Promise<string> => {
@@ -111,9 +112,10 @@ describe('team mode on two PostgreSQL nodes', { skip: postgresSkipReason(), time
 
   before(async () => {
     server = await startPostgres();
-    const { storeUrl, keyFile, dataDirs } = await preparePgInstallation(server.url, dir, ['a', 'b'], { consolePort: 0 });
+    const { storeUrl, keyFile, dataDirs } = await preparePgInstallation(server.url, dir, ['a', 'b', 'c'], { consolePort: 0 });
+    installation = { storeUrl, keyFile };
     receiver = await startReceiver();
-    nodes = await Promise.all(dataDirs.map((d) => spawnPgNode(d, storeUrl, keyFile)));
+    nodes = await Promise.all(dataDirs.slice(0, 2).map((d) => spawnPgNode(d, storeUrl, keyFile)));
     [a, b] = nodes as [PgNode, PgNode];
     await addPgClient(storeUrl, keyFile, 'shop', SECRET, { sendUrl: receiver.url, fallbackText: 'A person will answer soon.' });
     adminA = consoleAt(consoleBase(a), consoleToken(a));
@@ -191,7 +193,7 @@ describe('team mode on two PostgreSQL nodes', { skip: postgresSkipReason(), time
   /** Omar's session and his console's stream, on node A only: B knows of him only what A relays. */
   let omar: { token: string; stream: Stream } | null = null;
 
-  it('with Omar\'s console on A only, B sees him online, away and back, in its team view within a second', async () => {
+  it('with Omar\'s console on A only, B sees him online, away and back, in its team view within a second; a node started later, at once', async (t) => {
     const added = await adminB.ok('addAgent', { id: 'omar', name: 'Omar', capacity: 2 });
     assert.equal((await memberOn(adminB, 'omar'))?.presence, 'offline');
     const token = await auth(consoleBase(a), 'usePasswordLink', { link: new URLSearchParams(added.link.fragment.slice(1)).get('sign-in-link')!, password: PASSWORD });
@@ -205,6 +207,14 @@ describe('team mode on two PostgreSQL nodes', { skip: postgresSkipReason(), time
     assert.equal((await omarA.ok('heartbeat', { away: false })).presence, 'online');
     await eventually(async () => (await memberOn(adminB, 'omar'))?.presence === 'online', 'Omar online again in B\'s team view', 2000);
     assert.equal((await adminB.ok('listTeam')).teamMode, true);
+
+    // A node that starts now says hello, and A answers it with who is online there at once, not at its next repeat (30 s).
+    const c = await spawnPgNode(join(dir, 'c'), installation!.storeUrl, installation!.keyFile);
+    nodes.push(c);
+    const started = Date.now();
+    await eventually(async () => (await memberOn(consoleAt(consoleBase(c), consoleToken(c)), 'omar'))?.presence === 'online', 'Omar online in the new node C\'s team view', 5000);
+    t.diagnostic(`a node started: Omar online in its team view ${Date.now() - started} ms after its start`);
+    await c.stop();
   });
 
   it('a conversation that needs a human on B goes to Omar, whose console is on A; he hears "assigned" there', async () => {

@@ -62,6 +62,8 @@ export async function startPgConsole(d: PgConsoleDeps) {
     bus: events,
     log,
     clock,
+    // A node that just started (or whose link came back) hears at once who is online here, not at the next repeat.
+    onHello: () => sayPresence(),
   });
   const remote = createRemotePresence({ clock });
   const stopHearing = events.onDeliver((event, from) => {
@@ -70,9 +72,10 @@ export async function startPgConsole(d: PgConsoleDeps) {
   const team = createTeam({ store, writer, clock, events, config: config.team, raise: createAlerts(store, events), log, remote });
   const stopWatchingStreams = events.watchStreams((agentId) => team.streamOpened(agentId));
   // Said again while it holds, so the other nodes' copies (90 s) never run out for a live console.
-  const repeatPresence = setInterval(() => {
+  function sayPresence(): void {
     for (const p of team.present()) relay.publish({ type: 'presence', agentId: p.agentId, presence: p.presence });
-  }, PRESENCE_REPEAT_MS);
+  }
+  const repeatPresence = setInterval(sayPresence, PRESENCE_REPEAT_MS);
   repeatPresence.unref();
   const staffWait = createStaffWaitWatch({
     writer,

@@ -237,6 +237,30 @@ describe('console events between nodes over LISTEN/NOTIFY', { skip, timeout: 120
     assert.deepEqual(seen, [0, 1, 2, 3, 4]);
   });
 
+  it('a node that starts listening, or listens again, says hello: the others hear it and may tell it what it missed', async () => {
+    const db = await freshDatabase();
+    const hellos: string[] = [];
+    let heard: () => void = () => {};
+    const a = startNode(db, 'node-a', { onHello: (node) => (hellos.push(node), heard()) });
+    await a.relay.ready;
+    const first = new Promise<void>((ok) => (heard = ok));
+    const b = startNode(db, 'node-b');
+    await first;
+    assert.deepEqual(hellos, ['node-b']);
+    const again = new Promise<void>((ok) => (heard = ok));
+    const back = next(b.bus, (e) => e.type === 'resync', {}, 'resync on B');
+    await admin.query('SELECT pg_terminate_backend($1)', [b.relay.state.backendPid]);
+    await driveClock(b.clock, back, { stepMs: 50 });
+    await again;
+    assert.deepEqual(hellos, ['node-b', 'node-b'], 'hello again once B listens again');
+    // A hello is numbered with the events: the event after it is not a gap.
+    const after = next(a.bus, (e) => e.type === 'conversation', {}, 'B’s event on A');
+    b.bus.emit({ type: 'conversation', conversationId: 'c1' });
+    await after;
+    assert.equal(a.relay.state.resyncs, 0, 'no gap seen');
+    assert.deepEqual(a.logs, []);
+  });
+
   it('a batch in flight when the connection dies is sent again, in order, on the next connection', async () => {
     const [, b, db] = await twoNodes();
     // A's NOTIFY statements wait at a gate the test opens: the backend is terminated while one waits.
@@ -247,7 +271,9 @@ describe('console events between nodes over LISTEN/NOTIFY', { skip, timeout: 120
       newClient: () => {
         const c = new pg.Client({ connectionString: urlOf(db) });
         const query = c.query.bind(c) as (...args: unknown[]) => Promise<unknown>;
-        Object.assign(c, { query: (...args: unknown[]) => (String(args[0]).includes('pg_notify') ? (held++, gate.then(() => query(...args))) : query(...args)) });
+        // Events only: the node's hello (not an event) goes at once.
+        const events = (args: unknown[]): boolean => String(args[0]).includes('pg_notify') && !JSON.stringify(args[1]).includes('\\"h\\":1');
+        Object.assign(c, { query: (...args: unknown[]) => (events(args) ? (held++, gate.then(() => query(...args))) : query(...args)) });
         return c;
       },
     });

@@ -4,7 +4,7 @@ import { assertNever } from '../../shared/assert-never.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import type { ConsoleEvent } from '../../shared/console-api.ts';
 import type { EventBus } from './events.ts';
-import { createDecoder, encodeEvent, NODE_ID } from './pg-event-wire.ts';
+import { createDecoder, encodeEvent, encodeHello, NODE_ID } from './pg-event-wire.ts';
 
 /**
  * Console events between nodes over PostgreSQL LISTEN/NOTIFY. Each event emitted on this node's
@@ -37,6 +37,11 @@ export interface PgEventRelayOptions {
   backoff?: { firstMs: number; maxMs: number };
   /** At most one resync per this long (a burst of gaps reloads each console once), default 1 s. */
   resyncEveryMs?: number;
+  /**
+   * Another node said hello: it listens now, having just started or got its link back, and missed
+   * what was said before (who is online on this node: say it again).
+   */
+  onHello?: (node: string) => void;
 }
 
 export interface PgEventRelayState {
@@ -184,6 +189,9 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
         state.delivered++;
         o.bus.deliver(got.event, got.node);
         return;
+      case 'hello':
+        o.onHello?.(got.node);
+        return;
       case 'malformed':
         state.dropped.malformed++;
         o.log(`console events: dropped a notification on ${EVENTS_CHANNEL}: ${got.why}`);
@@ -265,6 +273,9 @@ export function startPgEventRelay(o: PgEventRelayOptions): PgEventRelay {
         }
         everLive = true;
         markReady();
+        // Not an event: no number, not queued or counted. A hello lost with the connection costs
+        // only the wait for the others' next repeat; the next connection says it again.
+        client.query(NOTIFY_BATCH, [EVENTS_CHANNEL, [encodeHello(o.nodeId, run, seq + 1)]]).catch(() => undefined);
         flushSoon ??= setImmediate(flush);
       },
       (e: unknown) => lost(client, e),

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConsoleEvent } from '../../shared/console-api.ts';
-import { createDecoder, encodeEvent, MAX_PARTS, NOTIFY_MAX_BYTES } from './pg-event-wire.ts';
+import { createDecoder, encodeEvent, encodeHello, MAX_PARTS, NOTIFY_MAX_BYTES } from './pg-event-wire.ts';
 
 const who = { peer: 'wxid_顾客', groupId: null, groupName: null, customerId: 'c1', customerName: '王小明' };
 
@@ -57,4 +57,13 @@ test('what is not an event from a node is malformed, never thrown', () => {
   assert.equal(unknown.kind, 'malformed', 'an event kind this version does not know');
   const wrong = d.receive('{"v":1,"n":"a","r":"r","s":2,"e":{"type":"mention","conversationId":"c","noteId":1,"by":{"id":"x","name":"X"},"text":"t"}}');
   assert.equal(wrong.kind, 'malformed', 'a mention without recipients would reach every console');
+});
+
+test('a hello is read as one and takes no number: the event after it is no gap, a second hello no duplicate', () => {
+  const decoder = createDecoder('node-b');
+  assert.equal(decoder.receive(encodeEvent('node-a', 'run1', 1, { type: 'conversation', conversationId: 'c1' })![0]!).kind, 'event');
+  assert.deepEqual(decoder.receive(encodeHello('node-a', 'run1', 2)), { kind: 'hello', node: 'node-a' });
+  assert.deepEqual(decoder.receive(encodeHello('node-a', 'run1', 2)), { kind: 'hello', node: 'node-a' });
+  assert.deepEqual(decoder.receive(encodeEvent('node-a', 'run1', 2, { type: 'conversation', conversationId: 'c1' })![0]!), { kind: 'event', event: { type: 'conversation', conversationId: 'c1' }, node: 'node-a', seq: 2, missed: 0 });
+  assert.equal(decoder.receive(encodeHello('node-b', 'run9', 1)).kind, 'own');
 });

@@ -9,8 +9,11 @@ import { consoleEventSchema } from './console-event-schema.ts';
  *   {"v":1,"n":"node-a","r":"k3J9xQ","s":42,"e":{…the event…}}
  *   {"v":1,"n":"node-a","r":"k3J9xQ","s":43,"p":1,"of":3,"d":"<base64>"}   one part of an event too big for one
  *
+ *   {"v":1,"n":"node-a","r":"k3J9xQ","s":43,"h":1}  hello: node-a listens now (it started, or its link came back)
+ *
  * `n` the sending node, `r` its run (new at each start), `s` its sequence number (1, 2, … per run;
- * the parts of one event share theirs). A receiver that sees a number skipped knows it missed
+ * the parts of one event share theirs; a hello is not an event and carries the number its next
+ * event will have, taking none). A receiver that sees a number skipped knows it missed
  * events (the sender dropped them, or its own link was down) and says so with a resync.
  */
 
@@ -32,7 +35,13 @@ const envelopeSchema = z.object({
   p: z.number().int().min(1).max(MAX_PARTS).optional(),
   of: z.number().int().min(2).max(MAX_PARTS).optional(),
   d: z.string().max(NOTIFY_MAX_BYTES).optional(),
+  h: z.literal(1).optional(),
 });
+
+/** The payload saying `node` listens now: the others tell it again what it could not have heard (who is online on them). `next`: its next event's number. */
+export function encodeHello(node: string, run: string, next: number): string {
+  return JSON.stringify({ v: 1, n: node, r: run, s: next, h: 1 });
+}
 
 /** The payloads for one event (one, or its parts in order), or null when it is too big even in parts. */
 export function encodeEvent(node: string, run: string, seq: number, event: ConsoleEvent): string[] | null {
@@ -50,6 +59,7 @@ export function encodeEvent(node: string, run: string, seq: number, event: Conso
 /** What a received payload came to. */
 export type Received =
   | { kind: 'event'; event: ConsoleEvent; node: string; seq: number; missed: number }
+  | { kind: 'hello'; node: string }
   /** A part of an event; the rest is still to come. */
   | { kind: 'partial' }
   | { kind: 'own' }
@@ -91,8 +101,9 @@ export function createDecoder(self: string) {
       }
       const env = envelopeSchema.safeParse(json);
       if (!env.success) return { kind: 'malformed', why: `not an event envelope: ${payload.slice(0, 80)}`, missed: 0 };
-      const { n, r, s, e, p, of, d } = env.data;
+      const { n, r, s, e, p, of, d, h } = env.data;
       if (n === self) return { kind: 'own' };
+      if (h === 1) return { kind: 'hello', node: n };
       if (p === undefined) return e === undefined ? { kind: 'malformed', why: `no event in ${s} from ${n}`, missed: 0 } : event(n, r, s, e);
       if (of === undefined || d === undefined || p > of) return { kind: 'malformed', why: `part ${p} of ${s} from ${n} is incomplete`, missed: 0 };
       const open = partial.get(n);
