@@ -184,9 +184,21 @@ describe('two nodes on one PostgreSQL database', { skip: postgresSkipReason(), t
     const ok = (): number => [...sent.values()].filter((s) => s === 200).length;
     const workers = [0, 1, 2, 3].map(load);
     await eventually(() => ok() >= 20, 'requests taken before the outage', 30_000);
+    const probe = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const r = await fetch(new URL(path, nodes[0]!.endpoint));
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    assert.deepEqual(await probe('/readyz'), { status: 200, body: { status: 'ready' } });
     await server.pause();
     await eventually(() => unavailable.length >= 8, '503s during the outage', 30_000);
+    // Alive, but not ready: a balancer checking /readyz sends the messages to a node that can store them.
+    assert.deepEqual(await probe('/healthz'), { status: 200, body: { status: 'ok' } });
+    await eventually(async () => (await probe('/readyz')).status === 503, '/readyz 503 during the outage', 10_000);
+    const notReady = await probe('/readyz');
+    assert.equal(notReady.body['code'], 'service_unavailable');
+    assert.match(String(notReady.body['detail']), /^not ready: the database/);
     await server.resume();
+    await eventually(async () => (await probe('/readyz')).status === 200, '/readyz ready again', 30_000);
     const atResume = ok();
     await eventually(() => ok() >= atResume + 20, 'requests taken after PostgreSQL came back', 30_000);
     stop = true;

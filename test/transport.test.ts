@@ -86,8 +86,13 @@ describe('section 1: transport', () => {
     assert.equal(((await nf.json()) as { code: string }).code, "not_found");
   });
 
-  it('serves /healthz and Prometheus /metrics', async () => {
+  it('serves /healthz, /readyz and Prometheus /metrics', async () => {
     assert.deepEqual(await (await fetch(`${h.base}/healthz`)).json(), { status: 'ok' });
+    // SQLite is a file of this process: a server that answers is ready.
+    assert.deepEqual(await (await fetch(`${h.base}/readyz`)).json(), { status: 'ready' });
+    const posted = await fetch(`${h.base}/readyz`, { method: 'POST' });
+    assert.equal(posted.status, 405);
+    assert.equal(posted.headers.get('allow'), 'GET, HEAD');
     await h.post(info());
     const metrics = await (await fetch(`${h.base}/metrics`)).text();
     assert.match(metrics, /# TYPE switchboard_http_requests_total counter/);

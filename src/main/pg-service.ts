@@ -19,6 +19,7 @@ import { createMessageService } from './conversations/message-service.ts';
 import { countedPgRunner, pgEndpointReads } from './conversations/pg-endpoint-writes.ts';
 import { startPgMaintenance } from './conversations/pg-maintenance.ts';
 import { createPgChatMessagesHandler } from './http/pg-chat-messages.ts';
+import { createPgReadiness } from './http/pg-readiness.ts';
 import { createHttpServer, CHAT_PATH, listen } from './http/server.ts';
 import { createMetrics, eventLoopDelayGauges, monitorLoopDelay } from './http/metrics.ts';
 import { createRequestLogger } from './http/request-logger.ts';
@@ -178,6 +179,7 @@ async function serve(options: PgServiceOptions, { clock, log, nodeId, pool, mirr
   });
   const intake = createIntakeBudget(config.intake);
   const http = createHttpServer({
+    ready: createPgReadiness(pool, clock),
     chatMessages: createPgChatMessagesHandler({
       registry,
       mirror,

@@ -12,6 +12,7 @@ import { HttpProblem } from './problem.ts';
 import type { ChatMessagesHandler, Reply, RequestFacts } from './chat-messages.ts';
 import { chatLogEntry } from './request-logger.ts';
 import type { Metrics } from './metrics.ts';
+import { isProbePath, probeReply, type Readiness } from './probes.ts';
 import type { PreAuthGate } from '../auth/address-limiter.ts';
 import type { TurnSlicer } from '../loop/turn-slicer.ts';
 import { idleWaiters } from '../loop/quiesce.ts';
@@ -42,6 +43,8 @@ export interface HttpServerDeps {
    * with the loop unable to fire a timer, send a delivery or answer the console.
    */
   slicer?: TurnSlicer;
+  /** What /readyz asks (absent: ready while the server runs). */
+  ready?: Readiness;
 }
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@\-]{1,128}$/;
@@ -226,11 +229,11 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
             closeAfter = !(Number(req.headers['content-length']) <= 65_536) && 'brief';
           }
         }
-      } else if (path === '/healthz' || path === '/metrics') {
+      } else if (isProbePath(path)) {
         if (method !== 'GET' && method !== 'HEAD') {
           reply = problemReply(new HttpProblem('method_not_allowed', `${method} is not allowed on ${path}; use GET`, { headers: { allow: 'GET, HEAD' } }), requestId);
         } else {
-          reply = path === '/healthz' ? { status: 200, body: { status: 'ok' } } : { status: 200, text: deps.metrics.render() };
+          reply = await probeReply(path, deps, requestId);
         }
       } else {
         reply = problemReply(new HttpProblem('not_found', `no such path: ${path.slice(0, 200)}`), requestId);

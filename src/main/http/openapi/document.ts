@@ -92,6 +92,17 @@ function plainGet(summary: string, ok: Json): Json {
   return { get: { summary, responses: { '200': ok, '405': ref('responses', problemResponseName(405)) } } };
 }
 
+/** Readiness: 200, or 503 while a PostgreSQL node cannot reach its database. */
+function readyGet(): Json {
+  const ok = {
+    description: 'The server can take chat messages now (on PostgreSQL: its database answered within 2 s, checked at most once a second).',
+    content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ready' } }, required: ['status'] }, example: { status: 'ready' } } },
+  };
+  const get = plainGet('Readiness', ok) as { get: { responses: Record<string, Json> } };
+  get.get.responses['503'] = ref('responses', problemResponseName(503));
+  return get;
+}
+
 const minutes = (ms: number): string => (ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`);
 
 function deliveryWebhook(): Json {
@@ -165,6 +176,7 @@ export function buildOpenApiDocument(): Json {
         description: 'The server is up.',
         content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] }, example: { status: 'ok' } } },
       }),
+      '/readyz': readyGet(),
       '/metrics': plainGet('Prometheus metrics', {
         description: 'Prometheus text format.',
         content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },

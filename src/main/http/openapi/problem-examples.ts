@@ -163,13 +163,13 @@ export const PROBLEM_EXAMPLES: Record<ProblemCode, ProblemExample> = {
   },
   not_found: {
     summary: 'Unknown path',
-    description: 'Any path other than /custom-im/chat-messages, /healthz and /metrics.',
+    description: 'Any path other than /custom-im/chat-messages, /healthz, /readyz and /metrics.',
     problem: new HttpProblem('not_found', 'no such path: /custom-im/chat-message'),
     trigger: { path: '/custom-im/chat-message', body: json(signedBody(auto({}))) },
   },
   method_not_allowed: {
     summary: 'Another method than POST',
-    description: 'The endpoint takes POST only (`Allow: POST`); /healthz and /metrics take GET and HEAD.',
+    description: 'The endpoint takes POST only (`Allow: POST`); /healthz, /readyz and /metrics take GET and HEAD.',
     problem: new HttpProblem('method_not_allowed', `GET is not allowed on ${CHAT_PATH}; use POST`, { headers: { allow: 'POST' } }),
     trigger: { method: 'GET' },
   },
