@@ -17,7 +17,7 @@ import type { SealingKey } from './sealing-key.ts';
 /** The SQLite store as the rotation's target (the CLI's data folder). */
 const rotateKey = (store: Store, ring: Keyring, given: SealingKey | null, hooks?: RotationHooks) => rotateStoredKey({ transaction: sqliteInTransaction(store) }, ring, given, hooks);
 const resealSecrets = (store: Store, ring: Keyring) => resealStoredSecrets({ transaction: sqliteInTransaction(store) }, ring);
-import { KEY_ENV, parseKey, type KeySource } from './sealing-key.ts';
+import { KEY_ENV, KEY_PREVIOUS_ENV, parseKey, resolveKeySource, type KeySource } from './sealing-key.ts';
 import { V1_SEALED } from './secret-box.fixture.ts';
 
 interface Setup {
@@ -101,7 +101,7 @@ for (const step of STEPS) {
 
 test('a value that does not open stops the rotation before anything is written', async () => {
   const s = setup();
-  const stranger = keyringBox(openKeyring({ kind: 'env', text: randomBytes(32).toString('base64'), label: 'x' }));
+  const stranger = keyringBox(openKeyring({ kind: 'env', text: randomBytes(32).toString('base64'), label: 'x', previousText: null }));
   s.store.clients.addSecret('old', stranger.seal('sealed elsewhere'), 'else', 5);
   const keyBefore = readFileSync(s.keyPath, 'utf8');
   await assert.rejects(() => rotateKey(s.store, openKeyring(s.source), null), (e: Error) => /^1 stored value does not open with this node's keys, so nothing was changed \(client old secret …else: secret sealed with key [0-9a-f]{8}, this node has key/.test(e.message));
@@ -111,14 +111,14 @@ test('a value that does not open stops the rotation before anything is written',
 
 test('a key from the environment: rotate-key needs the new key in a file, writes nothing, and re-seals under it', async () => {
   const s = setup();
-  const env: KeySource = { kind: 'env', text: V1_SEALED.key, label: KEY_ENV };
+  const env: KeySource = { kind: 'env', text: V1_SEALED.key, label: KEY_ENV, previousText: null };
   await assert.rejects(() => rotateKey(s.store, openKeyring(env), null), /comes from SWITCHBOARD_SECRET_KEY, which this command cannot change: make a new key with "npm run cli -- secrets new-key FILE"/);
   const next = parseKey(randomBytes(32).toString('base64'), '--new-key-file k');
   const report = await rotateKey(s.store, openKeyring(env), next);
   assert.equal(report.wrote, null);
   assert.deepEqual(readdirSync(s.dir).sort(), ['secret.key', 'switchboard.db', 'switchboard.db-shm', 'switchboard.db-wal'].filter((f) => existsSync(join(s.dir, f))));
   assert.deepEqual(new Set(keyIds(s)), new Set([next.id, 'other']));
-  await assert.rejects(() => rotateKey(s.store, openKeyring({ kind: 'env', text: next.bytes.toString('base64'), label: KEY_ENV }), next), /the new key is this node's key already/);
+  await assert.rejects(() => rotateKey(s.store, openKeyring({ kind: 'env', text: next.bytes.toString('base64'), label: KEY_ENV, previousText: null }), next), /the new key is this node's key already/);
 });
 
 test('reseal moves every value under the current key after the key was changed by hand (old key kept as .old)', async () => {
@@ -133,6 +133,20 @@ test('reseal moves every value under the current key after the key was changed b
   assert.equal(await resealSecrets(s.store, ring), 0, 'nothing left to move');
   assert.deepEqual(new Set(keyIds(s)), new Set([ring.keys().current.id, 'other']));
   everyValueOpens(s);
+});
+
+test('a key from the environment: nodes given the new key and SWITCHBOARD_SECRET_KEY_PREVIOUS open every value while others still have the old key; reseal, then the previous key is not needed', async () => {
+  const s = setup();
+  const next = randomBytes(32).toString('base64');
+  const env = resolveKeySource({ env: { [KEY_ENV]: next, [KEY_PREVIOUS_ENV]: V1_SEALED.key }, dataDir: s.dir });
+  const ring = openKeyring(env);
+  assert.equal(ring.keys().previous?.source, KEY_PREVIOUS_ENV);
+  const check = checkSecrets(s.store, ring);
+  assert.deepEqual({ failures: check.failures.length, notUnderCurrent: check.notUnderCurrent }, { failures: 0, notUnderCurrent: 5 }, 'everything opens, under the previous key');
+  // A node still on the old key alone opens what it sealed before; a value sealed now by the new node it cannot (docs: add none meanwhile).
+  assert.equal(await resealSecrets(s.store, ring), 5);
+  const after = checkSecrets(s.store, openKeyring(resolveKeySource({ env: { [KEY_ENV]: next }, dataDir: s.dir })));
+  assert.deepEqual({ failures: after.failures.length, notUnderCurrent: after.notUnderCurrent }, { failures: 0, notUnderCurrent: 0 }, 'the previous key can go');
 });
 
 test('a rotation that another finished meanwhile stops before it writes a key file; every value opens under the other\'s key', async () => {

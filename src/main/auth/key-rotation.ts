@@ -107,7 +107,7 @@ export async function checkStoredSecrets(store: SealedStore, ring: Keyring): Pro
 
 /** Keys fixed for one step of a rotation, whatever the files say meanwhile. */
 function staticKeyring(keys: KeyringKeys): Keyring {
-  return { source: { kind: 'env', text: '', label: 'rotation' }, keys: () => keys, fresh: () => keys };
+  return { source: { kind: 'env', text: '', label: 'rotation', previousText: null }, keys: () => keys, fresh: () => keys };
 }
 
 /**

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyFileModeWarning, keyIdOf, loadKey, parseKey, resolveKeySource, writeFileAtomic, KEY_ENV, KEY_FILE_ENV } from './sealing-key.ts';
+import { keyFileModeWarning, keyIdOf, loadKey, loadPreviousKey, parseKey, resolveKeySource, writeFileAtomic, KEY_ENV, KEY_FILE_ENV, KEY_PREVIOUS_ENV } from './sealing-key.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'sb-key-'));
 const b64 = () => randomBytes(32).toString('base64');
@@ -14,10 +14,22 @@ test('precedence: --secret-key-file, then the environment (a file or the key its
   const env = { [KEY_FILE_ENV]: '/env/key', [KEY_ENV]: undefined };
   assert.deepEqual(resolveKeySource({ flagFile: 'flag.key', env, configFile: 'cfg.key', dataDir: d }), { kind: 'file', path: join(process.cwd(), 'flag.key'), label: `--secret-key-file ${join(process.cwd(), 'flag.key')}`, createIfMissing: false });
   assert.deepEqual(resolveKeySource({ env, configFile: 'cfg.key', dataDir: d }), { kind: 'file', path: '/env/key', label: `${KEY_FILE_ENV}=/env/key`, createIfMissing: false });
-  assert.deepEqual(resolveKeySource({ env: { [KEY_ENV]: 'abc' }, configFile: 'cfg.key', dataDir: d }), { kind: 'env', text: 'abc', label: KEY_ENV });
+  assert.deepEqual(resolveKeySource({ env: { [KEY_ENV]: 'abc' }, configFile: 'cfg.key', dataDir: d }), { kind: 'env', text: 'abc', label: KEY_ENV, previousText: null });
   assert.deepEqual(resolveKeySource({ env: {}, configFile: 'cfg.key', dataDir: d }), { kind: 'file', path: join(d, 'cfg.key'), label: `secretKeyFile ${join(d, 'cfg.key')} (config.json)`, createIfMissing: false });
   assert.deepEqual(resolveKeySource({ env: { [KEY_ENV]: '' }, dataDir: d }), { kind: 'file', path: join(d, 'secret.key'), label: join(d, 'secret.key'), createIfMissing: true });
   assert.throws(() => resolveKeySource({ env: { [KEY_FILE_ENV]: '/a', [KEY_ENV]: 'b' }, dataDir: d }), /both SWITCHBOARD_SECRET_KEY_FILE and SWITCHBOARD_SECRET_KEY are set/);
+});
+
+test('SWITCHBOARD_SECRET_KEY_PREVIOUS is the previous key of SWITCHBOARD_SECRET_KEY only; beside a key file it is an error naming the file\'s .old', () => {
+  const d = dir();
+  const [now, before] = [b64(), b64()];
+  const source = resolveKeySource({ env: { [KEY_ENV]: now, [KEY_PREVIOUS_ENV]: before }, dataDir: d });
+  assert.deepEqual(source, { kind: 'env', text: now, label: KEY_ENV, previousText: before });
+  assert.equal(loadPreviousKey(source)?.id, keyIdOf(Buffer.from(before, 'base64')));
+  assert.equal(loadPreviousKey(resolveKeySource({ env: { [KEY_ENV]: now, [KEY_PREVIOUS_ENV]: '' }, dataDir: d })), null);
+  assert.throws(() => loadPreviousKey(resolveKeySource({ env: { [KEY_ENV]: now, [KEY_PREVIOUS_ENV]: 'short' }, dataDir: d })), /^Error: SWITCHBOARD_SECRET_KEY_PREVIOUS holds 3 bytes, not a 32-byte key/);
+  assert.throws(() => resolveKeySource({ flagFile: 'k', env: { [KEY_PREVIOUS_ENV]: before }, dataDir: d }), /SWITCHBOARD_SECRET_KEY_PREVIOUS goes with SWITCHBOARD_SECRET_KEY; this node's key comes from --secret-key-file .*\/k, whose previous key is the file .*\/k\.old/);
+  assert.throws(() => resolveKeySource({ env: { [KEY_PREVIOUS_ENV]: before }, dataDir: d }), /goes with SWITCHBOARD_SECRET_KEY; .* the file .*secret\.key\.old/);
 });
 
 test('a key is base64 or base64url of exactly 32 bytes; anything else is an error naming its source, never showing the key', () => {
@@ -64,7 +76,7 @@ test('a key file other local users may read gets a one-line warning with the com
   assert.equal(keyFileModeWarning(source), `warning: the secret key --secret-key-file ${path} is open to other local users (0640); to make it private run: chmod 600 '${path}'`);
   chmodSync(path, 0o600);
   assert.equal(keyFileModeWarning(source), null);
-  assert.equal(keyFileModeWarning({ kind: 'env', text: b64(), label: KEY_ENV }), null);
+  assert.equal(keyFileModeWarning({ kind: 'env', text: b64(), label: KEY_ENV, previousText: null }), null);
 });
 
 test('an atomic write replaces the whole file, 0600, leaving no temporary file', () => {

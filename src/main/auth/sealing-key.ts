@@ -20,6 +20,8 @@ export class SecretKeyError extends Error {}
 
 export const KEY_ENV = 'SWITCHBOARD_SECRET_KEY';
 export const KEY_FILE_ENV = 'SWITCHBOARD_SECRET_KEY_FILE';
+/** The key before a rotation, beside SWITCHBOARD_SECRET_KEY: it opens values, never seals (a key file's is `<file>.old`). */
+export const KEY_PREVIOUS_ENV = 'SWITCHBOARD_SECRET_KEY_PREVIOUS';
 export const KEY_BYTES = 32;
 
 /**
@@ -29,7 +31,7 @@ export const KEY_BYTES = 32;
  */
 export type KeySource =
   | { kind: 'file'; path: string; label: string; createIfMissing: boolean }
-  | { kind: 'env'; text: string; label: string };
+  | { kind: 'env'; text: string; label: string; previousText: string | null };
 
 export interface KeySourceInputs {
   /** --secret-key-file, as typed (relative to the shell's directory). */
@@ -42,6 +44,16 @@ export interface KeySourceInputs {
 
 /** Precedence: --secret-key-file, then SWITCHBOARD_SECRET_KEY_FILE or SWITCHBOARD_SECRET_KEY (not both), then config.json, then the data folder. */
 export function resolveKeySource(inputs: KeySourceInputs): KeySource {
+  const source = keySourceOf(inputs);
+  const previous = inputs.env[KEY_PREVIOUS_ENV];
+  if (source.kind === 'file' && previous !== undefined && previous !== '') {
+    // Silently ignored, it would leave values sealed under it unopened on this node with no clue why.
+    throw new SecretKeyError(`${KEY_PREVIOUS_ENV} goes with ${KEY_ENV}; this node's key comes from ${source.label}, whose previous key is the file ${previousKeyPath(source.path)}`);
+  }
+  return source;
+}
+
+function keySourceOf(inputs: KeySourceInputs): KeySource {
   if (inputs.flagFile !== undefined) {
     if (inputs.flagFile === '') throw new SecretKeyError('--secret-key-file needs a path');
     return { kind: 'file', path: resolve(inputs.flagFile), label: `--secret-key-file ${resolve(inputs.flagFile)}`, createIfMissing: false };
@@ -52,7 +64,7 @@ export function resolveKeySource(inputs: KeySourceInputs): KeySource {
     throw new SecretKeyError(`both ${KEY_FILE_ENV} and ${KEY_ENV} are set: give the key one way only`);
   }
   if (envFile) return { kind: 'file', path: resolve(envFile), label: `${KEY_FILE_ENV}=${resolve(envFile)}`, createIfMissing: false };
-  if (envKey) return { kind: 'env', text: envKey, label: KEY_ENV };
+  if (envKey) return { kind: 'env', text: envKey, label: KEY_ENV, previousText: inputs.env[KEY_PREVIOUS_ENV] || null };
   if (inputs.configFile !== undefined) {
     const path = resolve(inputs.dataDir, inputs.configFile);
     return { kind: 'file', path, label: `secretKeyFile ${path} (config.json)`, createIfMissing: false };
@@ -123,9 +135,9 @@ export function previousKeyPath(path: string): string {
   return `${path}.old`;
 }
 
-/** The previous key of a file source, if its `.old` file exists. */
+/** The previous key: a file source's `.old` file if it exists, SWITCHBOARD_SECRET_KEY_PREVIOUS if set. */
 export function loadPreviousKey(source: KeySource): SealingKey | null {
-  if (source.kind === 'env') return null;
+  if (source.kind === 'env') return source.previousText === null ? null : parseKey(source.previousText, KEY_PREVIOUS_ENV);
   const path = previousKeyPath(source.path);
   try {
     statSync(path);

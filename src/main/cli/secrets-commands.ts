@@ -2,7 +2,7 @@ import type { Keyring } from '../auth/secret-box.ts';
 import { checkStoredSecrets, resealStoredSecrets, rotateStoredKey, type CheckReport, type RotationHooks } from '../auth/key-rotation.ts';
 import type { StoreTarget } from './store-target.ts';
 import { ensurePrivateFile } from '../store/data-dir.ts';
-import { KEY_ENV, keyFileText, newKey, readKeyFile, SecretKeyError } from '../auth/sealing-key.ts';
+import { KEY_ENV, KEY_PREVIOUS_ENV, keyFileText, newKey, readKeyFile, SecretKeyError } from '../auth/sealing-key.ts';
 import { UsageError } from './args.ts';
 
 export const SECRETS_USAGE = `  secrets check           (opens every client secret and engine key; says which key sealed each, and which do not open)
@@ -81,7 +81,7 @@ export async function secretsCommand(target: StoreTarget, ring: () => Keyring, a
       } else {
         lines.push(
           `this node's key comes from ${KEY_ENV}: nothing was written. On every node set ${KEY_ENV} to the contents of ${flags['new-key-file']} (key ${r.to.id}) and restart it;`,
-          'until then a node with the old key cannot open these values (its signed requests are refused)',
+          `until then a node with the old key cannot open these values (its signed requests are refused). To rotate without that gap, give every node ${KEY_PREVIOUS_ENV} (the old key) and the new ${KEY_ENV} first, then run "secrets reseal" (docs/operations.md, "Secret key")`,
         );
       }
       if (r.resealed > 0) lines.push(`a node started with only the old key ${r.from.id} refuses to start (none of the stored values opens with it)`);
