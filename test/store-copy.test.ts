@@ -216,7 +216,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     const run = cli(dir, 'store', 'copy', '--to', url);
     assert.equal(run.status, 0, run.stderr);
     const lite = new DatabaseSync(databasePath(dir), { readOnly: true });
-    assert.equal((lite.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, 33);
+    assert.equal((lite.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, 34);
     lite.close();
     assert.equal(await pgCount(c, 'clients'), 1);
 
