@@ -198,7 +198,7 @@ describe('replay runs on PostgreSQL and on SQLite', { skip: postgresSkipReason()
     const [nodeA, nodeB] = pools as [pg.Pool, pg.Pool];
     // Node A's claim is in, not committed: node B's claim must wait on it, not pass beside it.
     let a: Awaited<ReturnType<StoreContract['replay']['claimRun']>> | undefined;
-    const held = await holdTransaction(nodeA, async (tx) => (a = await pgReplayQueries(tx).claimRun(PARAMS, null, T0, claimOf('node-a')).catch(() => undefined)));
+    const held = await holdTransaction(nodeA, async (tx) => (a = await Promise.resolve(pgReplayQueries(tx).claimRun(PARAMS, null, T0, claimOf('node-a'))).catch(() => undefined)));
     const b = pgReplayQueries(nodeB).claimRun(PARAMS, null, T0, claimOf('node-b'));
     try {
       await waitForLockWait(nodeA);
