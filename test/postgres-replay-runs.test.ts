@@ -84,7 +84,8 @@ describe('a replay run on two PostgreSQL nodes', { skip: postgresSkipReason(), t
 
     const b = await startNode('node-b', clocks[1]!);
     const refusal = (error: unknown): boolean => error instanceof ConsoleError && error.code === 'replay_running' && error.message === `replay ${runId} is still running: wait for it or cancel it first`;
-    // The same refusal on the node running it (in memory) and on the other (the claim in the database).
+    // The same refusal on the node running it (in memory) and on the other (the claim in the
+    // database). B's start waits for B's start-up sweep first: A's run is live and outlives it.
     await assert.rejects(a.console.handlers.startReplay(REQUEST, asOwner(a)), refusal);
     await assert.rejects(b.console.handlers.startReplay(REQUEST, asOwner(b)), refusal);
 
