@@ -95,7 +95,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
 
     const run = cli(dir, 'store', 'copy', '--to', url);
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /^copied .*switchboard\.db \(SQLite schema 33\) into postgres:\/\/postgres@127\.0\.0\.1:\d+\/copy_\d+ \(PostgreSQL schema \d+; migrations applied: 1, 2, 3, 4/);
+    assert.match(run.stdout, /^copied .*switchboard\.db \(SQLite schema 34\) into postgres:\/\/postgres@127\.0\.0\.1:\d+\/copy_\d+ \(PostgreSQL schema \d+; migrations applied: 1, 2, 3, 4/);
     assert.match(run.stdout, /^ {2}messages +60 +\d+$/m);
     assert.match(run.stdout, /^verified: row counts of 26 tables equal, \d+ sampled rows equal column by column/m);
     assert.match(run.stdout, /not copied \(SQLite only\): kb_fts, messages_fts, messages_fts_queue/);
@@ -216,7 +216,7 @@ describe('store copy: a SQLite installation into PostgreSQL', { skip, timeout: 1
     const run = cli(dir, 'store', 'copy', '--to', url);
     assert.equal(run.status, 0, run.stderr);
     const lite = new DatabaseSync(databasePath(dir), { readOnly: true });
-    assert.equal((lite.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, 33);
+    assert.equal((lite.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, 34);
     lite.close();
     assert.equal(await pgCount(c, 'clients'), 1);
 

@@ -142,6 +142,8 @@ export async function startPgConsole(d: PgConsoleDeps) {
     kbThreshold: d.kbThreshold,
     configuredKbThreshold: config.kbThreshold,
     pendingChanges: () => store.proposals.pendingChanges(),
+    // Replay runs are claimed, shown and cancelled across the nodes (replay-runs.ts).
+    replayNodeId: d.nodeId,
     knowledge: d.knowledge,
     team,
     presenceOf: (agentId) => team.presenceOf(agentId),

@@ -68,6 +68,8 @@ export interface AllHandlerDeps {
   configuredKbThreshold: number;
   /** Pending knowledge-base proposals for replays; absent in a build without a proposals store. */
   pendingChanges?: PendingChanges;
+  /** This node's id when several nodes share the store (PostgreSQL): replay runs are the installation's, not the process's. */
+  replayNodeId?: string;
   /** The knowledge base as the built-in engine matches it: the threshold plot ranks with it. */
   knowledge: KnowledgeSource;
 }

@@ -6,7 +6,7 @@ import type { Caller } from '../../shared/console-roles.ts';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 import { createReplay, type ReplayPlan } from '../replay/replay.ts';
-import { createReplayRunner, summaryOf } from '../replay/replay-runs.ts';
+import { createReplayRunner, ReplayRunningError, summaryOf } from '../replay/replay-runs.ts';
 import { ReplayInputError } from '../replay/window.ts';
 import type { PendingChanges } from '../replay/candidate.ts';
 import { ConsoleError } from './console-error.ts';
@@ -23,12 +23,21 @@ export interface ReplayHandlerDeps {
   contextLines: number;
   /** The proposals store's pending changes; absent in a build without one. */
   pendingChanges?: PendingChanges;
+  /**
+   * This node's id when several nodes share the store (PostgreSQL): runs are claimed in the
+   * database, one in the whole installation, and shown and cancelled from any node. Absent: one
+   * process owns the store (SQLite) and keeps its run in memory.
+   */
+  replayNodeId?: string;
   log?: (line: string) => void;
 }
 
 type ReplayMethods = 'estimateReplay' | 'startReplay' | 'getReplayRun' | 'listReplayRuns' | 'cancelReplay';
 
-/** Replays from the console: an admin's, one at a time, audited when started and when cancelled. */
+/**
+ * Replays from the console: an admin's, one at a time (on several nodes, one in the whole
+ * installation), audited when started and when cancelled on the node that was asked.
+ */
 export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandlers, ReplayMethods> {
   const { store, clock } = deps;
   const replay = createReplay({
@@ -41,7 +50,8 @@ export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandl
     clock,
     ...(deps.pendingChanges ? { pendingChanges: deps.pendingChanges } : {}),
   });
-  const runner = createReplayRunner(store, replay, () => clock.now(), deps.log ?? ((line) => console.error(line)));
+  const runner = createReplayRunner(store, replay, clock, deps.log ?? ((line) => console.error(line)), deps.replayNodeId ?? null);
+  const busyError = (running: number): ConsoleError => new ConsoleError('replay_running', `replay ${running} is still running: wait for it or cancel it first`);
   const planOf = async (input: Parameters<typeof replay.plan>[0]): Promise<ReplayPlan> => {
     try {
       return await replay.plan(input, clock.now());
@@ -54,10 +64,15 @@ export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandl
     const operator = caller.account ? { ...caller.account, address: caller.address } : null;
     await deps.writer.submit({ kind: 'audit', entry: { at: clock.now(), operator, action: 'replay', conversationId: null, detail: auditDetail(detail), address: caller.address } });
   };
-  const runView = async (id: number) => {
-    const run = await store.replay.run(id);
+  /** The run as stored; one whose node stopped giving heartbeats is failed first (when asked, not on a timer). */
+  const runOf = async (id: number) => {
+    let run = await store.replay.run(id);
+    if (run && runner.stale(run)) {
+      await runner.failStale();
+      run = await store.replay.run(id);
+    }
     if (!run) throw new ConsoleError('not_found', `no replay run ${id}`);
-    return summaryOf(run, runner.progress(id));
+    return run;
   };
 
   return {
@@ -67,7 +82,7 @@ export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandl
     async startReplay(input, caller) {
       const refuseIfRunning = (): void => {
         const running = runner.busy();
-        if (running !== null) throw new ConsoleError('replay_running', `replay ${running} is still running: wait for it or cancel it first`);
+        if (running !== null) throw busyError(running);
       };
       refuseIfRunning();
       const plan = await planOf(input);
@@ -75,19 +90,32 @@ export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandl
       const estimate = await replay.estimate(plan);
       // Asked again with nothing awaited before the start: another start may have begun while this one planned.
       refuseIfRunning();
-      const runId = await runner.start(plan, caller.account);
+      let runId: number;
+      try {
+        runId = await runner.start(plan, caller.account);
+      } catch (error) {
+        // Another node's run is running (the claim in the database refused this one).
+        if (error instanceof ReplayRunningError) throw busyError(error.running);
+        throw error;
+      }
       await audit(caller, { run: runId, change: 'start', questions: plan.questions.length, llmCalls: estimate.llmCalls, ...plan.params, systemPrompt: plan.params.systemPrompt === null ? null : '(set)' });
       return { runId, estimate };
     },
     async getReplayRun(input) {
-      return { ...(await runView(input.id)), rows: await store.replay.rows(input.id, { changedOnly: input.changedOnly, limit: input.limit }) };
+      const run = await runOf(input.id);
+      return { ...summaryOf(run, runner.progress(run)), rows: await store.replay.rows(input.id, { changedOnly: input.changedOnly, limit: input.limit }) };
     },
     async listReplayRuns(input) {
-      return (await store.replay.runs(input.limit)).map((run) => summaryOf(run, runner.progress(run.id)));
+      let runs = await store.replay.runs(input.limit);
+      if (runs.some((run) => runner.stale(run))) {
+        await runner.failStale();
+        runs = await store.replay.runs(input.limit);
+      }
+      return runs.map((run) => summaryOf(run, runner.progress(run)));
     },
     async cancelReplay(input, caller) {
-      await runView(input.id);
-      const cancelled = runner.cancel(input.id);
+      await runOf(input.id);
+      const cancelled = await runner.cancel(input.id);
       if (cancelled) await audit(caller, { run: input.id, change: 'cancel' });
       return { cancelled };
     },

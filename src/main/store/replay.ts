@@ -20,8 +20,37 @@ export interface PastQuestion {
 /** A question's row as stored: the same shape the console shows. */
 export type ReplayRowInput = ReplayRowView;
 
-/** A run as stored: the console's summary without the in-memory progress of a running one. */
-export type ReplayRunRow = Omit<ReplayRunSummary, 'progress'>;
+/**
+ * The node a run is running on (PostgreSQL's several nodes): its last heartbeat, the progress it
+ * gave then, and when another node asked it to stop. Null for a run started with no owner (SQLite's
+ * console and the CLI, which keep their progress in memory; a run of an earlier version).
+ */
+export interface ReplayRunOwner {
+  nodeId: string;
+  heartbeatAt: number;
+  done: number;
+  total: number;
+  cancelRequestedAt: number | null;
+}
+
+/** A run as stored: the console's summary without the progress, and its owner. */
+export type ReplayRunRow = Omit<ReplayRunSummary, 'progress'> & { owner: ReplayRunOwner | null };
+
+/** Claiming a run for a node: the run, or the run already running that refused it. */
+export type ReplayClaim = { runId: number } | { running: number };
+
+/**
+ * Why a stale run failed, in three parts the stores join around the run's node in SQL: its node
+ * stopped giving heartbeats. A run without a node (an earlier version's) says so.
+ */
+export function staleRunErrorParts(staleMs: number): [head: string, noNode: string, tail: string] {
+  return ['interrupted: the node running it stopped (', 'no node recorded', `: no heartbeat for ${Math.round(staleMs / 1000)} s)`];
+}
+
+export const staleRunError = (nodeId: string | null, staleMs: number): string => {
+  const [head, noNode, tail] = staleRunErrorParts(staleMs);
+  return `${head}${nodeId ?? noNode}${tail}`;
+};
 
 interface RawRun {
   id: number;
@@ -32,7 +61,14 @@ interface RawRun {
   params: string;
   totals: string;
   error: string | null;
+  node_id: string | null;
+  heartbeat_at: number | null;
+  progress_done: number | null;
+  progress_total: number | null;
+  cancel_requested_at: number | null;
 }
+
+const startedByText = (startedBy: { id: string; name: string } | null): string | null => (startedBy ? JSON.stringify({ id: startedBy.id, name: startedBy.name }) : null);
 
 const startedBySchema = z.object({ id: z.string(), name: z.string() }).nullable();
 
@@ -48,6 +84,7 @@ const toRun = (r: RawRun): ReplayRunRow => {
     params: replayParamsSchema.parse(JSON.parse(r.params)),
     totals: totals && typeof totals === 'object' && Object.keys(totals).length > 0 ? replayTotalsSchema.parse(totals) : null,
     error: r.error,
+    owner: r.node_id === null ? null : { nodeId: r.node_id, heartbeatAt: r.heartbeat_at ?? r.created_at, done: r.progress_done ?? 0, total: r.progress_total ?? 0, cancelRequestedAt: r.cancel_requested_at },
   };
 };
 
@@ -86,6 +123,26 @@ export function replayQueries(db: Db) {
        WHERE run_id > (SELECT coalesce(max(id), 0) - 10 FROM replay_runs) AND json_extract(after, '$.engine') = :engine AND json_extract(after, '$.llm') = 1)`,
   );
   const interrupt = db.prepare("UPDATE replay_runs SET status = 'failed', finished_at = ?, error = ? WHERE status = 'running'");
+  // A run's last sign of life: its heartbeat, or its start for a run without one.
+  const failStale = db.prepare(
+    `UPDATE replay_runs SET status = 'failed', finished_at = :now, error = :head || coalesce(node_id, :noNode) || :tail
+     WHERE status = 'running' AND coalesce(heartbeat_at, created_at) < :before`,
+  );
+  const claim = db.prepare(
+    `INSERT INTO replay_runs (created_at, status, started_by, params, node_id, heartbeat_at, progress_done, progress_total) VALUES (?, 'running', ?, ?, ?, ?, 0, ?)
+     ON CONFLICT (status) WHERE status = 'running' AND node_id IS NOT NULL DO NOTHING RETURNING id`,
+  );
+  const runningRun = db.prepare("SELECT id FROM replay_runs WHERE status = 'running' ORDER BY id LIMIT 1");
+  const ownedRun = db.prepare("SELECT 1 FROM replay_runs WHERE id = ? AND status = 'running' AND node_id = ?");
+  const beat = db.prepare(
+    "UPDATE replay_runs SET heartbeat_at = ?, progress_done = ?, progress_total = ? WHERE id = ? AND status = 'running' AND node_id = ? RETURNING cancel_requested_at",
+  );
+  const askCancel = db.prepare("UPDATE replay_runs SET cancel_requested_at = coalesce(cancel_requested_at, ?) WHERE id = ? AND status = 'running' AND node_id IS NOT NULL");
+
+  function failStaleRuns(now: number, staleMs: number): number {
+    const [head, noNode, tail] = staleRunErrorParts(staleMs);
+    return Number(failStale.run({ now, head, noNode, tail, before: now - staleMs }).changes);
+  }
 
   /** The lowest message id received at or after `from`: ids follow arrival, so a binary search. */
   function firstIdFrom(from: number): number {
@@ -132,27 +189,68 @@ export function replayQueries(db: Db) {
         isGroup: r['group_id'] !== null,
       }));
     },
+    /** A run with no owner (SQLite's console, the CLI): one process keeps it to one at a time, or not at all. */
     startRun(params: ReplayParams, startedBy: { id: string; name: string } | null, now: number): number {
-      return Number(insertRun.run(now, 'running', startedBy ? JSON.stringify({ id: startedBy.id, name: startedBy.name }) : null, JSON.stringify(params)).lastInsertRowid);
+      return Number(insertRun.run(now, 'running', startedByText(startedBy), JSON.stringify(params)).lastInsertRowid);
     },
-    /** The run's outcome and its rows, in one transaction: a run is listed whole or as running. */
-    finishRun(id: number, status: Exclude<ReplayStatus, 'running'>, now: number, totals: ReplayTotals | null, rows: readonly ReplayRowInput[], error: string | null = null): void {
+    /**
+     * A run for `claim.nodeId`, unless another is running: runs whose last heartbeat is older than
+     * `claim.staleMs` are failed first (their node stopped), then any run still running refuses
+     * it. One immediate transaction; PostgreSQL's nodes rely on the partial unique index instead.
+     */
+    claimRun(params: ReplayParams, startedBy: { id: string; name: string } | null, now: number, claimOf: { nodeId: string; total: number; staleMs: number }): ReplayClaim {
       db.exec('BEGIN IMMEDIATE');
       try {
-        for (const r of rows) {
-          insertRow.run(id, r.messageId, r.conversationId, r.clientId, r.eventType, r.question, r.askedAt, JSON.stringify(r.before), JSON.stringify(r.after), r.change);
-        }
-        finishRun.run(status, now, JSON.stringify(totals ?? {}), error, id);
+        failStaleRuns(now, claimOf.staleMs);
+        const running = runningRun.get() as { id: number } | undefined;
+        const made = running ? undefined : (claim.get(now, startedByText(startedBy), JSON.stringify(params), claimOf.nodeId, now, claimOf.total) as { id: number });
         db.exec('COMMIT');
+        return made ? { runId: made.id } : { running: running!.id };
       } catch (e) {
         db.exec('ROLLBACK');
         throw e;
       }
     },
-    /** Runs left running by a process that ended (serve stopped, the CLI killed). */
+    /**
+     * The owner's heartbeat with its progress. Null when the run is no longer this node's running
+     * run (it ended, or was failed as stale): the node stops it. Else whether a stop was asked.
+     */
+    heartbeat(id: number, nodeId: string, now: number, done: number, total: number): { cancelRequested: boolean } | null {
+      const r = beat.get(now, done, total, id, nodeId) as { cancel_requested_at: number | null } | undefined;
+      return r ? { cancelRequested: r.cancel_requested_at !== null } : null;
+    },
+    /** Asks a running run's node to stop it (at its next heartbeat); false when none runs it. */
+    requestCancel(id: number, now: number): boolean {
+      return Number(askCancel.run(now, id).changes) > 0;
+    },
+    /**
+     * The run's outcome and its rows, in one transaction: a run is listed whole or as running.
+     * With `nodeId`, only while the run is still that node's and running (else nothing is written, false).
+     */
+    finishRun(id: number, status: Exclude<ReplayStatus, 'running'>, now: number, totals: ReplayTotals | null, rows: readonly ReplayRowInput[], error: string | null = null, nodeId: string | null = null): boolean {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        if (nodeId !== null && !ownedRun.get(id, nodeId)) {
+          db.exec('COMMIT');
+          return false;
+        }
+        for (const r of rows) {
+          insertRow.run(id, r.messageId, r.conversationId, r.clientId, r.eventType, r.question, r.askedAt, JSON.stringify(r.before), JSON.stringify(r.after), r.change);
+        }
+        const changed = Number(finishRun.run(status, now, JSON.stringify(totals ?? {}), error, id).changes) > 0;
+        db.exec('COMMIT');
+        return changed;
+      } catch (e) {
+        db.exec('ROLLBACK');
+        throw e;
+      }
+    },
+    /** Runs left running by a process that ended (serve stopped, the CLI killed): one process owns the store. */
     interruptRunning(now: number): number {
       return Number(interrupt.run(now, 'interrupted: the process running it stopped').changes);
     },
+    /** Runs whose node gave no heartbeat for `staleMs` (for a run without one, since it started): failed, naming the node. */
+    failStale: failStaleRuns,
     /** An engine's average LLM call in the last ten runs; null when none of them called it. */
     measuredLatency(engine: string): number | null {
       const r = latency.get({ engine }) as { ms: number | null; n: number };

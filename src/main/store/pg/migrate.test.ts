@@ -304,7 +304,7 @@ describe('PostgreSQL migrations', { skip, timeout: 60_000 }, () => {
     await migratePg(c!, PG_MIGRATIONS, { target: 6 });
     // Counts from before (or brought by store copy) stay in the old tables.
     await c!.query(`INSERT INTO request_log (at, request_id, method, path, status, latency_ms, verified) VALUES (60000, 'old', 'POST', '/x', 401, 1, 0)`);
-    assert.deepEqual((await migratePg(c!)).applied.map((m) => `${m.version} ${m.name}`), ['7 sharded-rollups']);
+    assert.deepEqual((await migratePg(c!, PG_MIGRATIONS, { target: 7 })).applied.map((m) => `${m.version} ${m.name}`), ['7 sharded-rollups']);
     const log = (db: pg.Client, id: string, status: number, verified: number) =>
       db.query('INSERT INTO request_log (at, request_id, method, path, status, latency_ms, verified) VALUES (60500, $1, $2, $3, $4, 1, $5)', [id, 'POST', '/x', status, verified]);
     await Promise.all([log(c!, 'a1', 200, 1), log(d!, 'b1', 200, 1), log(c!, 'a2', 401, 0), log(d!, 'b2', 200, 1)]);
@@ -317,6 +317,25 @@ describe('PostgreSQL migrations', { skip, timeout: 60_000 }, () => {
     assert.deepEqual(await kinds(), ['0:1', '1:2'], 'a delete on another connection subtracts in its own shard');
     const slots = Number((await c!.query('SELECT count(DISTINCT slot) AS n FROM request_log_row_shards')).rows[0].n);
     assert.ok(slots >= 1 && slots <= 2);
+  });
+
+  it('migration 8 (replay run owners) keeps the runs a version-7 database has, and lets one owned run be running', async () => {
+    const [c] = await freshDatabase();
+    await migratePg(c!, PG_MIGRATIONS, { target: 7 });
+    // Two runs left running by two nodes of the earlier version, as it allowed, and a finished one.
+    await c!.query(`INSERT INTO replay_runs (created_at, status, params) VALUES (1, 'running', '{}'), (2, 'running', '{}'), (3, 'done', '{}')`);
+    assert.deepEqual((await migratePg(c!, PG_MIGRATIONS, { target: 8 })).applied.map((m) => `${m.version} ${m.name}`), ['8 replay-run-owners']);
+    const runs = (await c!.query('SELECT id, status, node_id, heartbeat_at, progress_done, progress_total, cancel_requested_at FROM replay_runs ORDER BY id')).rows;
+    assert.deepEqual(runs.map((r) => [Number(r.id), r.status, r.node_id, r.heartbeat_at, r.progress_done, r.progress_total, r.cancel_requested_at]), [
+      [1, 'running', null, null, null, null, null],
+      [2, 'running', null, null, null, null, null],
+      [3, 'done', null, null, null, null, null],
+    ]);
+    const owned = (node: string) => c!.query("INSERT INTO replay_runs (created_at, status, params, node_id, heartbeat_at) VALUES (4, 'running', '{}', $1, 4)", [node]);
+    await owned('node-a');
+    await assert.rejects(owned('node-b'), (e: pg.DatabaseError) => e.code === '23505' && e.constraint === 'replay_runs_one_running');
+    await c!.query("UPDATE replay_runs SET status = 'done' WHERE node_id = 'node-a'");
+    await owned('node-b');
   });
 
   it('finds a Chinese message among thousands through the trigram index', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { StoreContract } from '../contract.ts';
-import type { PastQuestion, ReplayRowInput, ReplayRunRow } from '../replay.ts';
+import { staleRunErrorParts, type PastQuestion, type ReplayClaim, type ReplayRowInput, type ReplayRunRow } from '../replay.ts';
 import { CHANNELS } from '../../../shared/conversation.ts';
 import {
   REPLAY_CHANGES,
@@ -23,6 +23,11 @@ const runSchema = z.object({
   params: replayParamsSchema,
   totals: z.record(z.string(), z.unknown()),
   error: z.string().nullable(),
+  node_id: z.string().nullable(),
+  heartbeat_at: int8.nullable(),
+  progress_done: z.number().int().nullable(),
+  progress_total: z.number().int().nullable(),
+  cancel_requested_at: int8.nullable(),
 });
 
 const rowSchema = z.object({
@@ -61,8 +66,14 @@ const toRun = (raw: unknown): ReplayRunRow => {
     params: r.params,
     totals: Object.keys(r.totals).length > 0 ? replayTotalsSchema.parse(r.totals) : null,
     error: r.error,
+    owner:
+      r.node_id === null
+        ? null
+        : { nodeId: r.node_id, heartbeatAt: r.heartbeat_at ?? r.created_at, done: r.progress_done ?? 0, total: r.progress_total ?? 0, cancelRequestedAt: r.cancel_requested_at },
   };
 };
+
+const startedByJson = (startedBy: { id: string; name: string } | null): string | null => (startedBy ? JSON.stringify({ id: startedBy.id, name: startedBy.name }) : null);
 
 const toRow = (raw: unknown): ReplayRowInput => {
   const r = rowSchema.parse(raw);
@@ -72,9 +83,14 @@ const toRow = (raw: unknown): ReplayRowInput => {
 /**
  * Replay runs and the past questions they read (replay.ts) on PostgreSQL: the same rows and order.
  *
- * As on SQLite, nothing here keeps two runs from running at once (the console's runner does, per
- * process), and interruptRunning marks every running run failed: on several nodes a node that
- * starts marks another node's live run failed until that run finishes (finishRun sets its outcome).
+ * Several nodes share the runs (migration 8). A console's run is its node's: claimRun makes it
+ * with the node's id, and the partial unique index replay_runs_one_running lets one such run be
+ * running in the whole installation, so two nodes starting at once cannot both win. The node
+ * renews the run's heartbeat (with its progress) every few seconds; a run whose heartbeat is older
+ * than the time-out is failed as its node stopped (failStale: at a node's start, in a claim, and
+ * when a console reads a stale run), and a live run on another node is never touched. Another
+ * node's cancel is a request on the row, which the owner reads at its next heartbeat.
+ * interruptRunning (every running run failed) stays SQLite's: one process owns that store.
  */
 export function pgReplayQueries(db: PgQueryable): StoreContract['replay'] {
   /** The lowest message id received at or after `from`: the same binary search as SQLite's, so the same window. */
@@ -88,6 +104,16 @@ export function pgReplayQueries(db: PgQueryable): StoreContract['replay'] {
       else lo = mid + 1;
     }
     return lo;
+  }
+
+  async function failStale(now: number, staleMs: number): Promise<number> {
+    const [head, noNode, tail] = staleRunErrorParts(staleMs);
+    const r = await db.query(
+      `UPDATE replay_runs SET status = 'failed', finished_at = $1, error = $2::text || coalesce(node_id, $3::text) || $4::text
+       WHERE status = 'running' AND coalesce(heartbeat_at, created_at) < $5`,
+      [now, head, noNode, tail, now - staleMs],
+    );
+    return r.rowCount ?? 0;
   }
 
   return {
@@ -122,21 +148,69 @@ export function pgReplayQueries(db: PgQueryable): StoreContract['replay'] {
       });
     },
     async startRun(params: ReplayParams, startedBy: { id: string; name: string } | null, now: number): Promise<number> {
-      const r = await db.query("INSERT INTO replay_runs (created_at, status, started_by, params) VALUES ($1, 'running', $2::jsonb, $3::jsonb) RETURNING id", [
-        now,
-        startedBy ? JSON.stringify({ id: startedBy.id, name: startedBy.name }) : null,
-        JSON.stringify(params),
-      ]);
+      const r = await db.query("INSERT INTO replay_runs (created_at, status, started_by, params) VALUES ($1, 'running', $2::jsonb, $3::jsonb) RETURNING id", [now, startedByJson(startedBy), JSON.stringify(params)]);
       return int8.parse(r.rows[0].id);
     },
-    /** One statement (rows and outcome), so a run is listed whole or as running whoever opened the transaction. */
-    async finishRun(id: number, status: Exclude<ReplayStatus, 'running'>, now: number, totals: ReplayTotals | null, rows: readonly ReplayRowInput[], error: string | null = null): Promise<void> {
-      await db.query(
-        `WITH added AS (
+    /**
+     * A run for the node, unless another is running anywhere. Stale runs are failed first. The
+     * insert then adds nothing while a run is running (so a refusal takes no id, as on SQLite),
+     * and the partial unique index refuses it when another node's claim got in meanwhile (the
+     * later one waits for the other's commit, then does nothing). Each statement commits on its
+     * own: the index, not a transaction, is what makes two claims exclusive.
+     */
+    async claimRun(params: ReplayParams, startedBy: { id: string; name: string } | null, now: number, claim: { nodeId: string; total: number; staleMs: number }): Promise<ReplayClaim> {
+      await failStale(now, claim.staleMs);
+      // A refusing run may end between the insert and the look for it: then the claim is tried again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const made = await db.query(
+          `INSERT INTO replay_runs (created_at, status, started_by, params, node_id, heartbeat_at, progress_done, progress_total)
+           SELECT $1, 'running', $2::jsonb, $3::jsonb, $4, $1, 0, $5
+           WHERE NOT EXISTS (SELECT 1 FROM replay_runs WHERE status = 'running')
+           ON CONFLICT (status) WHERE status = 'running' AND node_id IS NOT NULL DO NOTHING
+           RETURNING id`,
+          [now, startedByJson(startedBy), JSON.stringify(params), claim.nodeId, claim.total],
+        );
+        if (made.rows[0] !== undefined) return { runId: int8.parse(made.rows[0].id) };
+        const running = (await db.query("SELECT id FROM replay_runs WHERE status = 'running' ORDER BY id LIMIT 1")).rows[0];
+        if (running !== undefined) return { running: int8.parse(running.id) };
+      }
+      throw new Error('a replay run could not be claimed: runs kept starting and ending meanwhile');
+    },
+    async heartbeat(id: number, nodeId: string, now: number, done: number, total: number): Promise<{ cancelRequested: boolean } | null> {
+      const r = await db.query(
+        "UPDATE replay_runs SET heartbeat_at = $1, progress_done = $2, progress_total = $3 WHERE id = $4 AND status = 'running' AND node_id = $5 RETURNING cancel_requested_at",
+        [now, done, total, id, nodeId],
+      );
+      return r.rows[0] === undefined ? null : { cancelRequested: r.rows[0].cancel_requested_at !== null };
+    },
+    async requestCancel(id: number, now: number): Promise<boolean> {
+      const r = await db.query("UPDATE replay_runs SET cancel_requested_at = coalesce(cancel_requested_at, $1) WHERE id = $2 AND status = 'running' AND node_id IS NOT NULL", [now, id]);
+      return (r.rowCount ?? 0) > 0;
+    },
+    /**
+     * One statement (rows and outcome), so a run is listed whole or as running whoever opened the
+     * transaction. With `nodeId`, only while the run is still that node's and running: the rows
+     * go in only if the outcome did.
+     */
+    async finishRun(
+      id: number,
+      status: Exclude<ReplayStatus, 'running'>,
+      now: number,
+      totals: ReplayTotals | null,
+      rows: readonly ReplayRowInput[],
+      error: string | null = null,
+      nodeId: string | null = null,
+    ): Promise<boolean> {
+      const r = await db.query(
+        `WITH run AS (
+           UPDATE replay_runs SET status = $2, finished_at = $3, totals = $4::jsonb, error = $5
+           WHERE id = $1 AND ($7::text IS NULL OR (status = 'running' AND node_id = $7))
+           RETURNING id),
+         added AS (
            INSERT INTO replay_rows (run_id, message_id, conversation_id, client_id, event_type, question, asked_at, before, after, change)
-           SELECT $1, r.message_id, r.conversation_id, r.client_id, r.event_type, r.question, r.asked_at, r.before, r.after, r.change
-           FROM jsonb_to_recordset($6::jsonb) AS r(message_id bigint, conversation_id text, client_id text, event_type text, question text, asked_at bigint, before jsonb, after jsonb, change text))
-         UPDATE replay_runs SET status = $2, finished_at = $3, totals = $4::jsonb, error = $5 WHERE id = $1`,
+           SELECT run.id, r.message_id, r.conversation_id, r.client_id, r.event_type, r.question, r.asked_at, r.before, r.after, r.change
+           FROM run, jsonb_to_recordset($6::jsonb) AS r(message_id bigint, conversation_id text, client_id text, event_type text, question text, asked_at bigint, before jsonb, after jsonb, change text))
+         SELECT count(*)::int AS n FROM run`,
         [
           id,
           status,
@@ -156,13 +230,16 @@ export function pgReplayQueries(db: PgQueryable): StoreContract['replay'] {
               change: r.change,
             })),
           ),
+          nodeId,
         ],
       );
+      return (r.rows[0] as { n: number }).n > 0;
     },
     async interruptRunning(now: number): Promise<number> {
       const r = await db.query("UPDATE replay_runs SET status = 'failed', finished_at = $1, error = $2 WHERE status = 'running'", [now, 'interrupted: the process running it stopped']);
       return r.rowCount ?? 0;
     },
+    failStale,
     async measuredLatency(engine: string): Promise<number | null> {
       const r = await db.query(
         `SELECT avg(ms) AS ms, count(*) AS n FROM (
