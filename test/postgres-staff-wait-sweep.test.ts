@@ -15,6 +15,7 @@ import { manualClock, type ManualClock } from '../src/shared/clock.ts';
 import type { ConsoleEvent } from '../src/shared/console-api.ts';
 import { ownerCallerOf } from '../src/main/console-api/operator-guard.ts';
 import { createPgWriter } from '../src/main/conversations/pg-writer.ts';
+import { startPgStaffWaitSweep } from '../src/main/conversations/pg-staff-wait-sweep.ts';
 import { pgStore } from '../src/main/store/pg/pg-store.ts';
 import type { PgQueryable } from '../src/main/store/pg/pool.ts';
 import type { StoreContract } from '../src/main/store/contract.ts';
@@ -126,6 +127,42 @@ describe('staff-wait alerts on PostgreSQL nodes, when the node that stored the l
     // Later sweeps find both in Needs you already: no second alert.
     for (let i = 0; i < 3; i++) await step();
     assert.deepEqual([alertsOf(watched), alertsOf(orphan)], [[1, 1], [1, 1]], 'no second alert');
+  });
+
+  it('one node sweeps at a time: a node whose minute comes while another sweeps skips it, and the lock is let go', async () => {
+    const storeUrl = await copyDatabase(server.url, 'staff_wait_template', `staff_wait_${++databases}`);
+    const clock = manualClock(Date.now());
+    const sweeps: string[] = [];
+    let finish: () => void = () => {};
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    const passes = ['x', 'y'].map((name) =>
+      startPgStaffWaitSweep({
+        pool: pool(storeUrl),
+        clock,
+        sweep: async () => {
+          sweeps.push(name);
+          await held;
+          return 0;
+        },
+        log: (line) => logged.push(`${name}: ${line}`),
+      }),
+    );
+    try {
+      assert.deepEqual(sweeps, [], 'no sweep at start (the watch has just read the same list)');
+      clock.advance(MIN);
+      // One pass is held in its sweep; the other ends (or, were both let in, sweeps too).
+      await eventually(() => sweeps.length === 2 || (sweeps.length === 1 && passes.some((p) => p.busy() === 0)), 'one sweep, and the other pass over');
+      assert.equal(sweeps.length, 1, 'the other node found the lock taken and skipped its minute');
+    } finally {
+      finish();
+    }
+    await Promise.all(passes.map((p) => p.settled()));
+    clock.advance(MIN);
+    await Promise.all(passes.map((p) => p.settled()));
+    assert.equal(sweeps.length, 2, 'the next minute, one sweep again');
+    await Promise.all(passes.map((p) => p.stop()));
+    const observer = pool(storeUrl);
+    assert.equal((await observer.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'")).rows[0].n, 0, 'the lock is let go');
   });
 
   it('two checks of one conversation at the same moment (the storing node and a sweeper) flag it once: one alert', async () => {
