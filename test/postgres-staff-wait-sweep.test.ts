@@ -218,9 +218,9 @@ function gated(arrive: () => Promise<void>): (db: PgQueryable) => StoreContract 
 }
 
 /**
- * A meeting point of `n` parties: the first arrival waits until `n` have arrived, or until some session of the
- * database waits on a lock (another party is blocked behind this one's), or until `alongside`
- * (started at the first arrival) ends. Later arrivals go on at once.
+ * A meeting point of `n` parties: the first arrival waits until `n` have arrived, or until some
+ * session of the database waits on a lock (another party is blocked behind this one's), or until
+ * `alongside` (started at the first arrival) ends. Later arrivals go on at once.
  */
 function meeting(n: number, observer: pg.Pool, alongside?: () => Promise<unknown>) {
   let arrived = 0;
