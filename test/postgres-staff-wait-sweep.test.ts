@@ -133,6 +133,8 @@ describe('staff-wait alerts on PostgreSQL nodes, when the node that stored the l
     const storeUrl = await copyDatabase(server.url, 'staff_wait_template', `staff_wait_${++databases}`);
     const clock = manualClock(Date.now());
     const sweeps: string[] = [];
+    let active = 0;
+    let mostAtOnce = 0;
     let finish: () => void = () => {};
     const held = new Promise<void>((resolve) => (finish = resolve));
     const passes = ['x', 'y'].map((name) =>
@@ -141,7 +143,10 @@ describe('staff-wait alerts on PostgreSQL nodes, when the node that stored the l
         clock,
         sweep: async () => {
           sweeps.push(name);
+          mostAtOnce = Math.max(mostAtOnce, ++active);
           await held;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          active--;
           return 0;
         },
         log: (line) => logged.push(`${name}: ${line}`),
@@ -157,9 +162,12 @@ describe('staff-wait alerts on PostgreSQL nodes, when the node that stored the l
       finish();
     }
     await Promise.all(passes.map((p) => p.settled()));
+    // The next minute, a sweep again; the other node's pass may find the lock free once it is
+    // over and sweep after it (each node's minute is its own), never at the same time.
     clock.advance(MIN);
     await Promise.all(passes.map((p) => p.settled()));
-    assert.equal(sweeps.length, 2, 'the next minute, one sweep again');
+    assert.ok([2, 3].includes(sweeps.length), `${sweeps.length} sweeps`);
+    assert.equal(mostAtOnce, 1, 'never two sweeps at once');
     await Promise.all(passes.map((p) => p.stop()));
     const observer = pool(storeUrl);
     assert.equal((await observer.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'")).rows[0].n, 0, 'the lock is let go');

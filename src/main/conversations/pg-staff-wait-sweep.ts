@@ -21,8 +21,11 @@ export interface PgStaffWaitSweepDeps {
  * that has fallen due and is not in Needs you yet, whoever stored it: a wait is checked at most a
  * minute (and the sweep's own run) after it fell due while any node runs. A minute that comes
  * while a node sweeps is skipped, as pruning's (pg-maintenance.ts): sweeps never overlap, and a
- * node that dies mid-sweep lets go of the lock with its connection. The alerts go out as the
- * watch's own do (its onAlert: this node's console events, relayed to the other nodes).
+ * node that dies mid-sweep lets go of the lock with its connection. Each node's minute is its
+ * own, so N nodes may sweep up to N times a minute, one after the other: a sweep that finds
+ * nothing due is the scan alone (13 ms with 2,000 held conversations, bench/pg-staff-wait.ts).
+ * The alerts go out as the watch's own do (its onAlert: this node's console events, relayed to
+ * the other nodes).
  */
 export function startPgStaffWaitSweep(deps: PgStaffWaitSweepDeps): MinutePass {
   const { pool, log } = deps;
