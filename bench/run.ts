@@ -14,6 +14,7 @@ import { runKbQuality } from './kb-quality.ts';
 import { runLearnProposer } from './learn-proposer.ts';
 import { runPgDrivers } from './pg-drivers.ts';
 import { runPgLeases } from './pg-leases.ts';
+import { runPgStaffWait } from './pg-staff-wait.ts';
 import { runNodes } from './nodes.ts';
 
 // npm run bench [-- ingest]: each benchmark prints its figures and its ratio to its baseline.
@@ -34,6 +35,7 @@ const benches: Record<string, () => Promise<string>> = {
   'learn-proposer': runLearnProposer,
   'pg-drivers': runPgDrivers,
   'pg-leases': runPgLeases,
+  'pg-staff-wait': runPgStaffWait,
   nodes: runNodes,
 };
 // A `--flag value` pair is a benchmark's option (kb-quality --embeddings-url URL), not a name.

@@ -10,6 +10,7 @@ import { inProcessReads } from './store/worker-reader.ts';
 import { consoleReads } from './store/console-reads.ts';
 import { createPgWriter } from './conversations/pg-writer.ts';
 import { createStaffWaitWatch, staffWatchSince } from './conversations/staff-wait.ts';
+import { startPgStaffWaitSweep } from './conversations/pg-staff-wait-sweep.ts';
 import type { EventBus } from './console-api/events.ts';
 import { createAlerts } from './console-api/alerts.ts';
 import { createAllConsoleHandlers } from './console-api/console-handlers.ts';
@@ -150,7 +151,10 @@ export async function startPgConsole(d: PgConsoleDeps) {
   });
   team.start();
   await staffWait.start();
+  // The timers above are this node's; a wait whose node died is found by some node's sweep within a minute.
+  const staffWaitSweep = startPgStaffWaitSweep({ pool, clock, sweep: (stopping) => staffWait.sweep(stopping), log });
   const busyParts: BusyPart[] = [
+    { name: 'staff-wait sweep', busy: () => staffWaitSweep.busy(), settled: () => staffWaitSweep.settled() },
     { name: 'console commands in their transaction', busy: () => writer.pending(), settled: () => writer.drain() },
     { name: 'team work (auto-assignment, returns to the queue)', busy: () => team.busy(), settled: () => team.settled() },
     { name: 'knowledge-base proposals from replies', busy: () => learn.busy(), settled: () => learn.settled() },
@@ -167,6 +171,7 @@ export async function startPgConsole(d: PgConsoleDeps) {
     async stop(): Promise<void> {
       clearInterval(repeatPresence);
       clearInterval(depthTimer);
+      await staffWaitSweep.stop();
       staffWait.stop();
       team.stop();
       stopWatchingStreams();

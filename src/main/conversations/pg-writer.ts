@@ -8,6 +8,7 @@ import type { MessageWriter } from './message-service.ts';
 import { executeWrite, type WriteCommand, type WriteResult } from './write-commands.ts';
 import { PG_INGEST_ATTEMPTS, replyDueAt } from './pg-ingest-runner.ts';
 import { pgReplyLeases } from '../store/pg/leases/pg-reply-leases.ts';
+import { lockConversation } from '../store/pg/reply-queries.ts';
 import type { ClientSettings } from '../../shared/client-settings.ts';
 
 export interface PgWriter extends MessageWriter {
@@ -60,6 +61,11 @@ export function createPgWriter(deps: PgWriterDeps): PgWriter {
         pool,
         async (tx) => {
           const store = storeOf(tx);
+          // A staff-wait check reads, then flags: on SQLite nothing commits in between. Here the
+          // row's lock comes first, so a staff line being stored (its update of the row) is either
+          // waited for and read, or waits and then takes the conversation out of Needs you; and a
+          // second check of it (the storing node's and a sweeping node's at once) reads the flag.
+          if (command.kind === 'staff_wait') await lockConversation(tx, command.conversationId);
           const done = await executeWrite(store, command);
           if (command.kind === 'console_resume') await rearmAfterResume(tx, store, command.conversationId, done, deps.settingsOf);
           return done;

@@ -30,7 +30,9 @@ export interface StaffWaitResult {
 
 /**
  * Runs in the writer, so the look and the flag are one transaction: a staff line or an operator
- * reply committed before it counts, one after it clears the flag as any answer does. The
+ * reply committed before it counts, one after it clears the flag as any answer does (on
+ * PostgreSQL the conversation's row lock, taken first by pg-writer.ts, keeps that true, and two
+ * nodes checking at once flag it once). The
  * conversation enters Needs you as having waited since the customer's first unanswered line. A
  * conversation the console resumed is the bot's again, and an operator looked at it: no wait.
  */

@@ -21,7 +21,7 @@ export interface StaffWaitDeps {
    * every such conversation of the last day in Needs you.
    */
   watchingSince: number;
-  /** Read once at start: conversations a customer may be waiting in (store.staffWait.waiting). */
+  /** Read at start (and by each sweep): conversations a customer may be waiting in (store.staffWait.waiting). */
   waiting: (since: number) => Promise<Array<Unanswered & { conversationId: string }>> | Array<Unanswered & { conversationId: string }>;
   /** The conversation entered Needs you (committed): the console's alert. */
   onAlert: (conversationId: string) => void;
@@ -37,7 +37,9 @@ export interface StaffWaitDeps {
  * One timer per conversation, due at its first unanswered line's wait; when it fires the writer
  * looks again and either flags the conversation or names the next line to wait for. Timers live
  * in memory: at start, the held conversations written in lately are read once and their timers
- * set again, so a restart neither loses a wait nor starts it over.
+ * set again, so a restart neither loses a wait nor starts it over. On PostgreSQL the timers are
+ * the node's that stored the customer's line; `sweep` reads the same list again for whichever
+ * node runs it (pg-staff-wait-sweep.ts), so a wait whose node died is still checked.
  */
 export function createStaffWaitWatch(deps: StaffWaitDeps) {
   const timers = new Map<string, { at: number; cancel: () => void }>();
@@ -73,6 +75,32 @@ export function createStaffWaitWatch(deps: StaffWaitDeps) {
     async start(): Promise<void> {
       if (deps.waitMs <= 0) return;
       for (const w of await deps.waiting(staffWaitNotBefore(deps.clock.now(), deps.waitMs, deps.watchingSince))) arm(w.conversationId, w.receivedAt + deps.waitMs);
+    },
+    /**
+     * Checks now each wait that has fallen due, whoever's timer it was, one after the other; sets
+     * no timer (the next sweep looks again). A conversation already in Needs you is not read; one
+     * whose own node checks it at the same moment raises one alert (the check's conditional flag,
+     * after the conversation's row lock on PostgreSQL). A check that fails is logged and left to
+     * the next sweep. Returns the alerts it raised.
+     */
+    async sweep(stopping: () => boolean = () => false): Promise<number> {
+      if (stopped || deps.waitMs <= 0) return 0;
+      const now = deps.clock.now();
+      let alerts = 0;
+      for (const w of await deps.waiting(staffWaitNotBefore(now, deps.waitMs, deps.watchingSince))) {
+        if (stopped || stopping()) break;
+        if (w.receivedAt + deps.waitMs > now) continue;
+        try {
+          const result = await deps.writer.submit({ kind: 'staff_wait', conversationId: w.conversationId, waitMs: deps.waitMs, now, watchingSince: deps.watchingSince });
+          if (result?.kind === 'staff_wait' && result.alert) {
+            alerts++;
+            deps.onAlert(w.conversationId);
+          }
+        } catch (error) {
+          deps.log(`staff wait sweep: the check of ${w.conversationId} failed: ${(error as Error).message}; the next sweep tries again`);
+        }
+      }
+      return alerts;
     },
     /** A customer just wrote while staff in the IM hold the conversation (or staff just stopped the bot on a line). */
     customerWrote(conversationId: string): void {

@@ -12,12 +12,19 @@ export interface MinutePass {
 }
 
 /**
- * Runs `pass` once at start and then once a minute on the injected clock, one at a time (the
- * stores' pruning: maintenance.ts, pg-maintenance.ts). A minute that comes while a pass runs is
+ * Runs `pass` once at start (unless `atStart` is false) and then once a minute on the injected
+ * clock, one at a time (the stores' pruning: maintenance.ts, pg-maintenance.ts; PostgreSQL's
+ * staff-wait sweep, pg-staff-wait-sweep.ts). A minute that comes while a pass runs is
  * run after it with `rerun` (the rows it was meant for may have come since), else skipped. A
  * failed pass is logged; the next minute tries again.
  */
-export function startMinutePass(o: { clock: Clock; pass: (stopping: () => boolean) => Promise<void>; rerun: boolean; log: (line: string) => void }): MinutePass {
+export function startMinutePass(o: {
+  clock: Clock;
+  pass: (stopping: () => boolean) => Promise<void>;
+  rerun: boolean;
+  log: (line: string) => void;
+  atStart?: boolean;
+}): MinutePass {
   let running: Promise<void> | null = null;
   let stopping = false;
   let again = false;
@@ -45,7 +52,7 @@ export function startMinutePass(o: { clock: Clock; pass: (stopping: () => boolea
       schedule();
     });
   };
-  run();
+  if (o.atStart !== false) run();
   schedule();
   return {
     busy: () => (running ? 1 : 0),

@@ -76,7 +76,17 @@ export function pgConversationQueries(db: PgQueryable): StoreContract['conversat
     },
     flagNeedsHuman: (id: string, now: number, reason: NeedsHumanReason) =>
       changed('UPDATE conversations SET needs_human = 1, needs_human_since = $1, needs_human_reason = $2 WHERE id = $3 AND needs_human = 0', [now, reason, id]),
-    clearNeedsHuman: (id: string) => changed('UPDATE conversations SET needs_human = 0, needs_human_since = NULL WHERE id = $1 AND needs_human = 1', [id]),
+    /**
+     * Two statements, as markRead: the first takes the row's lock, waiting for a transaction that
+     * is flagging the conversation (a staff-wait check holds the lock from its first read), and the
+     * conditional update, a statement of its own, then reads that flag (READ COMMITTED). One
+     * statement would read the flag from before the wait, find nothing to clear, and leave a
+     * conversation staff just answered in the IM in Needs you.
+     */
+    async clearNeedsHuman(id: string): Promise<boolean> {
+      await db.query('SELECT 1 FROM conversations WHERE id = $1 FOR NO KEY UPDATE', [id]);
+      return changed('UPDATE conversations SET needs_human = 0, needs_human_since = NULL WHERE id = $1 AND needs_human = 1', [id]);
+    },
     clearWaitingSince: (id: string, since: number) =>
       changed(
         "UPDATE conversations SET needs_human = 0, needs_human_since = NULL WHERE id = $1 AND needs_human = 1 AND needs_human_reason = 'customer_waiting' AND needs_human_since >= $2",

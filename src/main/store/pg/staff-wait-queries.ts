@@ -25,11 +25,21 @@ const FIRST_UNANSWERED = `SELECT m.id, m.received_at FROM messages m
     AND m.received_at > coalesce((SELECT c.resolved_at FROM conversations c WHERE c.id = $1), 0)
   ORDER BY m.id LIMIT 1`;
 
-// Served by conversations_held (a partial index on exactly this condition), in its order as SQLite
-// walks its own (ties: by id here, where SQLite has its rowid).
-const HELD_SQL = "SELECT id FROM conversations WHERE auto_reply <> 'active' AND needs_human = 0 AND last_message_at >= $1 ORDER BY last_message_at, id";
+/**
+ * SQLite's `waiting` (the held conversations, then each one's first unanswered line) as one
+ * statement: the held conversations come from conversations_held (a partial index on exactly this
+ * condition), in its order as SQLite walks its own (ties: by id here, where SQLite has its rowid),
+ * and FIRST_UNANSWERED runs for each as a lateral subquery (its conversation `held.id`, its other
+ * parameters one lower). Every node's staff-wait sweep runs it each minute: one statement plans
+ * once, where a query per conversation paid a round trip and a plan each (bench/pg-staff-wait.ts).
+ */
+const WAITING_SQL = `SELECT held.id AS conversation_id, w.id, w.received_at FROM conversations held
+  CROSS JOIN LATERAL (${FIRST_UNANSWERED.replaceAll('$1', 'held.id').replaceAll('$2', '$1').replaceAll('$3', '$2').replaceAll('$4', '$3')}) w
+  WHERE held.auto_reply <> 'active' AND held.needs_human = 0 AND held.last_message_at >= $1
+  ORDER BY held.last_message_at, held.id`;
 
 const lineRow = z.object({ id: int8, received_at: int8 });
+const waitingRow = lineRow.extend({ conversation_id: z.string() });
 
 /** Queries of the staff-wait watch on PostgreSQL: the same results as staff-wait.ts's. */
 export function pgStaffWaitQueries(db: PgQueryable): StoreContract['staffWait'] {
@@ -44,12 +54,10 @@ export function pgStaffWaitQueries(db: PgQueryable): StoreContract['staffWait'] 
   return {
     firstUnanswered: firstOf,
     async waiting(since: number): Promise<Array<Unanswered & { conversationId: string }>> {
-      const out: Array<Unanswered & { conversationId: string }> = [];
-      for (const { id } of (await db.query(HELD_SQL, [since])).rows as Array<{ id: string }>) {
-        const w = await firstOf(id, since);
-        if (w) out.push({ conversationId: id, ...w });
-      }
-      return out;
+      return (await db.query(WAITING_SQL, [since, imStopNote, imStopReason])).rows.map((raw) => {
+        const r = waitingRow.parse(raw);
+        return { conversationId: r.conversation_id, messageId: r.id, receivedAt: r.received_at };
+      });
     },
   };
 }
