@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import type { ServeProcess } from './helpers/processes.ts';
-import { chooseLanguage, CHROMIUM, consoleCall, stopServe, useTheme, waitFor } from './helpers/console-session.ts';
+import { chooseLanguage, CHROMIUM, consoleCall, SHOTS, stopServe, useTheme, waitFor } from './helpers/console-session.ts';
 import { integratePanel, RUNNERS, seriousViolations, startIntegrateSession } from './helpers/integrate-panel.ts';
 import { signBody } from './helpers/sign.ts';
 
@@ -45,7 +45,7 @@ describe('Clients → Integrate for IM: reply settings, the auto_dialog snippet,
   async function shootIm(name: string): Promise<void> {
     const size = page.viewportSize()!;
     await page.setViewportSize({ width: size.width, height: 2600 });
-    await panel().screenshot({ path: `/tmp/integrate2-${name}.png` });
+    await panel().screenshot({ path: join(SHOTS, `integrate-im-${name}.png`) });
     await page.setViewportSize(size);
   }
 
@@ -186,7 +186,7 @@ describe('Clients → Integrate for IM: reply settings, the auto_dialog snippet,
     await page.getByTestId('group-warning').waitFor({ state: 'detached' });
     const size = page.viewportSize()!;
     await page.setViewportSize({ width: size.width, height: 3200 });
-    await page.locator('[data-client="acme"]').screenshot({ path: '/tmp/integrate2-settings-open.png' });
+    await page.locator('[data-client="acme"]').screenshot({ path: join(SHOTS, 'integrate-im-settings-open.png') });
     await page.setViewportSize(size);
     assert.equal(await setting('boundAccount').textContent(), 'bot-acme');
     await shootIm('im-send-url');

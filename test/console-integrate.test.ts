@@ -34,7 +34,6 @@ describe('Clients → Integrate: endpoint, client id, snippets that run, a live 
     const size = page.viewportSize()!;
     await page.setViewportSize({ width: size.width, height: 2400 });
     await panel().screenshot({ path: join(SHOTS, `integrate-${name}.png`) });
-    await page.screenshot({ path: `/tmp/integrate-${name}.png` });
     await page.setViewportSize(size);
   }
 
