@@ -45,15 +45,20 @@ export function createStaffWaitWatch(deps: StaffWaitDeps) {
   const timers = new Map<string, { at: number; cancel: () => void }>();
   let stopped = false;
 
+  /** The writer's check of one conversation, as of `now`; announces the alert it raised. */
+  async function checkNow(conversationId: string, now: number): Promise<{ alert: boolean; nextAt: number | null } | null> {
+    const result = await deps.writer.submit({ kind: 'staff_wait', conversationId, waitMs: deps.waitMs, now, watchingSince: deps.watchingSince });
+    if (result?.kind !== 'staff_wait') return null;
+    if (result.alert) deps.onAlert(conversationId);
+    return result;
+  }
+
   function check(conversationId: string): void {
     timers.delete(conversationId);
     const now = deps.clock.now();
-    deps.writer
-      .submit({ kind: 'staff_wait', conversationId, waitMs: deps.waitMs, now, watchingSince: deps.watchingSince })
+    checkNow(conversationId, now)
       .then((result) => {
-        if (result?.kind !== 'staff_wait') return;
-        if (result.alert) deps.onAlert(conversationId);
-        if (result.nextAt !== null) arm(conversationId, result.nextAt);
+        if (result && result.nextAt !== null) arm(conversationId, result.nextAt);
       })
       .catch((error: unknown) => {
         deps.log(`staff wait check of ${conversationId} failed: ${(error as Error).message}; trying again in a minute`);
@@ -91,11 +96,7 @@ export function createStaffWaitWatch(deps: StaffWaitDeps) {
         if (stopped || stopping()) break;
         if (w.receivedAt + deps.waitMs > now) continue;
         try {
-          const result = await deps.writer.submit({ kind: 'staff_wait', conversationId: w.conversationId, waitMs: deps.waitMs, now, watchingSince: deps.watchingSince });
-          if (result?.kind === 'staff_wait' && result.alert) {
-            alerts++;
-            deps.onAlert(w.conversationId);
-          }
+          if ((await checkNow(w.conversationId, now))?.alert) alerts++;
         } catch (error) {
           deps.log(`staff wait sweep: the check of ${w.conversationId} failed: ${(error as Error).message}; the next sweep tries again`);
         }
