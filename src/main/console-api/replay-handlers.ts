@@ -6,6 +6,7 @@ import type { Caller } from '../../shared/console-roles.ts';
 import type { ConsoleHandlers } from '../../shared/console-api.ts';
 import { auditDetail } from '../conversations/workspace-commands.ts';
 import { createReplay, type ReplayPlan } from '../replay/replay.ts';
+import type { ReplayRunRow } from '../store/replay.ts';
 import { createReplayRunner, ReplayRunningError, summaryOf } from '../replay/replay-runs.ts';
 import { ReplayInputError } from '../replay/window.ts';
 import type { PendingChanges } from '../replay/candidate.ts';
@@ -64,13 +65,18 @@ export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandl
     const operator = caller.account ? { ...caller.account, address: caller.address } : null;
     await deps.writer.submit({ kind: 'audit', entry: { at: clock.now(), operator, action: 'replay', conversationId: null, detail: auditDetail(detail), address: caller.address } });
   };
-  /** The run as stored; one whose node stopped giving heartbeats is failed first (when asked, not on a timer). */
+  /** Runs as stored; when one shows a node that stopped giving heartbeats, it is failed and they are read again (when asked, not on a timer). */
+  const readRuns = async (read: () => Promise<ReplayRunRow[]>): Promise<ReplayRunRow[]> => {
+    const runs = await read();
+    if (!runs.some((run) => runner.stale(run))) return runs;
+    await runner.failStale();
+    return read();
+  };
   const runOf = async (id: number) => {
-    let run = await store.replay.run(id);
-    if (run && runner.stale(run)) {
-      await runner.failStale();
-      run = await store.replay.run(id);
-    }
+    const [run] = await readRuns(async () => {
+      const one = await store.replay.run(id);
+      return one ? [one] : [];
+    });
     if (!run) throw new ConsoleError('not_found', `no replay run ${id}`);
     return run;
   };
@@ -106,11 +112,7 @@ export function createReplayHandlers(deps: ReplayHandlerDeps): Pick<ConsoleHandl
       return { ...summaryOf(run, runner.progress(run)), rows: await store.replay.rows(input.id, { changedOnly: input.changedOnly, limit: input.limit }) };
     },
     async listReplayRuns(input) {
-      let runs = await store.replay.runs(input.limit);
-      if (runs.some((run) => runner.stale(run))) {
-        await runner.failStale();
-        runs = await store.replay.runs(input.limit);
-      }
+      const runs = await readRuns(async () => store.replay.runs(input.limit));
       return runs.map((run) => summaryOf(run, runner.progress(run)));
     },
     async cancelReplay(input, caller) {
