@@ -20,7 +20,7 @@ export type Readiness = () => Promise<string | null>;
  * says: the process answers (restart it when it does not). /readyz is readiness: it can also
  * reach its database, so a balancer sends chat messages elsewhere while this node cannot.
  */
-export async function probeReply(path: ProbePath, deps: { metrics: Metrics; ready?: Readiness }, requestId: string): Promise<Reply> {
+export async function probeReply(path: ProbePath, deps: { metrics: Metrics; ready?: Readiness }): Promise<Reply | HttpProblem> {
   switch (path) {
     case '/healthz':
       return { status: 200, body: { status: 'ok' } };
@@ -29,8 +29,7 @@ export async function probeReply(path: ProbePath, deps: { metrics: Metrics; read
     case '/readyz': {
       const notReady = deps.ready ? await deps.ready() : null;
       if (notReady === null) return { status: 200, body: { status: 'ready' } };
-      const p = new HttpProblem('service_unavailable', `not ready: ${notReady}`, { headers: { 'retry-after': '5' } });
-      return { status: p.status, body: p.body(requestId), headers: p.headers };
+      return new HttpProblem('service_unavailable', `not ready: ${notReady}`, { headers: { 'retry-after': '5' } });
     }
     default:
       return assertNever(path, 'probe path');

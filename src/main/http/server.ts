@@ -233,7 +233,8 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
         if (method !== 'GET' && method !== 'HEAD') {
           reply = problemReply(new HttpProblem('method_not_allowed', `${method} is not allowed on ${path}; use GET`, { headers: { allow: 'GET, HEAD' } }), requestId);
         } else {
-          reply = await probeReply(path, deps, requestId);
+          const answer = await probeReply(path, deps);
+          reply = answer instanceof HttpProblem ? problemReply(answer, requestId) : answer;
         }
       } else {
         reply = problemReply(new HttpProblem('not_found', `no such path: ${path.slice(0, 200)}`), requestId);
